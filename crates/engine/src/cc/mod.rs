@@ -1,0 +1,107 @@
+//! Congestion control: one small trait, one module per algorithm.
+//!
+//! An algorithm is a pure state machine. The engine (transport) owns sequence numbers, RTT
+//! samples, loss detection and timers; it hands the algorithm an event record and reads back a
+//! window (bytes) and a pacing rate (bits/s). No algorithm reaches into engine internals, so every
+//! control law can be unit-tested with hand-built events against its paper's equations.
+
+use crate::config::ConfigError;
+use crate::packet::IntHop;
+use crate::time::Time;
+
+pub mod hpcc;
+pub mod powertcp;
+pub mod theta_powertcp;
+
+/// Everything a controller may look at when an acknowledgment arrives.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent<'a> {
+    /// Arrival time of the ACK at the sender (ps).
+    pub now: Time,
+    /// Bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked_bytes: u64,
+    /// Sequence number (first byte) of the data packet this ACK answers.
+    pub seq: u64,
+    /// Cumulative acknowledgment after this ACK (snd_una).
+    pub snd_una: u64,
+    /// Next sequence number the sender will transmit (snd_nxt).
+    pub snd_nxt: u64,
+    /// RTT sample: now minus the echoed send timestamp of the data packet (ps).
+    pub rtt: Time,
+    /// The data packet carried a CE mark (ECN echo).
+    pub ecn: bool,
+    /// INT records pushed by each switch egress on the forward path, in path order.
+    pub int: &'a [IntHop],
+    /// Maximum per-hop queueing delay on the forward path (ps), where switches stamp it.
+    pub max_hop_delay: Time,
+    /// Number of switch hops of the forward path.
+    pub hops: u8,
+}
+
+/// Static facts about the flow a controller is created for.
+#[derive(Clone, Copy, Debug)]
+pub struct CcContext {
+    /// Sender NIC rate (bits/s).
+    pub host_rate_bps: f64,
+    /// τ: base RTT used by the control law (seconds); by default the topology's maximum base RTT.
+    pub base_rtt: f64,
+    /// Base RTT of this flow's own path (seconds).
+    pub path_rtt: f64,
+    /// Payload bytes per data packet (MSS).
+    pub mss: f64,
+    /// Bytes on the wire of a full data packet (payload + headers).
+    pub wire_bytes: f64,
+}
+
+/// A congestion-control algorithm: owns only its own state.
+pub trait CongestionControl: Send {
+    /// Called for every ACK (including duplicates, with `acked_bytes == 0`).
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// The retransmission timer fired (the transport goes back to snd_una).
+    fn on_timeout(&mut self, _now: Time) {}
+    /// A NACK (out-of-order arrival at the receiver) arrived; the transport goes back N.
+    fn on_nack(&mut self, _now: Time) {}
+    /// Congestion window in bytes. `f64::INFINITY` for purely rate-based algorithms.
+    fn cwnd(&self) -> f64;
+    /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
+    fn pacing_rate(&self) -> f64;
+}
+
+/// The algorithms this build knows, with their accepted names.
+pub const ALGORITHMS: &[&str] = &["powertcp", "theta-powertcp", "hpcc"];
+
+/// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
+/// the algorithm's documented parameters; unknown fields are an error naming the field).
+pub fn build(
+    algorithm: &str,
+    params: &serde_json::Value,
+    ctx: &CcContext,
+) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    match algorithm {
+        "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
+        "theta-powertcp" => Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(algorithm, params)?, ctx))),
+        "hpcc" => Ok(Box::new(hpcc::Hpcc::new(parse(algorithm, params)?, ctx))),
+        other => Err(ConfigError::new(
+            "cc.algorithm",
+            format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")),
+        )),
+    }
+}
+
+/// Parse an algorithm's parameter table, naming the offending field on error.
+pub fn parse<T: serde::de::DeserializeOwned>(algorithm: &str, params: serde_json::Value) -> Result<T, ConfigError> {
+    serde_json::from_value(params).map_err(|e| ConfigError::new(&format!("cc.{algorithm}"), e.to_string()))
+}
+
+/// Clamp helper shared by the window-based laws.
+#[inline]
+pub fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}

@@ -1,0 +1,314 @@
+//! The engine's input: a fully resolved scenario in SI integer units (bits/s, picoseconds, bytes).
+//!
+//! The Python front parses user-facing TOML (with units such as "25Gbps", "1us"), fills defaults and
+//! hands this structure over as JSON. The engine validates it again: every error names the field.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A configuration error: which field, and what is wrong with it (including the allowed values).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        ConfigError { field: field.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Simulated time at which the run stops (ps).
+    pub duration_ps: u64,
+    pub topology: Topology,
+    #[serde(default)]
+    pub switch: SwitchConfig,
+    #[serde(default)]
+    pub host: HostConfig,
+    /// Default congestion control of every flow.
+    pub cc: CcSpec,
+    /// τ for the control laws (ps); default: the maximum base RTT over all host pairs.
+    #[serde(default)]
+    pub base_rtt_ps: Option<u64>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// Topology description. Hosts are numbered 0..n in the order the builder creates them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Topology {
+    /// `hosts` hosts on one switch "sw0".
+    Star { hosts: u32, host_rate_bps: u64, host_delay_ps: u64 },
+    /// `left` hosts on switch "sw0", `right` hosts on "sw1", sw0–sw1 the bottleneck link.
+    Dumbbell {
+        left: u32,
+        right: u32,
+        host_rate_bps: u64,
+        host_delay_ps: u64,
+        bottleneck_rate_bps: u64,
+        bottleneck_delay_ps: u64,
+    },
+    /// FatTree: `pods` pods of `tors_per_pod` ToRs and `aggs_per_pod` aggregation switches, every
+    /// ToR wired to every aggregation switch of its pod; aggregation switch j of each pod wired to
+    /// the cores j·c/a .. (j+1)·c/a − 1 (c cores, a aggregation switches per pod).
+    Fattree {
+        pods: u32,
+        tors_per_pod: u32,
+        aggs_per_pod: u32,
+        cores: u32,
+        servers_per_tor: u32,
+        host_rate_bps: u64,
+        host_delay_ps: u64,
+        tor_agg_rate_bps: u64,
+        tor_agg_delay_ps: u64,
+        agg_core_rate_bps: u64,
+        agg_core_delay_ps: u64,
+    },
+    /// Explicit nodes and links. Nodes are named "h<i>" (hosts 0..hosts) and "s<j>" (switches).
+    Custom { hosts: u32, switches: u32, links: Vec<LinkSpec> },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    pub rate_bps: u64,
+    pub delay_ps: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// Shared buffer per switch (bytes).
+    pub buffer_bytes: u64,
+    /// Dynamic Thresholds α: a port may queue up to α·(free buffer).
+    pub dt_alpha: f64,
+    pub ecn: Ecn,
+    /// Push INT records at egress dequeue.
+    pub int_enabled: bool,
+    /// INT byte counter: "tx" (bytes transmitted, the paper) or "rx" (bytes received into the
+    /// egress queue, the public ns-3 artifact).
+    pub int_bytes_mode: IntBytesMode,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            buffer_bytes: 4 * 1024 * 1024,
+            dt_alpha: 1.0 / 8.0,
+            ecn: Ecn::None,
+            int_enabled: true,
+            int_bytes_mode: IntBytesMode::Tx,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum IntBytesMode {
+    Tx,
+    Rx,
+}
+
+/// ECN marking at dequeue from the instantaneous egress queue.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Ecn {
+    None,
+    /// Mark when queue bytes exceed K.
+    Step { k_bytes: u64 },
+    /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax.
+    Red { kmin_bytes: u64, kmax_bytes: u64, pmax: f64 },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// Payload bytes per data packet (MSS).
+    pub payload_bytes: u32,
+    /// Header bytes per data packet (without INT).
+    pub header_bytes: u32,
+    /// Extra header bytes when INT is enabled.
+    pub int_header_bytes: u32,
+    /// ACK/NACK size on the wire.
+    pub ack_bytes: u32,
+    /// Retransmission timeout (ps).
+    pub rto_ps: u64,
+    /// Minimum spacing of NACKs for the same expected sequence (ps).
+    pub nack_interval_ps: u64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            payload_bytes: 1000,
+            header_bytes: 48,
+            int_header_bytes: 42,
+            ack_bytes: 60,
+            rto_ps: 1_000_000_000, // 1 ms
+            nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC
+        }
+    }
+}
+
+/// Which controller, with its parameter table (fields documented per algorithm).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcSpec {
+    pub algorithm: String,
+    #[serde(default)]
+    pub params: serde_json::Value,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes to send; `None` = a long-lived flow that runs to the end.
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
+    #[serde(default)]
+    pub start_ps: u64,
+    /// Overrides the scenario's default controller for this flow.
+    #[serde(default)]
+    pub cc: Option<CcSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Sampling interval of the time series (ps); 0 disables sampling.
+    pub sample_interval_ps: u64,
+    /// Names of the egress ports to sample ("<node>-><peer>", e.g. "tor0->h16"; "*" for all).
+    pub ports: Vec<String>,
+    /// Sample per-flow window and rate (all flows) when true.
+    pub flows: bool,
+    /// Start of sampling (ps).
+    pub start_ps: u64,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig { sample_interval_ps: 0, ports: vec![], flows: false, start_ps: 0 }
+    }
+}
+
+impl Config {
+    pub fn from_json(s: &str) -> Result<Config, ConfigError> {
+        let c: Config = serde_json::from_str(s).map_err(|e| ConfigError::new("scenario", e.to_string()))?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Field-level checks that do not need the built topology.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.duration_ps == 0 {
+            return Err(ConfigError::new("duration", "must be > 0"));
+        }
+        let pos = |field: &str, v: u64| {
+            if v == 0 {
+                Err(ConfigError::new(field, "must be > 0"))
+            } else {
+                Ok(())
+            }
+        };
+        match &self.topology {
+            Topology::Star { hosts, host_rate_bps, .. } => {
+                pos("topology.hosts", *hosts as u64)?;
+                pos("topology.host_rate", *host_rate_bps)?;
+            }
+            Topology::Dumbbell { left, right, host_rate_bps, bottleneck_rate_bps, .. } => {
+                pos("topology.left", *left as u64)?;
+                pos("topology.right", *right as u64)?;
+                pos("topology.host_rate", *host_rate_bps)?;
+                pos("topology.bottleneck_rate", *bottleneck_rate_bps)?;
+            }
+            Topology::Fattree {
+                pods,
+                tors_per_pod,
+                aggs_per_pod,
+                cores,
+                servers_per_tor,
+                host_rate_bps,
+                tor_agg_rate_bps,
+                agg_core_rate_bps,
+                ..
+            } => {
+                pos("topology.pods", *pods as u64)?;
+                pos("topology.tors_per_pod", *tors_per_pod as u64)?;
+                pos("topology.aggs_per_pod", *aggs_per_pod as u64)?;
+                pos("topology.servers_per_tor", *servers_per_tor as u64)?;
+                pos("topology.host_rate", *host_rate_bps)?;
+                pos("topology.tor_agg_rate", *tor_agg_rate_bps)?;
+                if *pods > 1 {
+                    pos("topology.cores", *cores as u64)?;
+                    pos("topology.agg_core_rate", *agg_core_rate_bps)?;
+                    if cores % aggs_per_pod != 0 {
+                        return Err(ConfigError::new(
+                            "topology.cores",
+                            format!("must be a multiple of aggs_per_pod ({aggs_per_pod}), got {cores}"),
+                        ));
+                    }
+                }
+            }
+            Topology::Custom { hosts, links, .. } => {
+                pos("topology.hosts", *hosts as u64)?;
+                for (i, l) in links.iter().enumerate() {
+                    pos(&format!("topology.links[{i}].rate"), l.rate_bps)?;
+                }
+            }
+        }
+        if self.switch.buffer_bytes == 0 {
+            return Err(ConfigError::new("switch.buffer", "must be > 0 bytes"));
+        }
+        if !(self.switch.dt_alpha > 0.0 && self.switch.dt_alpha.is_finite()) {
+            return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));
+        }
+        match self.switch.ecn {
+            Ecn::Red { kmin_bytes, kmax_bytes, pmax } => {
+                if kmax_bytes <= kmin_bytes {
+                    return Err(ConfigError::new("switch.ecn.kmax", "must be greater than kmin"));
+                }
+                if !(0.0..=1.0).contains(&pmax) {
+                    return Err(ConfigError::new("switch.ecn.pmax", "must lie in [0, 1]"));
+                }
+            }
+            Ecn::Step { .. } | Ecn::None => {}
+        }
+        pos("host.payload", self.host.payload_bytes as u64)?;
+        pos("host.ack_bytes", self.host.ack_bytes as u64)?;
+        pos("host.rto", self.host.rto_ps)?;
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.size_bytes == Some(0) {
+                return Err(ConfigError::new(&format!("flows[{i}].size"), "must be > 0 (omit it for a long flow)"));
+            }
+            if f.src == f.dst {
+                return Err(ConfigError::new(&format!("flows[{i}].dst"), "must differ from src"));
+            }
+        }
+        Ok(())
+    }
+}
