@@ -61,6 +61,15 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, _now: Time) {}
     /// A NACK (out-of-order arrival at the receiver) arrived; the transport goes back N.
     fn on_nack(&mut self, _now: Time) {}
+    /// A data packet of `bytes` payload left the NIC (for byte counters such as DCQCN's).
+    fn on_send(&mut self, _now: Time, _bytes: u64) {}
+    /// Absolute time at which the algorithm wants `on_timer` called (None = no timer). The engine
+    /// reads this after every callback; a changed value replaces the previous timer.
+    fn timer(&self) -> Option<Time> {
+        None
+    }
+    /// The time returned by `timer()` has come.
+    fn on_timer(&mut self, _now: Time) {}
     /// Congestion window in bytes. `f64::INFINITY` for purely rate-based algorithms.
     fn cwnd(&self) -> f64;
     /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
