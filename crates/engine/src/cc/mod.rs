@@ -114,3 +114,11 @@ pub fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
         x
     }
 }
+
+/// Test helper: `a` equals `b` up to floating-point rounding (relative 1e-9): the expected
+/// values are the same formulas evaluated by hand, so only rounding may differ.
+#[cfg(test)]
+#[track_caller]
+pub fn assert_close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} != {b}");
+}
