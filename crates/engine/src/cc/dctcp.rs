@@ -168,6 +168,22 @@ mod tests {
     }
 
     #[test]
+    fn first_ack_closes_the_initial_window() {
+        // WindowEnd starts at SND.NXT = 0 (RFC 8257 §3.3 initialisation), so the very first ACK
+        // ends an observation window: marked → cut with α = 1 (halve), then α = 15/16 + 1/16 = 1.
+        let mut d = Dctcp::new(DctcpParams::default(), &ctx());
+        d.on_ack(&ack(1, 1000, 1000, 10_000, 10, true));
+        assert_eq!(d.cwnd(), 5000.0); // 10 000·(1 − 1/2)
+        assert_eq!(d.est.alpha, 1.0);
+        assert_eq!(d.est.window_end, 10_000);
+        // unmarked first window instead: α = 15/16
+        let mut d = Dctcp::new(DctcpParams::default(), &ctx());
+        d.on_ack(&ack(1, 1000, 1000, 10_000, 10, false));
+        assert_eq!(d.est.alpha, 0.9375);
+        assert_eq!(d.cwnd(), 11_000.0); // slow start +1 MSS
+    }
+
+    #[test]
     fn alpha_one_halves_and_cut_floors_at_two_mss() {
         let mut d = Dctcp::new(DctcpParams { init_cwnd_mss: 3.0, ..Default::default() }, &ctx());
         d.est.window_end = 1_000_000;

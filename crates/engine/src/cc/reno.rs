@@ -236,10 +236,31 @@ pub(crate) mod tests {
         assert_eq!(r.core.ssthresh, 2000.0);
     }
 
+    /// The names this module family registers (the lead's PowerTCP/θ-PowerTCP/HPCC excluded).
+    const MINE: &[&str] = &["reno", "dctcp", "dctcp-rai", "tbtcp", "cubic", "dcqcn", "timely", "swift", "poseidon"];
+
     #[test]
-    fn unknown_parameter_is_rejected() {
-        let e = super::super::build("reno", &serde_json::json!({"bogus": 1}), &ctx());
-        assert!(e.is_err());
-        assert!(super::super::build("reno", &serde_json::json!({"ai_mss_per_rtt": 2.0}), &ctx()).is_ok());
+    fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
+        for name in MINE {
+            assert!(super::super::ALGORITHMS.contains(name), "{name} not in ALGORITHMS");
+            let cc = super::super::build(name, &serde_json::Value::Null, &ctx())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
+            let e = super::super::build(name, &serde_json::json!({"bogus_field": 1}), &ctx()).err().unwrap();
+            assert_eq!(e.field, format!("cc.{name}"));
+            assert!(e.message.contains("bogus_field"), "{name}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn parameters_are_read_from_json() {
+        let mut r = super::super::build("reno", &serde_json::json!({"init_cwnd_mss": 3.0}), &ctx()).unwrap();
+        assert_eq!(r.cwnd(), 3000.0);
+        r.on_timeout(0);
+        assert_eq!(r.cwnd(), 1000.0);
+        let t = super::super::build("timely", &serde_json::json!({"hai_step_bps": 1e8, "t_low_us": 10.0}), &ctx());
+        assert!(t.is_ok());
+        let bad = super::super::build("dcqcn", &serde_json::json!({"g": "x"}), &ctx());
+        assert!(bad.is_err());
     }
 }
