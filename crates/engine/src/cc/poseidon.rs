@@ -281,6 +281,17 @@ mod tests {
     }
 
     #[test]
+    fn update_ratio_is_the_m_th_power_of_the_rate_ratio() {
+        // Eq. 5: if T(r) = MPD then U = (r/x)^m. With x = 250 Mb/s (T = 22 µs) and MPD = 12 µs:
+        // T(r) = 12 → ln(max/r) = (12 − 2)·a/40 = a/4 → r = 25G·10^(−1) = 2.5 Gb/s,
+        // so U = (2.5G/250M)^0.25 = 10^0.25 = 1.778279
+        let s = one_packet();
+        let u = s.update_ratio(s.target(250e6), 12e-6);
+        assert!((u - 10f64.powf(0.25)).abs() < 1e-9);
+        assert!((s.target(2.5e9) - 12e-6).abs() < 1e-15);
+    }
+
+    #[test]
     fn decrease_at_most_once_per_rtt_and_clamped() {
         let mut s = one_packet();
         // MPD = 30 µs > T = 22 µs: U = exp(0.25·9.210340·(−8)/40) = 10^(−0.2) = 0.630957
