@@ -24,9 +24,13 @@ struct PortState {
     queue_bytes: u64,
     tx_bytes: u64,
     rx_bytes: u64,
-    busy: bool,
-    cur: PktId,
-    /// Packets propagating on the link: (arrival time at the peer, packet).
+    /// The port serialises until this time.
+    free_at: Time,
+    /// A `TxDone` event is scheduled for `free_at` (to serve the queue).
+    kick_pending: bool,
+    /// Packets being serialised or propagating: (arrival time at the peer, packet). A packet
+    /// enters the link when its serialisation starts; the link is FIFO, so only its head is
+    /// in the event queue.
     link: VecDeque<(Time, PktId)>,
     rate_bps: u64,
     delay: Time,
@@ -131,8 +135,8 @@ impl Simulator {
                 queue_bytes: 0,
                 tx_bytes: 0,
                 rx_bytes: 0,
-                busy: false,
-                cur: 0,
+                free_at: 0,
+                kick_pending: false,
                 link: VecDeque::new(),
                 rate_bps: p.rate_bps,
                 delay: p.delay_ps,
@@ -287,6 +291,8 @@ impl Simulator {
 
     // ---------------------------------------------------------------- ports and links
 
+    /// Serialise `pkt` on `port` from now: it joins the link FIFO and reaches the peer after
+    /// serialisation plus propagation.
     #[inline]
     fn start_tx(&mut self, port: u32, pkt: PktId) {
         let size = self.pool.get(pkt).size;
@@ -299,22 +305,23 @@ impl Simulator {
             p.tx_cache = (size, t);
             t
         };
-        p.busy = true;
-        p.cur = pkt;
+        p.free_at = now + ser;
         p.tx_bytes += size as u64;
-        self.sched.at(now + ser, EvKind::TxDone, port, 0);
-    }
-
-    fn tx_done(&mut self, port: u32) {
-        let now = self.sched.now;
-        let p = &mut self.ports[port as usize];
-        p.busy = false;
-        let arrive = now + p.delay;
+        let arrive = p.free_at + p.delay;
         if p.link.is_empty() {
             self.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
-        p.link.push_back((arrive, p.cur));
-        if p.switch != NONE {
+        p.link.push_back((arrive, pkt));
+    }
+
+    /// A port's serialisation ended and it has more to send (switch queue or host NIC).
+    fn tx_done(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        p.kick_pending = false;
+        if p.free_at > self.sched.now {
+            // the port was restarted at this very instant by an arrival: wait for it
+            self.kick_at_free(port);
+        } else if p.switch != NONE {
             self.dequeue(port);
         } else {
             let h = p.host;
@@ -322,12 +329,23 @@ impl Simulator {
         }
     }
 
+    /// Make sure a busy port gets a `TxDone` when it frees up.
+    #[inline]
+    fn kick_at_free(&mut self, port: u32) {
+        let p = &mut self.ports[port as usize];
+        if !p.kick_pending {
+            p.kick_pending = true;
+            self.sched.at(p.free_at, EvKind::TxDone, port, 0);
+        }
+    }
+
     fn link_arrive(&mut self, port: u32) {
         self.out.summary.packet_hops += 1;
         let p = &mut self.ports[port as usize];
         let (_, pkt) = p.link.pop_front().expect("link arrival without a packet");
-        if let Some(&(t, _)) = p.link.front() {
+        if let Some(&(t, next)) = p.link.front() {
             self.sched.at(t, EvKind::LinkArrive, port, 0);
+            self.pool.prefetch(next);
         }
         let (peer, to_host) = (p.peer, p.peer_is_host);
         if to_host {
@@ -368,8 +386,10 @@ impl Simulator {
         ps.rx_bytes += size;
         ps.queue.push_back(pkt);
         self.pool.get_mut(pkt).enqueued_at = self.sched.now;
-        if !ps.busy {
+        if ps.free_at <= self.sched.now {
             self.dequeue(port);
+        } else {
+            self.kick_at_free(port);
         }
     }
 
@@ -379,6 +399,9 @@ impl Simulator {
         let now = self.sched.now;
         let ps = &mut self.ports[port as usize];
         let Some(pkt) = ps.queue.pop_front() else { return };
+        if let Some(&next) = ps.queue.front() {
+            self.pool.prefetch(next);
+        }
         let p = self.pool.get_mut(pkt);
         let size = p.size as u64;
         ps.queue_bytes -= size;
@@ -416,6 +439,9 @@ impl Simulator {
             }
         }
         self.start_tx(port, pkt);
+        if !self.ports[port as usize].queue.is_empty() {
+            self.kick_at_free(port);
+        }
     }
 
     // ---------------------------------------------------------------- hosts
@@ -435,13 +461,15 @@ impl Simulator {
     fn host_send(&mut self, host: u32) {
         let now = self.sched.now;
         let nic = self.hosts[host as usize].nic;
-        if self.ports[nic as usize].busy {
+        if self.ports[nic as usize].free_at > now {
+            self.kick_at_free(nic);
             return;
         }
         if let Some(pkt) = self.ports[nic as usize].queue.pop_front() {
             let size = self.pool.get(pkt).size as u64;
             self.ports[nic as usize].queue_bytes -= size;
             self.start_tx(nic, pkt);
+            self.kick_at_free(nic);
             return;
         }
         let hs = &self.hosts[host as usize];
@@ -508,6 +536,7 @@ impl Simulator {
         self.out.summary.data_packets_sent += 1;
         self.sync_cc_timer(fid);
         self.start_tx(nic, id);
+        self.kick_at_free(nic);
     }
 
     fn host_receive(&mut self, host: u32, pkt: PktId) {
