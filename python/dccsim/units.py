@@ -112,6 +112,9 @@ def format_time_exact(ps: int) -> str:
 
 
 def format_size_exact(b: int) -> str:
-    """4194304 -> '4MiB', 1000 -> '1KB'; parse_size() of the result is the same integer."""
+    """4194304 -> '4MiB', 90000 -> '90KB', 1000 -> '1000B' (below 10^4 bytes stay in B);
+    parse_size() of the result is the same integer."""
+    if int(b) < 10**4:
+        return f"{int(b)}B"
     return _exact(b, (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10),
                       ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)), "B")

@@ -1,0 +1,14 @@
+"""Analyses named by an experiment's `[experiment] analysis = "..."`.
+
+An analysis module provides:
+  KEYS: dict of its extra `[experiment]` keys -> "time" | "str" | "number"; REQUIRED: the mandatory ones
+  variant_metrics(scenario, variant, port_series, ports) -> dict of JSON-ready numbers
+  claims(scenario, metrics_by_slug) -> list of {"variant", "claim", "measured", "verdict"}
+  report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)
+  FIGURE: file name; figure(scenario, series_by_slug, path) draws it
+"""
+from __future__ import annotations
+
+from . import incast
+
+ANALYSES = {"incast": incast}
