@@ -20,6 +20,11 @@ def _module():
     return _engine
 
 
+def require() -> None:
+    """Raise EngineUnavailable (with the build hint) unless the engine can be imported."""
+    _module()
+
+
 def available() -> bool:
     try:
         _module()
