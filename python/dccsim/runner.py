@@ -87,7 +87,8 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
     wall: dict[str, float] = {}
 
     from tqdm import tqdm
-    bar = tqdm(total=len(configs), desc=scn.name, unit="run", file=sys.stderr, disable=not progress)
+    bar = tqdm(total=len(configs), desc=scn.name, unit="run", file=sys.stderr,
+               disable=None if progress else True)  # None: only when stderr is a terminal
     try:
         for v, cfg in configs:
             bar.set_postfix_str(v.name)
