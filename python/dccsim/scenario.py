@@ -603,7 +603,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
     workload = _workload(data["workload"], n_hosts) if "workload" in data else None
     if not flows and workload is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
-    return Scenario(
+    scn = Scenario(
         name=t.opt("name", _str, default_name),
         description=t.opt("description", _str, ""),
         seed=t.opt("seed", _seed, 1),
@@ -618,6 +618,10 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
         experiment=_experiment(data["experiment"], algorithms) if "experiment" in data else None,
     )
+    if scn.experiment is not None and scn.experiment.analysis:
+        from .analysis import ANALYSES
+        ANALYSES[scn.experiment.analysis].check(scn)
+    return scn
 
 
 # ----------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 An analysis module provides:
   KEYS: dict of its extra `[experiment]` keys -> "time" | "str" | "number"; REQUIRED: the mandatory ones
+  check(scenario): raise ScenarioError if the scenario cannot be analysed (called by scenario.load)
   variant_metrics(scenario, variant, port_series, ports) -> dict of JSON-ready numbers
   claims(scenario, metrics_by_slug) -> list of {"variant", "claim", "measured", "verdict"}
   report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)

@@ -49,6 +49,15 @@ CLAIMS = {
 }
 
 
+def check(scn) -> None:
+    """Scenario-level requirements, checked when the scenario is loaded (before any run)."""
+    b = scn.experiment.params["bottleneck"]
+    if scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
+    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
+        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
+
+
 def bottleneck(port_series, ports, name: str):
     """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
     match = ports[ports["name"] == name]
