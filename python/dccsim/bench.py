@@ -59,6 +59,8 @@ def run_case(experiment: str, variant: Optional[str]) -> dict:
         "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),  # ru_maxrss is in KiB on Linux
         "sim_time_ps": s.get("sim_time_ps"),
         "events": s.get("events"),
+        "data_packets_delivered": s.get("data_packets_delivered"),
+        "packet_hops": s.get("packet_hops"),
         "events_per_s": round(s.get("events", 0) / t) if t > 0 else None,
         "data_packets_delivered_per_s": round(s.get("data_packets_delivered", 0) / t) if t > 0 else None,
         "packet_hops_per_s": round(s.get("packet_hops", 0) / t) if t > 0 else None,
@@ -87,7 +89,7 @@ def main(json_out: bool = False, only: Optional[str] = None) -> int:
         todo = [c for c in todo if only in (c[0], c[1])]
         if not todo:
             raise ScenarioError("--only", f"unknown benchmark {only!r}; allowed: "
-                                          f"{', '.join([INCAST, PERMUTATION] + [c[0] for c in cases()])}")
+                                          f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases()]))}")
     rows = {}
     for name, exp, variant in todo:
         if not json_out:
