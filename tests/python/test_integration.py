@@ -84,3 +84,12 @@ def test_engine_side_error_exits_2_without_traceback(tmp_path):
     f.write_text(text)
     p = dccsim("run", f, "--out", tmp_path / "out")
     assert_input_error(p, "metrics.ports")
+
+
+def test_bench_json_reports_rates():
+    p = dccsim("bench", "--json", "--only", "powertcp-incast/hpcc")
+    assert p.returncode == 0, p.stderr
+    row = json.loads(p.stdout)["benchmarks"]["powertcp-incast/hpcc"]
+    assert row["events"] > 0 and row["events_per_s"] > 0
+    assert row["packet_hops_per_s"] >= row["data_packets_delivered_per_s"] > 0
+    assert row["peak_rss_mib"] > 0 and row["sim_time_ps"] == 3 * 10**9
