@@ -36,7 +36,8 @@ def cmd_list(args) -> int:
     for name in experiments.list_experiments():
         scn = experiments.get(name)
         title = scn.experiment.title if scn.experiment and scn.experiment.title else scn.description
-        print(f"{name:24s} {title.splitlines()[0] if title else ''}")
+        first = title.split(". ")[0].splitlines()[0] if title else ""
+        print(f"{name:24s} {first}")
     return 0
 
 
