@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -36,7 +37,7 @@ def cmd_list(args) -> int:
     for name in experiments.list_experiments():
         scn = experiments.get(name)
         title = scn.experiment.title if scn.experiment and scn.experiment.title else scn.description
-        first = title.split(". ")[0].splitlines()[0] if title else ""
+        first = re.split(r"\.\s+(?=[A-Z])", title.strip())[0] if title else ""
         print(f"{name:24s} {first}")
     return 0
 
