@@ -99,8 +99,8 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
             metrics = {}
             if analysis is not None:
                 ps, ports = _port_series_frame(res), _ports_frame(res)
-                metrics = analysis.variant_metrics(scn, v, ps, ports)
-                series[v.slug] = (v, ps, ports)
+                metrics = analysis.variant_metrics(scn, v, ps, ports, eng_summary)
+                series[v.slug] = (v, ps, ports, metrics)
             metrics_by_slug[v.slug] = metrics
             vsum = {"variant": v.name, "slug": v.slug, "cc": v.cc.to_engine(),
                     "engine": eng_summary, "metrics": metrics, "ports": results.ports_list(res)}

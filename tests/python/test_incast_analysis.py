@@ -81,13 +81,27 @@ def test_claims_verdicts(base):
     assert rows[1]["verdict"].startswith("holds") and "1.90×" in rows[1]["verdict"]
     rows = incast.claims(scn, {"powertcp": good, "hpcc": dict(good, peak_queue_bytes=100_000)})
     assert rows[1]["verdict"].startswith("differs") and "1.00×" in rows[1]["verdict"]
+    assert "capped" not in rows[1]["verdict"]
     text = incast.report(scn, {"powertcp": good, "hpcc": hpcc}, rows)
     assert "PowerTCP" in text and "190.0 KB" in text
 
 
+def test_peak_at_the_dynamic_threshold_is_flagged(base):
+    # 4 MiB, α = 1/8: one port can hold at most 4 MiB·(1/8)/(1 + 1/8) = 466 033 B
+    scn, ps, ports = make(base, tri_queue(465_000, 10, 10))
+    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports, {"packets_dropped": 12})
+    assert m["dt_limit_bytes"] == 466_033 and m["peak_at_buffer_limit"] and m["packets_dropped"] == 12
+    ref = dict(m, peak_queue_bytes=232_500, peak_at_buffer_limit=False, packets_dropped=0)
+    rows = incast.claims(scn, {"powertcp": ref, "hpcc": m})
+    assert "capped by the buffer" in rows[1]["verdict"] and "12 packets dropped" in rows[1]["verdict"]
+    text = incast.report(scn, {"powertcp": ref, "hpcc": m}, rows)
+    assert "465.0 KB" in text and "232.5 KB" in text and "12" in text.splitlines()[3]
+
+
 def test_figure_is_written(base, tmp_path):
     scn, ps, ports = make(base, tri_queue(100_000, 10, 50))
-    series = {v.slug: (v, ps, ports) for v in scn.variants()}
+    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports, {"packets_dropped": 3})
+    series = {v.slug: (v, ps, ports, m) for v in scn.variants()}
     incast.figure(scn, series, tmp_path / "a.png")
     incast.figure(scn, series, tmp_path / "b.png")
     data = (tmp_path / "a.png").read_bytes()

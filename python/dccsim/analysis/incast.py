@@ -13,6 +13,11 @@ bottleneck`, e.g. "tor0->h16") and the incast start `t0`:
   headers, so 100 % means a fully busy link.
 * ``throughput_after_recovery_pct``: the same from the recovery instant to the end of the run.
 * ``queue_after_recovery_bytes``: mean queue over that same interval.
+* ``packets_dropped``: from the engine summary (all ports), null if not given.
+* ``dt_limit_bytes``: α/(1+α)·buffer, the most one congested port can queue under Dynamic
+  Thresholds when the rest of the switch is empty; ``peak_at_buffer_limit`` is true when the peak
+  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit), i.e.
+  the peak measures the buffer, not the controller.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ PLOT_AVG_PS = 10 * 10**6
 NO_LOSS_PCT = 95.0
 RATIO_LO, RATIO_HI = 1.5, 3.0
 LOSS_MARGIN_PCT = 2.0
+AT_LIMIT = 0.98
 
 CLAIMS = {
     "powertcp": "drains to near-zero queue without losing throughput",
@@ -98,7 +104,7 @@ def _pct(t, tx, a_ps, b_ps, rate_bps):
     return float(100.0 * sent * 8 / ((b_ps - a_ps) / 1e12) / rate_bps)
 
 
-def variant_metrics(scenario, variant, port_series, ports) -> dict:
+def variant_metrics(scenario, variant, port_series, ports, engine_summary=None) -> dict:
     p = scenario.experiment.params
     t0 = p["t0"]
     t, q, tx, rate = bottleneck(port_series, ports, p["bottleneck"])
@@ -119,11 +125,19 @@ def variant_metrics(scenario, variant, port_series, ports) -> dict:
         "throughput_pct": _round(_pct(t, tx, t0, min(t0 + WINDOW_PS, end), rate)),
         "throughput_after_recovery_pct": None,
         "queue_after_recovery_bytes": None,
+        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        "dt_limit_bytes": dt_limit(scenario),
     }
+    out["peak_at_buffer_limit"] = peak >= AT_LIMIT * out["dt_limit_bytes"]
     if rec is not None:
         out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
         out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
     return out
+
+
+def dt_limit(scenario) -> int:
+    a = scenario.switch.dt_alpha
+    return int(scenario.switch.buffer_bytes * a / (1 + a))
 
 
 def _round(x, nd=3):
@@ -154,7 +168,8 @@ def claims(scenario, metrics: dict) -> list[dict]:
             thr = [x for x in (m["throughput_pct"], m["throughput_after_recovery_pct"]) if x is not None]
             verdict = ("holds" if ok else "differs") + (
                 f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
-                f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)")
+                f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
+                + _limit_note(m))
         else:  # hpcc
             if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
                 verdict = "n/a: no PowerTCP variant to compare with"
@@ -168,13 +183,23 @@ def claims(scenario, metrics: dict) -> list[dict]:
                            f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
                            f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
                            f"{'below' if loss >= 0 else 'above'} {ref.name}"
-                           f" (loss means ≥ {LOSS_MARGIN_PCT:g})")
+                           f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m))
         rows.append({"variant": v.name, "claim": CLAIMS[alg], "measured": measured, "verdict": verdict})
     return rows
 
 
+def _limit_note(m) -> str:
+    notes = []
+    if m.get("peak_at_buffer_limit"):
+        notes.append(f"peak is capped by the buffer (DT limit ≈ {m['dt_limit_bytes'] / 1e3:.0f} KB), "
+                     f"so the controller's own peak is not observed")
+    if m.get("packets_dropped"):
+        notes.append(f"{m['packets_dropped']} packets dropped")
+    return ("; " + "; ".join(notes)) if notes else ""
+
+
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after")
+    head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after", "drops")
     rows = [head]
     for v in scenario.variants():
         m = metrics.get(v.slug)
@@ -185,7 +210,8 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
                      _fmt(m["throughput_pct"], ".1f", " %"),
                      _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
                      _fmt(None if m["queue_after_recovery_bytes"] is None
-                          else m["queue_after_recovery_bytes"] / 1e3, ".2f", " KB")))
+                          else m["queue_after_recovery_bytes"] / 1e3, ".2f", " KB"),
+                     _fmt(m.get("packets_dropped"), "d")))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -202,7 +228,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
 
-    `series` maps slug -> (variant, port_series DataFrame, ports DataFrame)."""
+    `series` maps slug -> (variant, port_series DataFrame, ports DataFrame, metrics dict)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -213,20 +239,30 @@ def figure(scenario, series: dict, path) -> None:
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
     qmax = 1.0
     data = []
-    for slug, (variant, ps, ports) in series.items():
+    for slug, (variant, ps, ports, m) in series.items():
         t, q, tx, rate = bottleneck(ps, ports, p["bottleneck"])
         tt = t[t - PLOT_AVG_PS >= t[0]]
         gbps = (tx[len(t) - len(tt):] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
-        data.append((variant, t, q, tt, gbps, rate))
+        data.append((variant, t, q, tt, gbps, rate, m))
         qmax = max(qmax, float(q.max()) / 1e3)
-    for ax, (variant, t, q, tt, gbps, rate) in zip(axes[0], data):
+    limit = dt_limit(scenario) / 1e3
+    for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
         ax2 = ax.twinx()
-        ax.plot((tt - t0) / PS_PER_MS, gbps, color="tab:blue", lw=1.0, label="throughput")
+        ax.plot((tt - t0) / PS_PER_MS, gbps, color="tab:blue", lw=0.8, label="throughput")
         ax2.plot((t - t0) / PS_PER_MS, q / 1e3, color="tab:red", lw=1.0, label="queue")
+        if limit <= qmax * 1.15:
+            ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
+            ax2.text(2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS, limit,
+                     "DT limit", color="0.4", fontsize=7, ha="right", va="bottom")
+        if m.get("packets_dropped"):
+            ax.text(0.03, 0.04, f"{m['packets_dropped']} drops", transform=ax.transAxes, fontsize=8,
+                    color="0.3")
         # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
         ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
-        ax.set_ylim(0, rate / 1e9 * 1.1)
-        ax2.set_ylim(0, qmax * 1.1)
+        # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at
+        # the DT limit does not hide behind a throughput line at line rate
+        ax.set_ylim(0, rate / 1e9 * 1.3)
+        ax2.set_ylim(0, qmax * 1.15)
         ax.set_title(variant.name, fontsize=11)
         ax.set_xlabel("time − t0 (ms)")
         ax.set_ylabel("throughput (Gbps)", color="tab:blue")
