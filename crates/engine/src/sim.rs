@@ -173,10 +173,14 @@ impl Simulator {
                 e
             })?;
             let size = f.size_bytes.unwrap_or(u64::MAX);
+            // Ideal FCT on an empty network: the base RTT (which already carries one full
+            // packet's serialisation per hop) plus the rest of the flow's bytes on the wire at
+            // the path's slowest rate.
             let ideal_fct = match f.size_bytes {
                 Some(s) => {
                     let pkts = s.div_ceil(cfg.host.payload_bytes as u64);
-                    base_rtt + tx_time(s + pkts * data_header as u64, net.path_rate(f.src, f.dst))
+                    let rate = net.path_rate(f.src, f.dst);
+                    base_rtt + tx_time(s + pkts * data_header as u64, rate) - tx_time(full_data, rate)
                 }
                 None => 0,
             };

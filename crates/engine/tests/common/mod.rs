@@ -83,3 +83,37 @@ pub fn fan_in(n: u32, sender_rate: u64, bottleneck: u64, delay_ps: u64, algorith
         metrics: MetricsConfig { sample_interval_ps: US, ports: vec![format!("s0->h{n}")], flows: true, start_ps: 0 },
     }
 }
+
+/// Conservation: every packet a host injected was delivered, dropped, or is still in flight.
+#[track_caller]
+pub fn assert_conserved(r: &dccsim_engine::Results) {
+    let s = &r.summary;
+    assert_eq!(
+        s.packets_sent,
+        s.packets_delivered + s.packets_dropped + s.packets_in_flight,
+        "packets sent = delivered + dropped + in flight: {s:?}"
+    );
+    assert!(s.data_packets_delivered + s.data_packets_dropped <= s.data_packets_sent);
+}
+
+/// Time average over samples with time in [from, to) of the sum over flows of cwnd.
+pub fn mean_aggregate_cwnd(r: &dccsim_engine::Results, from: u64, to: u64) -> f64 {
+    let fs = &r.flow_series;
+    let mut per_t = std::collections::BTreeMap::new();
+    for i in 0..fs.time_ps.len() {
+        if fs.time_ps[i] >= from && fs.time_ps[i] < to {
+            *per_t.entry(fs.time_ps[i]).or_insert(0.0) += fs.cwnd_bytes[i];
+        }
+    }
+    per_t.values().sum::<f64>() / per_t.len() as f64
+}
+
+/// Time average of the first sampled port's queue over [from, to).
+pub fn mean_queue(r: &dccsim_engine::Results, from: u64, to: u64) -> f64 {
+    let ps = &r.port_series;
+    let q: Vec<f64> = (0..ps.time_ps.len())
+        .filter(|&i| ps.time_ps[i] >= from && ps.time_ps[i] < to)
+        .map(|i| ps.queue_bytes[i] as f64)
+        .collect();
+    q.iter().sum::<f64>() / q.len() as f64
+}
