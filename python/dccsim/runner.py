@@ -68,8 +68,6 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
     engine.require()
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
-    results.write_text(out / "scenario.toml", dump_toml(scn))
 
     summary = {
         "schema": results.SCHEMA,
@@ -95,6 +93,9 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
             t0 = time.perf_counter()
             res = engine.run(cfg)
             wall[v.slug] = time.perf_counter() - t0
+            if len(wall) == 1:  # create OUT only once the engine has accepted the input
+                out.mkdir(parents=True, exist_ok=True)
+                results.write_text(out / "scenario.toml", dump_toml(scn))
             eng_summary = dict(res.get("summary") or {})
             metrics = {}
             if analysis is not None:
@@ -111,8 +112,9 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
             bar.update(1)
     finally:
         bar.close()
-        results.write_json(out / "meta.json", _meta(argv if argv is not None else sys.argv,
-                                                     started, time.perf_counter() - t_start, wall))
+        if wall:
+            results.write_json(out / "meta.json", _meta(argv if argv is not None else sys.argv,
+                                                         started, time.perf_counter() - t_start, wall))
 
     if analysis is not None:
         summary["claims"] = analysis.claims(scn, metrics_by_slug)

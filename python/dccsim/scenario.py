@@ -554,7 +554,7 @@ def _metrics(data, topology: Topology) -> Metrics:
                    flows=t.opt("flows", _bool, False), start_ps=t.opt("start", _time, 0))
 
 
-def _experiment(data, algorithms) -> Experiment:
+def _experiment(data, algorithms, default_cc: CcSpec) -> Experiment:
     from .analysis import ANALYSES
     analysis = data.get("analysis") if isinstance(data, dict) else None
     if analysis is not None:
@@ -572,6 +572,8 @@ def _experiment(data, algorithms) -> Experiment:
         if not name.strip():
             raise ScenarioError(vt.f("name"), "must not be empty")
         cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
+        if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
+            cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
         v = Variant(name, cc)
         if v.slug in slugs:
             raise ScenarioError(vt.f("name"), f"{name!r} clashes with variants[{slugs[v.slug]}] "
@@ -603,6 +605,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
     workload = _workload(data["workload"], n_hosts) if "workload" in data else None
     if not flows and workload is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
+    cc = _cc(data["cc"], "cc", algorithms)
     scn = Scenario(
         name=t.opt("name", _str, default_name),
         description=t.opt("description", _str, ""),
@@ -612,11 +615,11 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         topology=topology,
         switch=_switch(data["switch"]) if "switch" in data else Switch(),
         host=_host(data["host"]) if "host" in data else Host(),
-        cc=_cc(data["cc"], "cc", algorithms),
+        cc=cc,
         flows=flows,
         workload=workload,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
-        experiment=_experiment(data["experiment"], algorithms) if "experiment" in data else None,
+        experiment=_experiment(data["experiment"], algorithms, cc) if "experiment" in data else None,
     )
     if scn.experiment is not None and scn.experiment.analysis:
         from .analysis import ANALYSES

@@ -84,6 +84,18 @@ def test_engine_side_error_exits_2_without_traceback(tmp_path):
     f.write_text(text)
     p = dccsim("run", f, "--out", tmp_path / "out")
     assert_input_error(p, "metrics.ports")
+    assert not (tmp_path / "out").exists()  # nothing is written for input the engine rejects
+
+
+def test_unknown_cc_parameter_is_reported_by_the_engine(tmp_path):
+    text = (DATA / "incast-small.toml").read_text().replace(
+        '[cc]\nalgorithm = "powertcp"', '[cc]\nalgorithm = "powertcp"\ngama = 0.9')
+    assert "gama" in text
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    p = dccsim("run", f, "--out", tmp_path / "out", "--json")
+    assert_input_error(p, "cc")
+    assert "gama" in p.stderr and p.stdout == ""
 
 
 def test_bench_json_reports_rates():

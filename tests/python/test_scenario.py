@@ -183,6 +183,15 @@ def test_variants():
     assert e.value.field == "variant" and "PowerTCP" in e.value.message
 
 
+def test_variant_inherits_cc_params_only_for_the_same_algorithm(base):
+    base["experiment"] = {"variants": [{"name": "P", "cc": {"algorithm": "powertcp", "beta": 3}},
+                                       {"name": "H", "cc": {"algorithm": "hpcc"}}]}
+    scn = scenario.from_dict(base)
+    assert scn.to_engine_config("P")["cc"] == {"algorithm": "powertcp", "params": {"gamma": 0.9, "beta": 3}}
+    assert scn.to_engine_config("H")["cc"] == {"algorithm": "hpcc", "params": {}}
+    assert scenario.loads(scenario.dump_toml(scn)) == scn
+
+
 def test_scenario_without_experiment_is_one_variant_named_after_algorithm(base):
     scn = scenario.from_dict(base)
     assert [v.name for v in scn.variants()] == ["powertcp"]
