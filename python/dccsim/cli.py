@@ -35,7 +35,11 @@ def cmd_list(args) -> int:
     from . import experiments
 
     for name in experiments.list_experiments():
-        scn = experiments.get(name)
+        try:
+            scn = experiments.get(name)
+        except ScenarioError as e:  # one broken file must not hide the others
+            print(f"{name:24s} (cannot be loaded: {e})")
+            continue
         title = scn.experiment.title if scn.experiment and scn.experiment.title else scn.description
         first = re.split(r"\.\s+(?=[A-Z])", title.strip())[0] if title else ""
         print(f"{name:24s} {first}")
@@ -111,31 +115,27 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--only", metavar="NAME", help="run one benchmark (see `dccsim bench --help`)")
     s.set_defaults(func=cmd_bench)
 
-    s = sub.add_parser("compare", help="compare two result directories")
-    s.add_argument("a")
-    s.add_argument("b")
-    s.set_defaults(delegate=("dccsim.compare", "compare"))
-
-    s = sub.add_parser("testbed", help="run a scenario on the Linux testbed")
-    tsub = s.add_subparsers(dest="testbed_command", required=True, metavar="COMMAND")
-    t = tsub.add_parser("run", help="run one scenario with one congestion control")
-    t.add_argument("scenario")
-    t.add_argument("--cc", required=True, metavar="ALG")
-    t.add_argument("--out")
-    t.add_argument("--json", action="store_true")
-    s.set_defaults(delegate=("dccsim.testbed.cli", "testbed"))
+    # These two belong to other modules, which parse their own arguments (listed here for --help).
+    for name, help_text in DELEGATED_HELP.items():
+        sub.add_parser(name, help=help_text, add_help=False)
     return p
+
+
+DELEGATED = {"compare": "dccsim.compare", "testbed": "dccsim.testbed.cli"}
+DELEGATED_HELP = {
+    "compare": "compare two result directories: compare A B [--port P] [--json]",
+    "testbed": "run on the Linux testbed: testbed run SCENARIO --cc ALG [--out DIR] [--json]",
+}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in DELEGATED:
+        # The other modules get the raw arguments after their sub-command name.
+        return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
     args = build_parser().parse_args(argv)
     args.argv = argv
     try:
-        if getattr(args, "delegate", None):
-            module, what = args.delegate
-            # The other modules get the raw arguments after their sub-command name.
-            return _delegate(module, what, argv[argv.index(what) + 1:])
         return args.func(args)
     except ScenarioError as e:
         return _fail(str(e))

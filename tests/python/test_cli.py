@@ -8,7 +8,9 @@ def test_list():
     p = dccsim("list")
     assert p.returncode == 0
     names = [line.split()[0] for line in p.stdout.splitlines()]
-    assert names == ["bench-fattree-perm", "powertcp-incast"]
+    assert {"bench-fattree-perm", "powertcp-incast"} <= set(names)
+    assert names == sorted(names) == experiments.list_experiments()
+    assert "cannot be loaded" not in p.stdout  # every packaged experiment is a valid scenario
 
 
 def test_show_is_loadable_toml():
