@@ -29,6 +29,7 @@ TABLES = {
                     ("queue_bytes", _I), ("tx_bytes", _I)],
     "flow_series": [("time_ps", _I), ("flow_id", _I), ("cwnd_bytes", _F), ("rate_bps", _F),
                     ("bytes_acked", _I)],
+    "ports": [("port", _I), ("name", pa.string()), ("rate_bps", _I)],
 }
 PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True,
                        write_statistics=True, version="2.6", data_page_version="1.0")
@@ -95,7 +96,7 @@ def engine_tables(result: dict) -> dict:
     ps = dict(result.get("port_series") or {})
     ps["port_name"] = [names.get(p, "") for p in ps.get("port", [])]
     return {"flows": result.get("flows") or {}, "port_series": ps,
-            "flow_series": result.get("flow_series") or {}}
+            "flow_series": result.get("flow_series") or {}, "ports": ports}
 
 
 def ports_list(result: dict) -> list[dict]:
@@ -105,7 +106,7 @@ def ports_list(result: dict) -> list[dict]:
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
-    """OUT/<slug>/{flows,port_series,flow_series}.parquet and OUT/<slug>/summary.json."""
+    """OUT/<slug>/{flows,port_series,flow_series,ports}.parquet and OUT/<slug>/summary.json."""
     d = Path(out_dir) / slug
     for name, cols in engine_tables(result).items():
         write_parquet(d / f"{name}.parquet", name, cols)
@@ -144,25 +145,19 @@ def load(out_dir) -> Results:
     out = Path(out_dir)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     frames: dict[str, list] = {n: [] for n in TABLES}
-    ports = []
-    for v in summary["variants"]:
-        slug = v["slug"]
+    for slug in summary.get("order") or sorted(summary.get("runs", {})):
         for name in TABLES:
-            df = pq.read_table(out / slug / f"{name}.parquet").to_pandas()
+            f = out / slug / f"{name}.parquet"
+            if not f.exists():
+                continue
+            df = pq.read_table(f).to_pandas()
             df.insert(0, "variant", slug)
             frames[name].append(df)
-        vs = json.loads((out / slug / "summary.json").read_text(encoding="utf-8"))
-        p = pd.DataFrame(vs.get("ports", []), columns=["port", "name", "rate_bps"])
-        p.insert(0, "variant", slug)
-        ports.append(p)
 
-    def cat(dfs, name):
-        if dfs:
-            return pd.concat(dfs, ignore_index=True)
+    def cat(name):
+        if frames[name]:
+            return pd.concat(frames[name], ignore_index=True)
         return pd.DataFrame(columns=["variant"] + [c for c, _ in TABLES[name]])
 
-    return Results(summary=summary, flows=cat(frames["flows"], "flows"),
-                   port_series=cat(frames["port_series"], "port_series"),
-                   flow_series=cat(frames["flow_series"], "flow_series"),
-                   ports=pd.concat(ports, ignore_index=True) if ports
-                   else pd.DataFrame(columns=["variant", "port", "name", "rate_bps"]))
+    return Results(summary=summary, flows=cat("flows"), port_series=cat("port_series"),
+                   flow_series=cat("flow_series"), ports=cat("ports"))

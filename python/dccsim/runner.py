@@ -75,7 +75,8 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
         "title": scn.experiment.title if scn.experiment else "",
         "seed": scn.seed,
         "analysis": analysis.__name__.rsplit(".", 1)[-1] if analysis else None,
-        "variants": [],
+        "order": [],
+        "runs": {},
         "claims": [],
         "figures": [],
         "complete": False,
@@ -104,10 +105,11 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
                 series[v.slug] = (v, ps, ports, metrics)
             metrics_by_slug[v.slug] = metrics
             vsum = {"variant": v.name, "slug": v.slug, "cc": v.cc.to_engine(),
-                    "engine": eng_summary, "metrics": metrics, "ports": results.ports_list(res)}
+                    "engine": eng_summary, "metrics": metrics}
             results.write_variant(out, v.slug, res, vsum)
-            summary["variants"].append({"name": v.name, "slug": v.slug, "algorithm": v.cc.algorithm,
-                                        "engine": eng_summary, "metrics": metrics})
+            summary["order"].append(v.slug)
+            summary["runs"][v.slug] = {"name": v.name, "algorithm": v.cc.algorithm,
+                                       "engine": eng_summary, "metrics": metrics}
             results.write_json(out / "summary.json", summary)  # partial, rewritten after each variant
             bar.update(1)
     finally:
@@ -131,11 +133,11 @@ def report(scn: Scenario, summary: dict) -> str:
     """Human-readable result table (the analysis's, or a generic engine summary)."""
     name = summary.get("analysis")
     if name:
-        metrics = {v["slug"]: v["metrics"] for v in summary["variants"]}
+        metrics = {slug: summary["runs"][slug]["metrics"] for slug in summary["order"]}
         return ANALYSES[name].report(scn, metrics, summary["claims"])
     keys = ("events", "data_packets_delivered", "bytes_delivered", "flows_completed", "packets_dropped")
     rows = [("variant",) + keys]
-    for v in summary["variants"]:
+    for v in (summary["runs"][slug] for slug in summary["order"]):
         rows.append((v["name"],) + tuple(str(v["engine"].get(k, "—")) for k in keys))
     w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows)

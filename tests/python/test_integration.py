@@ -37,9 +37,10 @@ def test_run_json_prints_only_the_summary(incast_runs):
     summary = json.loads(p.stdout)  # the whole of stdout is one JSON document
     assert summary == json.loads((out / "summary.json").read_text())
     assert summary["complete"] and summary["experiment"] == "incast-small" and summary["seed"] == 7
-    assert [v["slug"] for v in summary["variants"]] == ["powertcp", "hpcc"]
+    assert summary["order"] == ["powertcp", "hpcc"] and set(summary["runs"]) == {"powertcp", "hpcc"}
+    assert summary["runs"]["hpcc"]["name"] == "HPCC" and summary["runs"]["hpcc"]["algorithm"] == "hpcc"
     assert summary["figures"] == ["incast.png"] and len(summary["claims"]) == 2
-    for v in summary["variants"]:
+    for v in summary["runs"].values():
         assert v["engine"]["events"] > 0
         assert v["metrics"]["peak_queue_bytes"] > 0
     assert "Traceback" not in p.stderr
@@ -49,13 +50,15 @@ def test_output_layout_and_load(incast_runs):
     out, _ = incast_runs["a"]
     names = set(files(out))
     for slug in ("powertcp", "hpcc"):
-        for f in ("flows.parquet", "port_series.parquet", "flow_series.parquet", "summary.json"):
+        for f in ("flows.parquet", "port_series.parquet", "flow_series.parquet", "ports.parquet",
+                  "summary.json"):
             assert f"{slug}/{f}" in names
     assert {"summary.json", "scenario.toml", "meta.json", "incast.png"} <= names
     r = results.load(out)
     assert set(r.flows["variant"]) == {"powertcp", "hpcc"}
     assert len(r.flows) == 2 * 11
     assert set(r.port_series["port_name"]) == {"sw0->h0"}
+    assert list(r.ports.columns) == ["variant", "port", "name", "rate_bps"] and len(r.ports) == 2
     assert len(r.flow_series) > 0
 
 

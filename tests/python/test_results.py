@@ -19,15 +19,17 @@ def test_variant_files_are_deterministic_and_load(tmp_path):
     for d in ("a", "b"):
         results.write_variant(tmp_path / d, "v", RESULT, {"x": 1.0, "nan": float("nan")})
         results.write_json(tmp_path / d / "summary.json",
-                           {"variants": [{"slug": "v"}], "b": 1, "a": 2})
-    for name in ("flows.parquet", "port_series.parquet", "flow_series.parquet", "summary.json"):
+                           {"order": ["v"], "runs": {"v": {}}, "b": 1, "a": 2})
+    for name in ("flows.parquet", "port_series.parquet", "flow_series.parquet", "ports.parquet",
+                 "summary.json"):
         assert (tmp_path / "a" / "v" / name).read_bytes() == (tmp_path / "b" / "v" / name).read_bytes()
     assert json.loads((tmp_path / "a" / "v" / "summary.json").read_text())["nan"] is None
-    assert list(json.loads((tmp_path / "a" / "summary.json").read_text())) == ["a", "b", "variants"]
+    assert list(json.loads((tmp_path / "a" / "summary.json").read_text())) == ["a", "b", "order", "runs"]
     r = results.load(tmp_path / "a")
     assert list(r.flows["variant"]) == ["v", "v"]
     assert list(r.flows["size_bytes"]) == [-1, 1000]
     assert list(r.port_series["port_name"]) == ["sw0->h0", "sw0->h0"]
     assert r.flow_series["rate_bps"].iloc[0] == float("inf")
     assert str(r.port_series["tx_bytes"].dtype) == "int64"
+    assert list(r.ports["name"]) == ["sw0->h0"] and list(r.ports["rate_bps"]) == [10**10]
     assert not list(tmp_path.rglob("*.tmp"))
