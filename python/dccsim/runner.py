@@ -16,13 +16,12 @@ from .analysis import ANALYSES
 from .scenario import Scenario, Variant, dump_toml
 
 
-def _ports_frame(result: dict) -> pd.DataFrame:
-    return pd.DataFrame(results.ports_list(result), columns=["port", "name", "rate_bps"])
-
-
-def _port_series_frame(result: dict) -> pd.DataFrame:
-    ps = result.get("port_series") or {}
-    return pd.DataFrame({c: ps.get(c, []) for c in ("time_ps", "port", "queue_bytes", "tx_bytes")})
+def frames(result: dict) -> dict:
+    """The engine's tables as pandas DataFrames with the columns of results.TABLES."""
+    out = {}
+    for name, cols in results.engine_tables(result).items():
+        out[name] = pd.DataFrame({c: cols.get(c, []) for c, _ in results.TABLES[name]})
+    return out
 
 
 def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
@@ -100,9 +99,9 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
             eng_summary = dict(res.get("summary") or {})
             metrics = {}
             if analysis is not None:
-                ps, ports = _port_series_frame(res), _ports_frame(res)
-                metrics = analysis.variant_metrics(scn, v, ps, ports, eng_summary)
-                series[v.slug] = (v, ps, ports, metrics)
+                tables = frames(res)
+                metrics = analysis.variant_metrics(scn, v, tables, eng_summary)
+                series[v.slug] = (v, tables, metrics)
             metrics_by_slug[v.slug] = metrics
             vsum = {"variant": v.name, "slug": v.slug, "cc": v.cc.to_engine(),
                     "engine": eng_summary, "metrics": metrics}

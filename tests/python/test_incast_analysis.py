@@ -20,7 +20,7 @@ def make(base, series_q, tx_rate_fn=lambda t: RATE):
     tx = np.concatenate([[0], np.cumsum([tx_rate_fn(x) / 8 * 1e-6 for x in t[1:]])])
     ps = pd.DataFrame({"time_ps": t, "port": 7, "queue_bytes": series_q(t), "tx_bytes": tx.round()})
     ports = pd.DataFrame({"port": [7], "name": ["sw0->h0"], "rate_bps": [RATE]})
-    return scn, ps, ports
+    return scn, {"port_series": ps, "ports": ports}
 
 
 def tri_queue(peak, rise_us, fall_us):
@@ -33,8 +33,8 @@ def tri_queue(peak, rise_us, fall_us):
 
 
 def test_peak_recovery_and_throughput(base):
-    scn, ps, ports = make(base, tri_queue(200_000, 20, 100))
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports)
+    scn, tables = make(base, tri_queue(200_000, 20, 100))
+    m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["peak_queue_bytes"] == 200_000
     assert m["peak_time_ps"] == 20 * US
     # queue falls linearly from the peak at +20 µs to 0 at +120 µs: < 10 % from +110 µs on
@@ -51,14 +51,14 @@ def test_short_dip_is_not_recovery(base):
         out = np.where((x >= 0) & (x < 400), 100_000, 0)
         out = np.where((x >= 50) & (x < 100), 1_000, out)  # a 50 µs dip, shorter than the 0.1 ms hold
         return out
-    scn, ps, ports = make(base, q)
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports)
+    scn, tables = make(base, q)
+    m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["recovery_ps"] == 400 * US
 
 
 def test_never_recovering_queue(base):
-    scn, ps, ports = make(base, lambda t: np.where(t >= 500 * US, 50_000, 0))
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports)
+    scn, tables = make(base, lambda t: np.where(t >= 500 * US, 50_000, 0))
+    m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["recovery_ps"] is None and m["throughput_after_recovery_pct"] is None
 
 
@@ -66,14 +66,14 @@ def test_throughput_loss_is_measured(base):
     # link idle for 300 µs of the 1 ms window -> 70 %
     def rate(t):
         return 0 if 600 * US < t <= 900 * US else RATE
-    scn, ps, ports = make(base, tri_queue(100_000, 10, 10), rate)
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports)
+    scn, tables = make(base, tri_queue(100_000, 10, 10), rate)
+    m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["throughput_pct"] == pytest.approx(70, abs=0.1)
 
 
 def test_claims_verdicts(base):
-    scn, ps, ports = make(base, tri_queue(100_000, 10, 10))
-    good = incast.variant_metrics(scn, scn.variants()[0], ps, ports)
+    scn, tables = make(base, tri_queue(100_000, 10, 10))
+    good = incast.variant_metrics(scn, scn.variants()[0], tables)
     hpcc = dict(good, peak_queue_bytes=190_000, throughput_pct=90.0)
     rows = incast.claims(scn, {"powertcp": good, "hpcc": hpcc})
     assert [r["variant"] for r in rows] == ["PowerTCP", "HPCC"]
@@ -88,8 +88,8 @@ def test_claims_verdicts(base):
 
 def test_peak_at_the_dynamic_threshold_is_flagged(base):
     # 4 MiB, α = 1/8: one port can hold at most 4 MiB·(1/8)/(1 + 1/8) = 466 033 B
-    scn, ps, ports = make(base, tri_queue(465_000, 10, 10))
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports, {"packets_dropped": 12})
+    scn, tables = make(base, tri_queue(465_000, 10, 10))
+    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 12})
     assert m["dt_limit_bytes"] == 466_033 and m["peak_at_buffer_limit"] and m["packets_dropped"] == 12
     ref = dict(m, peak_queue_bytes=232_500, peak_at_buffer_limit=False, packets_dropped=0)
     rows = incast.claims(scn, {"powertcp": ref, "hpcc": m})
@@ -99,9 +99,9 @@ def test_peak_at_the_dynamic_threshold_is_flagged(base):
 
 
 def test_figure_is_written(base, tmp_path):
-    scn, ps, ports = make(base, tri_queue(100_000, 10, 50))
-    m = incast.variant_metrics(scn, scn.variants()[0], ps, ports, {"packets_dropped": 3})
-    series = {v.slug: (v, ps, ports, m) for v in scn.variants()}
+    scn, tables = make(base, tri_queue(100_000, 10, 50))
+    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 3})
+    series = {v.slug: (v, tables, m) for v in scn.variants()}
     incast.figure(scn, series, tmp_path / "a.png")
     incast.figure(scn, series, tmp_path / "b.png")
     data = (tmp_path / "a.png").read_bytes()

@@ -104,10 +104,10 @@ def _pct(t, tx, a_ps, b_ps, rate_bps):
     return float(100.0 * sent * 8 / ((b_ps - a_ps) / 1e12) / rate_bps)
 
 
-def variant_metrics(scenario, variant, port_series, ports, engine_summary=None) -> dict:
+def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     p = scenario.experiment.params
     t0 = p["t0"]
-    t, q, tx, rate = bottleneck(port_series, ports, p["bottleneck"])
+    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
     after = np.nonzero(t >= t0)[0]
     if after.size == 0:
         raise ScenarioError("experiment.t0", "no samples at or after t0; is t0 < duration?")
@@ -228,7 +228,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
 
-    `series` maps slug -> (variant, port_series DataFrame, ports DataFrame, metrics dict)."""
+    `series` maps slug -> (variant, tables, metrics dict)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -239,8 +239,8 @@ def figure(scenario, series: dict, path) -> None:
     fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
     qmax = 1.0
     data = []
-    for slug, (variant, ps, ports, m) in series.items():
-        t, q, tx, rate = bottleneck(ps, ports, p["bottleneck"])
+    for slug, (variant, tables, m) in series.items():
+        t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
         tt = t[t - PLOT_AVG_PS >= t[0]]
         gbps = (tx[len(t) - len(tt):] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
         data.append((variant, t, q, tt, gbps, rate, m))
