@@ -108,3 +108,16 @@ def test_bench_json_reports_rates():
     assert row["events"] > 0 and row["events_per_s"] > 0
     assert row["packet_hops_per_s"] >= row["data_packets_delivered_per_s"] > 0
     assert row["peak_rss_mib"] > 0 and row["sim_time_ps"] == 3 * 10**9
+
+
+def test_shared_analysis_end_to_end(tmp_path):
+    p = dccsim("run", DATA / "shared-small.toml", "--out", tmp_path / "o", "--json")
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    assert s["analysis"] == "shared" and s["figures"] == ["shared.png"]
+    for slug in ("powertcp", "hpcc"):
+        m = s["runs"][slug]["metrics"]
+        assert len(m["flow_throughput_bps"]) == 4
+        assert 0 < m["jain_index"] <= 1
+        assert 0 < m["utilization_pct"] <= 101  # wire bytes over line rate; 1 % slack for the interpolation
+    assert (tmp_path / "o" / "shared.png").stat().st_size > 0

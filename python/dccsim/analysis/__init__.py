@@ -11,6 +11,6 @@ An analysis module provides:
 """
 from __future__ import annotations
 
-from . import incast
+from . import incast, shared
 
-ANALYSES = {"incast": incast}
+ANALYSES = {"incast": incast, "shared": shared}
