@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
+from ..units import format_time
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "warmup": "time"}
@@ -113,7 +114,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     lines.insert(1, "  ".join("-" * x for x in w))
     first = next(iter(metrics.values()), None)
     if first:
-        lines.append(f"\nwindow: {first['window_start_ps'] / 1e9:g} ms .. {first['window_end_ps'] / 1e9:g} ms "
+        lines.append(f"\nwindow: {format_time(first['window_start_ps'])} .. {format_time(first['window_end_ps'])} "
                      f"(after the last flow start + warmup); Jain = (Σx)²/(n·Σx²) of per-flow goodput")
     return "\n".join(lines)
 
