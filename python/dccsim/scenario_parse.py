@@ -170,11 +170,11 @@ def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
         if k == "algorithm":
             continue
         v = data[k]
-        if isinstance(v, bool) or isinstance(v, (int, float)):
-            params[k] = v
+        if isinstance(v, (bool, int, float, str)):
+            params[k] = v  # the engine checks names, types and choices (e.g. variant = "artifact")
         else:
             raise ScenarioError(f"{prefix}.{k}", f"CC parameters are plain numbers in SI units "
-                                                 f"(seconds, bits/s, bytes) or booleans, got {_show(v)}")
+                                                 f"(seconds, bits/s, bytes), booleans or names, got {_show(v)}")
     return CcSpec(algorithm, params)
 
 
