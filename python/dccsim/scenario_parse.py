@@ -170,11 +170,12 @@ def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
         if k == "algorithm":
             continue
         v = data[k]
-        if isinstance(v, (bool, int, float, str)):
-            params[k] = v  # the engine checks names, types and choices (e.g. variant = "artifact")
+        if isinstance(v, (bool, int, float)) or (k == "variant" and isinstance(v, str)):
+            params[k] = v  # the engine checks names, ranges and variant choices
         else:
             raise ScenarioError(f"{prefix}.{k}", f"CC parameters are plain numbers in SI units "
-                                                 f"(seconds, bits/s, bytes), booleans or names, got {_show(v)}")
+                                                 f"(seconds, bits/s, bytes) or booleans (and a "
+                                                 f"`variant` name), got {_show(v)}")
     return CcSpec(algorithm, params)
 
 

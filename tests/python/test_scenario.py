@@ -175,9 +175,13 @@ def test_round_trip_of_every_optional_section(base):
 def test_variants():
     scn = experiments.get("powertcp-incast")
     assert [(v.name, v.slug, v.cc.algorithm) for v in scn.variants()] == [
-        ("PowerTCP", "powertcp", "powertcp"), ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
+        ("PowerTCP", "powertcp", "powertcp"),
+        ("PowerTCP (artifact)", "powertcp-artifact", "powertcp"),
+        ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
+        ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc")]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
+    assert scn.to_engine_config("PowerTCP (artifact)")["cc"]["params"] == {"variant": "artifact"}
     with pytest.raises(ScenarioError) as e:
         scn.variant("timely")
     assert e.value.field == "variant" and "PowerTCP" in e.value.message
@@ -203,9 +207,11 @@ def test_powertcp_incast_matches_the_paper_setup():
     assert (t["pods"], t["tors_per_pod"], t["aggs_per_pod"], t["cores"], t["servers_per_tor"]) == (4, 2, 2, 4, 32)
     assert (t["host_rate_bps"], t["tor_agg_rate_bps"], t["agg_core_rate_bps"]) == (25e9, 100e9, 100e9)
     assert (t["host_delay_ps"], t["tor_agg_delay_ps"], t["agg_core_delay_ps"]) == (10**6, 10**6, 5 * 10**6)
-    assert cfg["switch"]["buffer_bytes"] == 4 * 2**20 and cfg["switch"]["dt_alpha"] == 0.125
+    # 4 MiB as the artifact; alpha = 1 because we model lossy egress admission (see the TOML)
+    assert cfg["switch"]["buffer_bytes"] == 4 * 2**20 and cfg["switch"]["dt_alpha"] == 1.0
     assert cfg["switch"]["ecn"] == {"kind": "none"} and cfg["switch"]["int_enabled"]
     flows = [(f["src"], f["dst"], f["start_ps"], f["size_bytes"]) for f in cfg["flows"]]
-    assert flows == [(1, 16, 0, None)] + [(s, 16, 5 * 10**8, None) for s in range(2, 12)]
+    # the authors' flow-burstExp.txt: 0->16 first, 1..10->16 at t0
+    assert flows == [(0, 16, 0, None)] + [(s, 16, 5 * 10**8, None) for s in range(1, 11)]
     assert cfg["duration_ps"] == 3 * 10**9
     assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["tor0->h16"], "flows": True, "start_ps": 0}
