@@ -299,6 +299,9 @@ impl Config {
             Ecn::Step { .. } | Ecn::None => {}
         }
         pos("host.payload", self.host.payload_bytes as u64)?;
+        if self.host.payload_bytes > u16::MAX as u32 {
+            return Err(ConfigError::new("host.payload", format!("at most {} bytes", u16::MAX)));
+        }
         pos("host.ack_bytes", self.host.ack_bytes as u64)?;
         pos("host.rto", self.host.rto_ps)?;
         for (i, f) in self.flows.iter().enumerate() {

@@ -26,24 +26,31 @@ pub enum Kind {
     Nack,
 }
 
-/// A packet. Data packets collect INT; the receiver turns the same record into the ACK, so the
-/// ACK echoes the forward path's INT, ECN mark and send timestamp without copying.
+/// A packet header: one cache line. Its INT stack lives beside it in the pool (same index), so
+/// forwarding touches only this line. Data packets collect INT; the receiver turns the same slot
+/// into the ACK, so the ACK echoes the forward path's INT, ECN mark and send timestamp without
+/// copying.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub struct Packet {
-    pub kind: Kind,
     pub flow: u32,
     pub src: u32,
     pub dst: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Payload bytes (data) or 0.
-    pub payload: u32,
     /// Data: first byte's sequence number. ACK/NACK: cumulative ack (next expected byte).
     pub seq: u64,
     /// ACK: the sequence number of the data packet being acknowledged.
     pub data_seq: u64,
     /// Send time of the data packet (echoed by the ACK).
     pub sent_at: Time,
+    /// Maximum per-hop queueing delay seen on the forward path (Poseidon's MPD), ps.
+    pub max_hop_delay: Time,
+    /// Time the packet entered its current queue (for per-hop delay).
+    pub enqueued_at: Time,
+    /// Payload bytes (data) or 0.
+    pub payload: u16,
+    pub kind: Kind,
     /// ECN: ECN-capable transport.
     pub ect: bool,
     /// ECN: congestion experienced (set by switches on data, echoed on ACKs).
@@ -51,12 +58,10 @@ pub struct Packet {
     /// Switch priority (0 highest).
     pub prio: u8,
     pub n_hops: u8,
-    /// Maximum per-hop queueing delay seen on the forward path (Poseidon's MPD), ps.
-    pub max_hop_delay: Time,
-    /// Time the packet entered its current queue (for per-hop delay).
-    pub enqueued_at: Time,
-    pub int: [IntHop; MAX_INT_HOPS],
 }
+
+/// The INT stack of one packet (`n_hops` entries are valid).
+pub type IntStack = [IntHop; MAX_INT_HOPS];
 
 impl Packet {
     pub const fn empty() -> Self {
@@ -76,7 +81,6 @@ impl Packet {
             n_hops: 0,
             max_hop_delay: 0,
             enqueued_at: 0,
-            int: [IntHop { qlen: 0, tx_bytes: 0, ts: 0, rate_bps: 0 }; MAX_INT_HOPS],
         }
     }
 }
@@ -87,6 +91,7 @@ pub type PktId = u32;
 /// A free-list pool: after warm-up no packet causes a heap allocation.
 pub struct PacketPool {
     slots: Vec<Packet>,
+    ints: Vec<IntStack>,
     free: Vec<PktId>,
 }
 
@@ -98,7 +103,7 @@ impl Default for PacketPool {
 
 impl PacketPool {
     pub fn new() -> Self {
-        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096) }
+        PacketPool { slots: Vec::with_capacity(4096), ints: Vec::with_capacity(4096), free: Vec::with_capacity(4096) }
     }
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
@@ -107,6 +112,7 @@ impl PacketPool {
             id
         } else {
             self.slots.push(p);
+            self.ints.push([IntHop::default(); MAX_INT_HOPS]);
             (self.slots.len() - 1) as PktId
         }
     }
@@ -125,8 +131,6 @@ impl PacketPool {
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 _mm_prefetch(ptr, _MM_HINT_T0);
-                _mm_prefetch(ptr.add(64), _MM_HINT_T0);
-                _mm_prefetch(ptr.add(128), _MM_HINT_T0);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -141,8 +145,25 @@ impl PacketPool {
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id as usize]
     }
+    #[inline]
+    pub fn int(&self, id: PktId) -> &IntStack {
+        &self.ints[id as usize]
+    }
+    /// Header and INT stack of one packet, both mutable.
+    #[inline]
+    pub fn get_with_int_mut(&mut self, id: PktId) -> (&mut Packet, &mut IntStack) {
+        (&mut self.slots[id as usize], &mut self.ints[id as usize])
+    }
     /// Packets currently allocated (in queues, on links or in NICs).
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_packet_header_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 64);
     }
 }

@@ -402,7 +402,7 @@ impl Simulator {
         if let Some(&next) = ps.queue.front() {
             self.pool.prefetch(next);
         }
-        let p = self.pool.get_mut(pkt);
+        let (p, int) = self.pool.get_with_int_mut(pkt);
         let size = p.size as u64;
         ps.queue_bytes -= size;
         let sw = &mut self.switches[ps.switch as usize];
@@ -434,7 +434,7 @@ impl Simulator {
                     IntBytesMode::Tx => ps.tx_bytes + size,
                     IntBytesMode::Rx => ps.rx_bytes,
                 };
-                p.int[p.n_hops as usize] = IntHop { qlen: ps.queue_bytes, tx_bytes: counter, ts: now, rate_bps: ps.rate_bps };
+                int[p.n_hops as usize] = IntHop { qlen: ps.queue_bytes, tx_bytes: counter, ts: now, rate_bps: ps.rate_bps };
                 p.n_hops += 1;
             }
         }
@@ -519,7 +519,7 @@ impl Simulator {
         p.src = f.src;
         p.dst = f.dst;
         p.size = size as u32;
-        p.payload = payload as u32;
+        p.payload = payload as u16;
         p.seq = seq;
         p.sent_at = now;
         p.ect = true;
@@ -546,8 +546,8 @@ impl Simulator {
         match p.kind {
             Kind::Data => self.receive_data(host, pkt, &p),
             Kind::Ack | Kind::Nack => {
+                self.receive_ack(pkt, &p);
                 self.pool.free(pkt);
-                self.receive_ack(&p);
             }
         }
     }
@@ -590,7 +590,7 @@ impl Simulator {
     }
 
     /// Sender: cumulative ACK bookkeeping, then the congestion controller.
-    fn receive_ack(&mut self, p: &Packet) {
+    fn receive_ack(&mut self, pkt: PktId, p: &Packet) {
         let now = self.sched.now;
         let fid = p.flow;
         let rto = self.cfg.host.rto_ps;
@@ -621,7 +621,7 @@ impl Simulator {
                 snd_nxt: f.snd_nxt,
                 rtt: now - p.sent_at,
                 ecn: p.ce,
-                int: &p.int[..p.n_hops as usize],
+                int: &self.pool.int(pkt)[..p.n_hops as usize],
                 max_hop_delay: p.max_hop_delay,
                 hops: p.n_hops,
             };
