@@ -52,6 +52,8 @@ class Ecn:
     kmin_bytes: Optional[int] = None
     kmax_bytes: Optional[int] = None
     pmax: Optional[float] = None
+    bdp_bytes: Optional[int] = None   # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
+    tmin_bytes: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,8 @@ def _ecn_to_engine(e: Ecn) -> dict:
     if e.kind == "red":
         return {"kind": "red", "kmin_bytes": e.kmin_bytes, "kmax_bytes": e.kmax_bytes,
                 "pmax": e.pmax}
+    if e.kind == "curve":
+        return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
     return {"kind": "none"}
 
 

@@ -23,7 +23,9 @@ TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "
             "cc", "flows", "workload", "metrics", "experiment")
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "ecn")
 INT_BYTES_MODES = ("tx", "rx")
-ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax")}
+ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax"),
+             "curve": ("bdp", "tmin", "pmax")}
+CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 WORKLOAD_KINDS = ("permutation",)
@@ -248,6 +250,11 @@ def _ecn(data) -> Ecn:
         if not 0.0 <= pmax <= 1.0:
             raise ScenarioError("switch.ecn.pmax", f"must lie in [0, 1], got {pmax}")
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax)
+    if kind == "curve":
+        pmax = float(t.opt("pmax", _number, CURVE_PMAX))
+        if not 0.0 < pmax <= 1.0:
+            raise ScenarioError("switch.ecn.pmax", f"must lie in (0, 1], got {pmax}")
+        return Ecn("curve", bdp_bytes=t.req("bdp", _pos_size), tmin_bytes=t.opt("tmin", _size, 0), pmax=pmax)
     return Ecn("none")
 
 

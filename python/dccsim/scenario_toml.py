@@ -36,6 +36,9 @@ def to_dict(s: Scenario) -> dict:
     elif e.kind == "red":
         ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
                    kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+    elif e.kind == "curve":
+        ecn.update(bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes),
+                   pmax=e.pmax)
     h = s.host
     out: dict[str, Any] = {
         "name": s.name,
