@@ -103,6 +103,7 @@ class Metrics:
 class Variant:
     name: str
     cc: CcSpec
+    ecn: Optional["Ecn"] = None  # switch ECN marking of this variant (None = the scenario's)
 
     @property
     def slug(self) -> str:
@@ -184,7 +185,8 @@ class Scenario:
                 "dt_alpha": self.switch.dt_alpha,
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
-                "ecn": _ecn_to_engine(self.switch.ecn),
+                "ecn": _ecn_to_engine(variant.ecn if variant is not None and variant.ecn is not None
+                                      else self.switch.ecn),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
