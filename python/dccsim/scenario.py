@@ -52,6 +52,8 @@ class Ecn:
     kmin_bytes: Optional[int] = None
     kmax_bytes: Optional[int] = None
     pmax: Optional[float] = None
+    bdp_bytes: Optional[int] = None   # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
+    tmin_bytes: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ class Metrics:
 class Variant:
     name: str
     cc: CcSpec
+    ecn: Optional["Ecn"] = None  # switch ECN marking of this variant (None = the scenario's)
 
     @property
     def slug(self) -> str:
@@ -182,7 +185,8 @@ class Scenario:
                 "dt_alpha": self.switch.dt_alpha,
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
-                "ecn": _ecn_to_engine(self.switch.ecn),
+                "ecn": _ecn_to_engine(variant.ecn if variant is not None and variant.ecn is not None
+                                      else self.switch.ecn),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
@@ -226,6 +230,8 @@ def _ecn_to_engine(e: Ecn) -> dict:
     if e.kind == "red":
         return {"kind": "red", "kmin_bytes": e.kmin_bytes, "kmax_bytes": e.kmax_bytes,
                 "pmax": e.pmax}
+    if e.kind == "curve":
+        return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
     return {"kind": "none"}
 
 

@@ -23,14 +23,16 @@ TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "
             "cc", "flows", "workload", "metrics", "experiment")
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "ecn")
 INT_BYTES_MODES = ("tx", "rx")
-ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax")}
+ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax"),
+             "curve": ("bdp", "tmin", "pmax")}
+CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 WORKLOAD_KINDS = ("permutation",)
 WORKLOAD_KEYS = ("kind", "start", "size")
 METRICS_KEYS = ("interval", "ports", "flows", "start")
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc")
+VARIANT_KEYS = ("name", "cc", "ecn")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,21 +236,26 @@ def _switch(data) -> Switch:
     )
 
 
-def _ecn(data) -> Ecn:
+def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
     if not isinstance(data, dict) or "kind" not in data:
-        raise ScenarioError("switch.ecn.kind", f"missing (required); allowed: {', '.join(ECN_KINDS)}")
-    kind = _choice(tuple(ECN_KINDS))(data["kind"], "switch.ecn.kind")
-    t = _Table(data, "switch.ecn", ("kind",) + ECN_KINDS[kind])
+        raise ScenarioError(f"{prefix}.kind", f"missing (required); allowed: {', '.join(ECN_KINDS)}")
+    kind = _choice(tuple(ECN_KINDS))(data["kind"], f"{prefix}.kind")
+    t = _Table(data, prefix, ("kind",) + ECN_KINDS[kind])
     if kind == "step":
         return Ecn("step", k_bytes=t.req("k", _size))
     if kind == "red":
         kmin, kmax = t.req("kmin", _size), t.req("kmax", _size)
         if kmax <= kmin:
-            raise ScenarioError("switch.ecn.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
+            raise ScenarioError(f"{prefix}.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
         pmax = float(t.req("pmax", _number))
         if not 0.0 <= pmax <= 1.0:
-            raise ScenarioError("switch.ecn.pmax", f"must lie in [0, 1], got {pmax}")
+            raise ScenarioError(f"{prefix}.pmax", f"must lie in [0, 1], got {pmax}")
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax)
+    if kind == "curve":
+        pmax = float(t.opt("pmax", _number, CURVE_PMAX))
+        if not 0.0 < pmax <= 1.0:
+            raise ScenarioError(f"{prefix}.pmax", f"must lie in (0, 1], got {pmax}")
+        return Ecn("curve", bdp_bytes=t.req("bdp", _pos_size), tmin_bytes=t.opt("tmin", _size, 0), pmax=pmax)
     return Ecn("none")
 
 
@@ -355,7 +362,7 @@ def _experiment(data, algorithms, default_cc: CcSpec) -> Experiment:
         cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
         if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
             cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
-        v = Variant(name, cc)
+        v = Variant(name, cc, _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None)
         if v.slug in slugs:
             raise ScenarioError(vt.f("name"), f"{name!r} clashes with variants[{slugs[v.slug]}] "
                                               f"(same directory name {v.slug!r})")

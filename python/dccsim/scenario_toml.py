@@ -29,13 +29,7 @@ def to_dict(s: Scenario) -> dict:
                               "delay": units.format_time_exact(l.delay_ps)} for l in tv[key]]
         else:
             topology[key] = tv[key]
-    e = s.switch.ecn
-    ecn: dict[str, Any] = {"kind": e.kind}
-    if e.kind == "step":
-        ecn["k"] = units.format_size_exact(e.k_bytes)
-    elif e.kind == "red":
-        ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
-                   kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+    ecn = _ecn_dict(s.switch.ecn)
     h = s.host
     out: dict[str, Any] = {
         "name": s.name,
@@ -83,7 +77,8 @@ def to_dict(s: Scenario) -> dict:
             for key, typ in ANALYSES[x.analysis].KEYS.items():
                 if key in x.params:
                     xd[key] = units.format_time_exact(x.params[key]) if typ == "time" else x.params[key]
-        xd["variants"] = [{"name": v.name, "cc": _cc_dict(v.cc)} for v in x.variants]
+        xd["variants"] = [{"name": v.name, "cc": _cc_dict(v.cc)} | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
+                          for v in x.variants]
         out["experiment"] = xd
     return out
 
@@ -92,3 +87,15 @@ def dump_toml(s: Scenario) -> str:
     """The resolved scenario as TOML; `loads(dump_toml(s)) == s`."""
     return tomli_w.dumps(to_dict(s))
 
+
+def _ecn_dict(e) -> dict:
+    ecn: dict[str, Any] = {"kind": e.kind}
+    if e.kind == "step":
+        ecn["k"] = units.format_size_exact(e.k_bytes)
+    elif e.kind == "red":
+        ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
+                   kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+    elif e.kind == "curve":
+        ecn.update(bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes),
+                   pmax=e.pmax)
+    return ecn

@@ -141,6 +141,32 @@ pub enum Ecn {
     Step { k_bytes: u64 },
     /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax.
     Red { kmin_bytes: u64, kmax_bytes: u64, pmax: f64 },
+    /// TBTCP's queue-cancelling curve (tbtcp-tiny-buffer-tcp.txt §4.2 Eq. 6, §6): with
+    /// x = queue − tmin, p = x / (BDP + x) for x > 0 (0 otherwise), capped at `pmax` (the paper:
+    /// 0.5). `tmin_bytes` shifts the curve right (§6, burst tolerance; 0 = the ideal curve).
+    Curve {
+        bdp_bytes: u64,
+        #[serde(default)]
+        tmin_bytes: u64,
+        #[serde(default = "curve_pmax_default")]
+        pmax: f64,
+    },
+}
+
+fn curve_pmax_default() -> f64 {
+    0.5
+}
+
+impl Ecn {
+    /// Marking probability of the `Curve` kind at a queue of `q` bytes (0 for the other kinds,
+    /// which are not probabilistic curves of this shape).
+    pub fn curve_probability(bdp_bytes: u64, tmin_bytes: u64, pmax: f64, q: u64) -> f64 {
+        if q <= tmin_bytes {
+            return 0.0;
+        }
+        let x = (q - tmin_bytes) as f64;
+        (x / (bdp_bytes as f64 + x)).min(pmax)
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -296,6 +322,14 @@ impl Config {
                     return Err(ConfigError::new("switch.ecn.pmax", "must lie in [0, 1]"));
                 }
             }
+            Ecn::Curve { bdp_bytes, pmax, .. } => {
+                if bdp_bytes == 0 {
+                    return Err(ConfigError::new("switch.ecn.bdp", "must be > 0 bytes"));
+                }
+                if !(pmax > 0.0 && pmax <= 1.0) {
+                    return Err(ConfigError::new("switch.ecn.pmax", "must lie in (0, 1]"));
+                }
+            }
             Ecn::Step { .. } | Ecn::None => {}
         }
         pos("host.payload", self.host.payload_bytes as u64)?;
@@ -313,5 +347,32 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ecn;
+
+    #[test]
+    fn curve_probability_is_q_over_bdp_plus_q_capped() {
+        let bdp = 100_000;
+        // ideal curve: p(q) = q / (BDP + q)
+        assert_eq!(Ecn::curve_probability(bdp, 0, 0.5, 0), 0.0);
+        assert!((Ecn::curve_probability(bdp, 0, 0.5, 25_000) - 0.2).abs() < 1e-12);
+        // at q = BDP the curve reaches exactly the 0.5 cap
+        assert!((Ecn::curve_probability(bdp, 0, 0.5, bdp) - 0.5).abs() < 1e-12);
+        // beyond it the cap holds (uncapped would be 0.75 at q = 3·BDP)
+        assert_eq!(Ecn::curve_probability(bdp, 0, 0.5, 3 * bdp), 0.5);
+        assert!((Ecn::curve_probability(bdp, 0, 1.0, 3 * bdp) - 0.75).abs() < 1e-12);
+        // tmin shifts the curve right: nothing below or at tmin, q − tmin above it
+        assert_eq!(Ecn::curve_probability(bdp, 50_000, 0.5, 50_000), 0.0);
+        assert!((Ecn::curve_probability(bdp, 50_000, 0.5, 75_000) - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn curve_deserialises_with_defaults() {
+        let e: Ecn = serde_json::from_str(r#"{"kind": "curve", "bdp_bytes": 1000}"#).unwrap();
+        assert_eq!(e, Ecn::Curve { bdp_bytes: 1000, tmin_bytes: 0, pmax: 0.5 });
     }
 }

@@ -423,6 +423,10 @@ impl Simulator {
                             sw.rng.uniform() < prob
                         }
                     }
+                    Ecn::Curve { bdp_bytes, tmin_bytes, pmax } => {
+                        let prob = Ecn::curve_probability(bdp_bytes, tmin_bytes, pmax, ps.queue_bytes);
+                        prob > 0.0 && sw.rng.uniform() < prob
+                    }
                 };
             }
             let hop_delay = now - p.enqueued_at;

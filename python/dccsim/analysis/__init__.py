@@ -11,6 +11,6 @@ An analysis module provides:
 """
 from __future__ import annotations
 
-from . import incast, shared
+from . import fairness, incast, phase, queue_sweep, shared
 
-ANALYSES = {"incast": incast, "shared": shared}
+ANALYSES = {"incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase}

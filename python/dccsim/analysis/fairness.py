@@ -1,0 +1,243 @@
+"""Fairness and convergence of flows that join and leave one bottleneck (PowerTCP Fig. 5, TBTCP
+Fig. 9/10 and Fig. 11).
+
+Per-flow goodput over time: the sampled cumulative ``bytes_acked`` of each flow, differenced over
+bins of ``[experiment] bin`` (linear interpolation at the bin edges).
+
+* Phases: the run is cut at every flow start and every flow end (``end_ps`` of the flows table);
+  in each phase the *active* flows are those started and not yet finished.
+* ``jain``: Jain's index (Σx)²/(n·Σx²) of the active flows' goodput over the second half of the
+  phase (the first half is left to convergence).
+* ``converge_ps``: time from the phase start until every active flow's binned goodput is within
+  ±``tol`` (default 0.2) of the mean of the active flows in that bin, for ``hold`` (default 4)
+  consecutive bins; null if that never happens inside the phase. Phases shorter than hold + 1 bins
+  are not judged (null), nor is the first phase with one flow (nothing to converge to).
+
+Claims (``[experiment] paper``):
+
+* ``powertcp-fig5``: PowerTCP and θ-PowerTCP "converge to the fair share quickly on arrival and
+  departure". Holds when every judged phase converges within ``fast`` (default 0.5 ms, half of a
+  1-ms phase) and every multi-flow phase has Jain ≥ 0.95. HPCC and TIMELY are reported beside it
+  (the paper shows them less stable; no number to check). Homa is not in the engine.
+* ``tbtcp-fig9``: time for a joining flow to reach its fair share, TBTCP ≈ 60 ms, DCTCP ≈ 40 ms
+  (Fig. 10: 10 ms), DCTCP+RAI ≈ 250 ms (Fig. 10: 120 ms). Holds per variant when our time lies in
+  0.5×–2× of the paper's Fig. 9 value (read off a plot, in a different simulator), and the order
+  DCTCP < TBTCP < DCTCP+RAI is checked on the last row.
+* ``tbtcp-fig11``: RTT fairness, Jain's index TBTCP 0.98 vs DCTCP 0.51. Holds for TBTCP when
+  Jain ≥ 0.93 (0.05 below the paper), for DCTCP when Jain ≤ 0.75 (clearly unfair; the paper's 0.51
+  means two of four flows starved).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ScenarioError
+
+KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str",
+        "fast": "time"}
+REQUIRED = ("bin", "paper")
+FIGURE = "fairness.png"
+PAPERS = ("powertcp-fig5", "tbtcp-fig9", "tbtcp-fig11")
+
+JAIN_FAIR = 0.95
+TBTCP_FIG9_MS = {"tbtcp": 60.0, "dctcp": 40.0, "dctcp-rai": 250.0}
+RATIO_LO, RATIO_HI = 0.5, 2.0
+FIG11 = {"tbtcp": (0.98, 0.93, None), "dctcp": (0.51, None, 0.75)}  # paper, min, max
+
+
+def check(scn) -> None:
+    p = scn.experiment.params
+    if not scn.metrics.flows or scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.flows", "the fairness analysis needs flow sampling (flows = true, interval > 0)")
+    if p["paper"] not in PAPERS:
+        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
+    if p["bin"] < scn.metrics.interval_ps:
+        raise ScenarioError("experiment.bin", "must be at least metrics.interval")
+
+
+def goodput(flow_series, bin_ps: int, end_ps: int):
+    """(bin end times, {flow_id: goodput bps per bin}) from cumulative bytes_acked."""
+    edges = np.arange(0, end_ps + 1, bin_ps, dtype=np.float64)
+    out = {}
+    for fid, s in flow_series.groupby("flow_id"):
+        s = s.sort_values("time_ps")
+        ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
+        out[int(fid)] = np.diff(np.interp(edges, ft, fb)) * 8 / (bin_ps / 1e12)
+    return edges[1:], out
+
+
+def jain(x) -> float:
+    x = np.asarray(x, dtype=np.float64)
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x > 0).any() else float("nan")
+
+
+def phases(flows, end_ps: int):
+    """[(start, end, [active flow ids])] cut at every flow start and end."""
+    cuts = {0, end_ps}
+    for _, f in flows.iterrows():
+        cuts.add(int(f["start_ps"]))
+        if f["end_ps"] >= 0:
+            cuts.add(int(f["end_ps"]))
+    cuts = sorted(c for c in cuts if 0 <= c <= end_ps)
+    out = []
+    for a, b in zip(cuts, cuts[1:]):
+        act = [int(f["flow_id"]) for _, f in flows.iterrows()
+               if f["start_ps"] <= a and (f["end_ps"] < 0 or f["end_ps"] >= b)]
+        if act:
+            out.append((a, b, act))
+    return out
+
+
+def converge_time(tb, g: dict, active, a: int, b: int, bin_ps: int, tol: float, hold: int):
+    idx = [i for i, t in enumerate(tb) if t - bin_ps >= a and t <= b]
+    if len(idx) < hold + 1:
+        return None
+    ok = []
+    for i in idx:
+        x = np.array([g[f][i] for f in active])
+        m = x.mean()
+        ok.append(m > 0 and bool((np.abs(x - m) <= tol * m).all()))
+    for k in range(len(ok) - hold + 1):
+        if all(ok[k:k + hold]):
+            return int(tb[idx[k]] - bin_ps - a)
+    return None
+
+
+def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    p = scenario.experiment.params
+    bin_ps = p["bin"]
+    tol, hold = float(p.get("tol", 0.2)), int(p.get("hold", 4))
+    fs, flows = tables["flow_series"], tables["flows"]
+    end = int(fs["time_ps"].max())
+    tb, g = goodput(fs, bin_ps, end)
+    out_phases = []
+    for n, (a, b, act) in enumerate(phases(flows, end)):
+        half = [i for i, t in enumerate(tb) if t - bin_ps >= (a + b) / 2 and t <= b]
+        thr = {f: float(np.mean([g[f][i] for i in half])) if half else None for f in act}
+        j = jain([v for v in thr.values() if v is not None]) if half else None
+        conv = None if (n == 0 and len(act) == 1) else converge_time(tb, g, act, a, b, bin_ps, tol, hold)
+        out_phases.append({"start_ps": a, "end_ps": b, "flows": act,
+                           "jain": None if j is None or j != j else round(j, 4),
+                           "converge_ps": conv,
+                           "throughput_bps": {str(f): None if v is None else round(v) for f, v in thr.items()}})
+    multi = [ph for ph in out_phases if len(ph["flows"]) > 1 and ph["jain"] is not None]
+    return {"phases": out_phases,
+            "min_jain": min((ph["jain"] for ph in multi), default=None),
+            "converge_max_ps": max((ph["converge_ps"] for ph in out_phases if ph["converge_ps"] is not None),
+                                   default=None),
+            "unconverged_phases": sum(1 for n, ph in enumerate(out_phases)
+                                      if ph["converge_ps"] is None and not (n == 0 and len(ph["flows"]) == 1)),
+            "packets_dropped": (engine_summary or {}).get("packets_dropped")}
+
+
+def _ms(ps):
+    return "—" if ps is None else f"{ps / 1e9:.2f} ms"
+
+
+def claims(scenario, metrics: dict) -> list[dict]:
+    p = scenario.experiment.params
+    paper = p["paper"]
+    rows = []
+    conv_by_alg = {}
+    for v in scenario.variants():
+        m = metrics.get(v.slug)
+        if m is None:
+            continue
+        alg = v.cc.algorithm
+        convs = [ph["converge_ps"] for ph in m["phases"]]
+        jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
+        measured = f"Jain per phase {jains}; convergence {', '.join(_ms(c) for c in convs)}"
+        if paper == "powertcp-fig5":
+            fast = p.get("fast", 500 * 10**6)
+            if alg in ("powertcp", "theta-powertcp"):
+                ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
+                ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
+                verdict = (("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
+                           + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
+                             f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
+                             f"(fair means ≥ {JAIN_FAIR})")
+                claim = "converges to the fair share quickly on arrival and departure"
+            else:
+                verdict = (f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
+                           f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}")
+                claim = "shown for comparison (less stable than PowerTCP in Fig. 5)"
+        elif paper == "tbtcp-fig9":
+            c = next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
+            conv_by_alg[alg] = c
+            ref = TBTCP_FIG9_MS.get(alg)
+            claim = f"a joining flow reaches its fair share in ≈ {ref:g} ms" if ref else "no claim"
+            if ref is None or c is None:
+                verdict = "differs: never converged within the phase" if c is None else "n/a"
+            else:
+                r = c / 1e9 / ref
+                verdict = (("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
+                           + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)")
+        else:  # tbtcp-fig11
+            ph = m["phases"][-1]
+            j = ph["jain"]
+            ref = FIG11.get(alg)
+            claim = f"Jain's index ≈ {ref[0]}" if ref else "no claim"
+            if ref is None or j is None:
+                verdict = "n/a"
+            else:
+                lo, hi = ref[1], ref[2]
+                ok = (lo is None or j >= lo) and (hi is None or j <= hi)
+                verdict = (("holds" if ok else "differs") + f": Jain {j:.3f} "
+                           + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})"))
+            measured = (f"Jain {j}; goodput per flow (Gbps) "
+                        + ", ".join(f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None))
+        rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+    if paper == "tbtcp-fig9" and all(conv_by_alg.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")):
+        c = conv_by_alg
+        ok = c["dctcp"] < c["tbtcp"] < c["dctcp-rai"]
+        rows.append({"variant": "order", "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
+                     "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
+                     "verdict": "holds" if ok else "differs"})
+    if paper == "powertcp-fig5":
+        rows.append({"variant": "Homa", "claim": "shown in Fig. 5", "measured": "not run",
+                     "verdict": "n/a: Homa is not in the engine yet"})
+    return rows
+
+
+def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
+    lines = []
+    for v in scenario.variants():
+        m = metrics.get(v.slug)
+        if m is None:
+            continue
+        lines.append(f"{v.name}:")
+        for ph in m["phases"]:
+            lines.append(f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
+                         f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
+                         f"converged after {_ms(ph['converge_ps'])}")
+    lines += ["", "paper claim | ours | verdict"]
+    for c in claim_rows:
+        lines.append(f"{c['variant']}: {c['claim']} | {c['measured']} | {c['verdict']}")
+    return "\n".join(lines)
+
+
+def figure(scenario, series: dict, path) -> None:
+    """One panel per variant: binned goodput of every flow (Gbps) vs time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = scenario.experiment.params
+    n = len(series)
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
+    for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        fs = tables["flow_series"]
+        tb, g = goodput(fs, p["bin"], int(fs["time_ps"].max()))
+        for fid, x in g.items():
+            ax.plot(tb / 1e9, x / 1e9, lw=0.9, label=f"flow {fid}")
+        for ph in m["phases"]:
+            ax.axvline(ph["start_ps"] / 1e9, color="0.8", lw=0.5)
+        ax.set_title(variant.name, fontsize=10)
+        ax.set_xlabel("time (ms)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("goodput (Gbps)")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(fig)
