@@ -47,6 +47,8 @@ impl Event {
 
 pub struct Scheduler {
     buckets: Vec<Vec<Event>>,
+    /// Bit i set ⇔ bucket i is non-empty (so the lowest non-empty bucket is a trailing-zeros).
+    nonempty: [u64; 3],
     last: u128,
     len: usize,
     next_seq: u64,
@@ -71,7 +73,7 @@ fn bucket(key: u128, last: u128) -> usize {
 
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { buckets: (0..129).map(|_| Vec::with_capacity(64)).collect(), last: 0, len: 0, next_seq: 0, now: 0, processed: 0 }
+        Scheduler { buckets: (0..129).map(|_| Vec::with_capacity(64)).collect(), nonempty: [0; 3], last: 0, len: 0, next_seq: 0, now: 0, processed: 0 }
     }
 
     #[inline]
@@ -80,22 +82,36 @@ impl Scheduler {
         let seq = self.next_seq;
         self.next_seq += 1;
         let e = Event { time, seq, kind, id, aux };
-        self.buckets[bucket(e.key(), self.last)].push(e);
+        self.push(e);
         self.len += 1;
+    }
+
+    #[inline]
+    fn push(&mut self, e: Event) {
+        let b = bucket(e.key(), self.last);
+        self.buckets[b].push(e);
+        self.nonempty[b >> 6] |= 1 << (b & 63);
+    }
+
+    /// Lowest non-empty bucket.
+    #[inline]
+    fn lowest(&self) -> Option<usize> {
+        self.nonempty.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
     /// Move the minimum event into bucket 0 (if any event is pending).
     #[inline]
     fn settle(&mut self) -> bool {
-        if !self.buckets[0].is_empty() {
+        let Some(i) = self.lowest() else { return false };
+        if i == 0 {
             return true;
         }
-        let Some(i) = (1..129).find(|&i| !self.buckets[i].is_empty()) else { return false };
         let mut b = std::mem::take(&mut self.buckets[i]);
+        self.nonempty[i >> 6] &= !(1 << (i & 63));
         let min = b.iter().map(Event::key).min().unwrap();
         self.last = min;
         for e in b.drain(..) {
-            self.buckets[bucket(e.key(), min)].push(e);
+            self.push(e);
         }
         self.buckets[i] = b; // keep the allocation
         true
@@ -108,6 +124,9 @@ impl Scheduler {
             return None;
         }
         let e = self.buckets[0].pop().unwrap();
+        if self.buckets[0].is_empty() {
+            self.nonempty[0] &= !1;
+        }
         self.len -= 1;
         self.now = e.time;
         self.processed += 1;

@@ -40,8 +40,9 @@ struct PortState {
     switch: u32,
     /// Owning host for a NIC port.
     host: u32,
-    /// Cache of the last serialisation time computed (size, time).
-    tx_cache: (u32, Time),
+    /// Serialisation times of the two sizes a port sees most (full data packets and ACKs),
+    /// as (size, time) pairs; other sizes are computed.
+    tx_cache: [(u32, Time); 2],
 }
 
 struct SwitchState {
@@ -144,7 +145,7 @@ impl Simulator {
                 peer_is_host: net.nodes[p.peer as usize].is_host,
                 switch: switch_of_node[p.node as usize],
                 host: if net.nodes[p.node as usize].is_host { p.node } else { NONE },
-                tx_cache: (0, 0),
+                tx_cache: [(full_data as u32, tx_time(full_data, p.rate_bps)), (ack as u32, tx_time(ack, p.rate_bps))],
             })
             .collect();
         let hosts = (0..h)
@@ -298,12 +299,12 @@ impl Simulator {
         let size = self.pool.get(pkt).size;
         let now = self.sched.now;
         let p = &mut self.ports[port as usize];
-        let ser = if p.tx_cache.0 == size {
-            p.tx_cache.1
+        let ser = if p.tx_cache[0].0 == size {
+            p.tx_cache[0].1
+        } else if p.tx_cache[1].0 == size {
+            p.tx_cache[1].1
         } else {
-            let t = tx_time(size as u64, p.rate_bps);
-            p.tx_cache = (size, t);
-            t
+            tx_time(size as u64, p.rate_bps)
         };
         p.free_at = now + ser;
         p.tx_bytes += size as u64;
