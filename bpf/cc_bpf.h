@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* Glue shared by the struct_ops congestion controls: socket access, configuration, window export
+ * and the per-packet-accurate ECE receiver (RFC 8257 §3.2) used by DCTCP and TBTCP. */
+#ifndef DCCSIM_CC_BPF_H
+#define DCCSIM_CC_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "bpf_maps.h"
+
+#define DCC_FLAG_ECE 0x40            /* FLAG_ECE of tcp_ack() */
+#define DCC_TCP_ECN_DEMAND_CWR 4     /* TCP_ECN_DEMAND_CWR */
+#define DCC_TCP_CONG_NEEDS_ECN 0x2   /* TCP_CONG_NEEDS_ECN */
+#define DCC_CA_EVENT_ECN_NO_CE 4
+#define DCC_CA_EVENT_ECN_IS_CE 5
+#define DCC_TCP_CA_RECOVERY 3
+#define DCC_TCP_CA_LOSS 4
+
+char _license[] SEC("license") = "GPL";
+
+/* receiver half, first in every controller's private area */
+struct dcc_rx {
+	__u32 ce_state;
+	__u32 prior_rcv_nxt;
+};
+
+static __always_inline struct tcp_sock *dcc_tp(struct sock *sk) { return (struct tcp_sock *)sk; }
+
+static __always_inline void *dcc_priv(struct sock *sk)
+{
+	return (void *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+static __always_inline struct dccsim_cc_cfg *dcc_cfg(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&dccsim_cfg, &zero);
+}
+
+/* export a window in w units as snd_cwnd packets (rounded, at least min_pkts) */
+static __always_inline void dcc_set_cwnd(struct sock *sk, __u64 w, __u32 min_pkts)
+{
+	struct tcp_sock *tp = dcc_tp(sk);
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	__u64 pkts = (ccm_w_bytes(w) + mss / 2) / mss;
+
+	if (pkts < min_pkts)
+		pkts = min_pkts;
+	if (pkts > tp->snd_cwnd_clamp)
+		pkts = tp->snd_cwnd_clamp;
+	tp->snd_cwnd = (__u32)pkts;
+}
+
+/* ECE exactly for the CE-marked packets: on a CE state change, ACK what came before with the old
+ * state, then echo the new one (no CWR handshake). */
+static __always_inline void dcc_rx_event(struct sock *sk, struct dcc_rx *rx, __u32 ev)
+{
+	struct tcp_sock *tp = dcc_tp(sk);
+	__u32 ce;
+
+	if (ev != DCC_CA_EVENT_ECN_IS_CE && ev != DCC_CA_EVENT_ECN_NO_CE)
+		return;
+	ce = ev == DCC_CA_EVENT_ECN_IS_CE;
+	if (rx->ce_state != ce) {
+		if (rx->ce_state)
+			tp->ecn_flags |= DCC_TCP_ECN_DEMAND_CWR;
+		else
+			tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;
+		bpf_tcp_send_ack(tp, rx->prior_rcv_nxt);
+		rx->ce_state = ce;
+	}
+	rx->prior_rcv_nxt = tp->rcv_nxt;
+	if (ce)
+		tp->ecn_flags |= DCC_TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;
+}
+
+static __always_inline void dcc_power_params(struct ccm_power_params *p, struct dccsim_cc_cfg *c,
+					     __u32 mss)
+{
+	p->tau_ns = c->tau_ns;
+	p->host_bdp = c->host_bdp;
+	p->beta = c->beta;
+	p->gamma_fp = c->gamma_fp;
+	p->floor_fp = c->floor_fp;
+	p->mss = mss;
+}
+
+#endif

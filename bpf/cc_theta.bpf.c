@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* theta-PowerTCP: delay-only PowerTCP; once per RTT, from the RTT gradient (no switch support). */
+#include "cc_bpf.h"
+
+struct priv {
+	struct dcc_rx rx;
+	struct ccm_power_state st;
+};
+
+SEC("struct_ops/dcc_theta_init")
+void BPF_PROG(dcc_theta_init, struct sock *sk)
+{
+	struct priv *ca = dcc_priv(sk);
+	struct dccsim_cc_cfg *c = dcc_cfg();
+	struct ccm_power_params p = {};
+
+	__builtin_memset(ca, 0, sizeof(*ca));
+	if (!c)
+		return;
+	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
+	ccm_power_init(&ca->st, &p, dcc_tp(sk)->snd_nxt);
+	dcc_set_cwnd(sk, ca->st.cwnd, 1);
+}
+
+SEC("struct_ops/dcc_theta_cong_control")
+void BPF_PROG(dcc_theta_cong_control, struct sock *sk, __u32 ack, int flag,
+	      const struct rate_sample *rs)
+{
+	struct priv *ca = dcc_priv(sk);
+	struct tcp_sock *tp = dcc_tp(sk);
+	struct dccsim_cc_cfg *c = dcc_cfg();
+	struct ccm_power_params p = {};
+	long rtt_us = rs->rtt_us;
+	__u32 now_ns;
+
+	if (!c || rtt_us <= 0)
+		return;
+	now_ns = (__u32)(tp->tcp_mstamp * 1000);
+	dcc_power_params(&p, c, tp->mss_cache);
+	if (ccm_theta_on_ack(&ca->st, &p, tp->snd_una, tp->snd_nxt, now_ns, (__u32)rtt_us * 1000))
+		dcc_set_cwnd(sk, ca->st.cwnd, 1);
+}
+
+SEC("struct_ops/dcc_theta_ssthresh")
+__u32 BPF_PROG(dcc_theta_ssthresh, struct sock *sk)
+{
+	return dcc_tp(sk)->snd_cwnd;
+}
+
+SEC("struct_ops/dcc_theta_undo_cwnd")
+__u32 BPF_PROG(dcc_theta_undo_cwnd, struct sock *sk)
+{
+	return dcc_tp(sk)->snd_cwnd;
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops dccsim_theta = {
+	.init = (void *)dcc_theta_init,
+	.cong_control = (void *)dcc_theta_cong_control,
+	.ssthresh = (void *)dcc_theta_ssthresh,
+	.undo_cwnd = (void *)dcc_theta_undo_cwnd,
+	.name = "dccsim_theta",
+};
