@@ -98,7 +98,7 @@ def build_star(hosts: int, rate_bps: int, switch_limit: int, host_limit: int, pr
         run(["ip", "-n", h, "addr", "add", f"{host_addr(i)}/24", "dev", "eth0"])
         run(["ip", "-n", h, "link", "set", "eth0", "up"])
         run(["ip", "-n", h, "route", "add", "10.78.0.0/16", "via", f"10.78.{i}.1", "dev", "eth0",
-             "mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40)])
+             "mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"])
         _offloads_off(sw, f"h{i}")
         _offloads_off(h, "eth0")
         _tbf(sw, f"h{i}", rate_bps, switch_limit)
