@@ -54,29 +54,53 @@ static __always_inline void dcc_set_cwnd(struct sock *sk, __u64 w, __u32 min_pkt
 	tp->snd_cwnd = (__u32)pkts;
 }
 
-/* ECE exactly for the CE-marked packets: on a CE state change, ACK what came before with the old
- * state, then echo the new one (no CWR handshake). */
+/* ECE exactly for the CE-marked packets (RFC 8257 §3.2): the echo follows the CE state of each
+ * arriving packet instead of latching until CWR.  The testbed ACKs every packet (route option
+ * quickack), so each ACK carries the state of the packet it acknowledges and no extra ACK is needed
+ * at a state change (with delayed ACKs one would be sent for the data before the change). */
 static __always_inline void dcc_rx_event(struct sock *sk, struct dcc_rx *rx, __u32 ev)
 {
 	struct tcp_sock *tp = dcc_tp(sk);
-	__u32 ce;
 
 	if (ev != DCC_CA_EVENT_ECN_IS_CE && ev != DCC_CA_EVENT_ECN_NO_CE)
 		return;
-	ce = ev == DCC_CA_EVENT_ECN_IS_CE;
-	if (rx->ce_state != ce) {
-		if (rx->ce_state)
-			tp->ecn_flags |= DCC_TCP_ECN_DEMAND_CWR;
-		else
-			tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;
-		bpf_tcp_send_ack(tp, rx->prior_rcv_nxt);
-		rx->ce_state = ce;
-	}
+	rx->ce_state = ev == DCC_CA_EVENT_ECN_IS_CE;
 	rx->prior_rcv_nxt = tp->rcv_nxt;
-	if (ce)
+	if (rx->ce_state)
 		tp->ecn_flags |= DCC_TCP_ECN_DEMAND_CWR;
 	else
 		tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;
+}
+
+/* PowerTCP family: window w (w units) paced at w / tau (the paper's pacing); snd_cwnd is the window
+ * rounded up to whole packets, so the sub-packet part of the window acts through the pacing rate. */
+static __always_inline void dcc_set_power_window(struct sock *sk, __u64 w, __u64 tau_ns, __u32 pace)
+{
+	struct tcp_sock *tp = dcc_tp(sk);
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	__u64 bytes = ccm_w_bytes(w);
+	__u64 pkts = (bytes + mss - 1) / mss;
+
+	if (pkts < 1)
+		pkts = 1;
+	if (pkts > tp->snd_cwnd_clamp)
+		pkts = tp->snd_cwnd_clamp;
+	tp->snd_cwnd = (__u32)pkts;
+	if (pace && tau_ns)
+		sk->sk_pacing_rate = bytes * 1000000000ULL / tau_ns;
+}
+
+/* tcp_is_cwnd_limited(): grow the window only when it limits the flight (as the kernel does for
+ * cong_avoid; cong_control controllers must check it themselves). */
+static __always_inline int dcc_cwnd_limited(struct sock *sk)
+{
+	struct tcp_sock *tp = dcc_tp(sk);
+
+	if (BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited))
+		return 1;
+	if (tp->snd_cwnd < tp->snd_ssthresh)
+		return tp->snd_cwnd < 2 * tp->max_packets_out;
+	return 0;
 }
 
 static __always_inline void dcc_power_params(struct ccm_power_params *p, struct dccsim_cc_cfg *c,

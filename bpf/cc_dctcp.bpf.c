@@ -33,12 +33,15 @@ void BPF_PROG(dcc_dctcp_cong_control, struct sock *sk, __u32 ack, int flag,
 	struct dccsim_cc_cfg *c = dcc_cfg();
 	struct ccm_dctcp_params p = {};
 	__u32 acked = rs->acked_sacked;
+	__u64 before = ca->st.cwnd;
 
 	if (!acked && !(flag & DCC_FLAG_ECE))
 		return;
 	params(&p, c, tp->mss_cache);
 	ccm_dctcp_on_ack(&ca->st, &p, tp->snd_una, tp->snd_nxt, (__u64)acked * tp->mss_cache,
 			 (flag & DCC_FLAG_ECE) != 0);
+	if (!dcc_cwnd_limited(sk) && ca->st.cwnd > before)  /* application/TSQ-limited: no growth */
+		ca->st.cwnd = before;
 	dcc_set_cwnd(sk, ca->st.cwnd, c ? c->min_cwnd_pkts : 2);
 }
 

@@ -21,7 +21,9 @@ void BPF_PROG(dcc_power_init, struct sock *sk)
 		return;
 	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
 	ccm_power_init(&ca->st, &p, dcc_tp(sk)->snd_nxt);
-	dcc_set_cwnd(sk, ca->st.cwnd, 1);
+	if (c->pace)
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+	dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
 }
 
 SEC("struct_ops/dcc_power_cong_control")
@@ -53,7 +55,7 @@ void BPF_PROG(dcc_power_cong_control, struct sock *sk, __u32 ack, int flag,
 	hops[1] = r->hops[1];
 	dcc_power_params(&p, c, tp->mss_cache);
 	if (ccm_powertcp_on_ack(&ca->st, &p, tp->snd_una, tp->snd_nxt, hops, n))
-		dcc_set_cwnd(sk, ca->st.cwnd, 1);
+		dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
 }
 
 SEC("struct_ops/dcc_power_ssthresh")

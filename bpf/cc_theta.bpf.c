@@ -19,7 +19,9 @@ void BPF_PROG(dcc_theta_init, struct sock *sk)
 		return;
 	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
 	ccm_power_init(&ca->st, &p, dcc_tp(sk)->snd_nxt);
-	dcc_set_cwnd(sk, ca->st.cwnd, 1);
+	if (c->pace)
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+	dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
 }
 
 SEC("struct_ops/dcc_theta_cong_control")
@@ -38,7 +40,7 @@ void BPF_PROG(dcc_theta_cong_control, struct sock *sk, __u32 ack, int flag,
 	now_ns = (__u32)(tp->tcp_mstamp * 1000);
 	dcc_power_params(&p, c, tp->mss_cache);
 	if (ccm_theta_on_ack(&ca->st, &p, tp->snd_una, tp->snd_nxt, now_ns, (__u32)rtt_us * 1000))
-		dcc_set_cwnd(sk, ca->st.cwnd, 1);
+		dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
 }
 
 SEC("struct_ops/dcc_theta_ssthresh")

@@ -72,6 +72,8 @@ struct dccsim_cc_cfg {
 	__u32 tb_scale;
 	__u32 dctcp_g_shift;
 	__u32 min_cwnd_pkts;
+	__u32 pace;        /* PowerTCP family: pace at window / tau (1) or window only (0) */
+	__u32 pad;
 };
 
 #endif

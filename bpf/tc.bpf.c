@@ -97,9 +97,10 @@ int switch_egress(struct __sk_buff *ctx)
 	if ((tos & 3) && c->ecn_kind != ECN_NONE) {
 		__sync_fetch_and_add(&st->ect, 1);
 		if ((tos & 3) != 3 && should_mark(c, q)) {
-			old16 = *(__u16 *)&iph;               /* version/ihl + tos */
+			/* the 16-bit word version/ihl + tos, copied (not type-punned: strict aliasing) */
+			__builtin_memcpy(&old16, &iph, sizeof(old16));
 			iph.tos = tos | 3;
-			new16 = *(__u16 *)&iph;
+			__builtin_memcpy(&new16, &iph, sizeof(new16));
 			bpf_l3_csum_replace(ctx, ETH_HLEN_ + offsetof(struct iphdr, check), old16, new16, 2);
 			bpf_skb_store_bytes(ctx, ETH_HLEN_ + offsetof(struct iphdr, tos), &iph.tos, 1, 0);
 			__sync_fetch_and_add(&st->marked, 1);
@@ -129,10 +130,11 @@ int switch_egress(struct __sk_buff *ctx)
 		return TC_ACT_OK_;
 
 	/* header fields: ihl += 5 words, tot_len += 20, checksum incrementally */
-	hdr_old = *(__u32 *)&iph;  /* version/ihl, tos, tot_len (tos may have been marked above) */
+	/* version/ihl, tos, tot_len (tos may have been marked above) */
+	__builtin_memcpy(&hdr_old, &iph, sizeof(hdr_old));
 	iph.ihl += DCCSIM_IPOPT_LEN / 4;
 	iph.tot_len = bpf_htons(bpf_ntohs(iph.tot_len) + DCCSIM_IPOPT_LEN);
-	hdr_new = *(__u32 *)&iph;
+	__builtin_memcpy(&hdr_new, &iph, sizeof(hdr_new));
 	diff = bpf_csum_diff(&hdr_old, 4, &hdr_new, 4, 0);
 	diff = bpf_csum_diff(0, 0, (__be32 *)&opt, sizeof(opt), (__wsum)diff);
 	bpf_skb_store_bytes(ctx, ETH_HLEN_, &hdr_new, 4, 0);

@@ -53,12 +53,20 @@ def ensure_bpffs() -> None:
     run(["mount", "-t", "bpf", "bpf", BPFFS])
 
 
-def registered() -> list[str]:
+def struct_ops_maps() -> list[str]:
+    """Names of the struct_ops maps the kernel holds, including unregistered ones still draining
+    (referenced by sockets that have not been freed yet)."""
     out = run(["bpftool", "-j", "struct_ops", "list"], check=False) or "[]"
     try:
         return [e.get("name", "") for e in json.loads(out)]
     except json.JSONDecodeError:
         return []
+
+
+def registered() -> list[str]:
+    """Congestion controls that sockets can select now."""
+    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+        return f.read().split()
 
 
 def register(alg: str, build_dir: Path) -> str:
@@ -83,10 +91,10 @@ def map_update(name: str, key: bytes, value: bytes) -> None:
 
 
 def set_cc_cfg(*, tau_ns: int, host_bdp: int, beta: int, gamma: float, power_floor: float,
-               tb_alpha: float, tb_scale: int, dctcp_g_shift: int, min_cwnd_pkts: int) -> None:
-    v = struct.pack("=QQQIIIIII", tau_ns, host_bdp, beta, round(gamma * FP_ONE),
+               tb_alpha: float, tb_scale: int, dctcp_g_shift: int, min_cwnd_pkts: int, pace: bool) -> None:
+    v = struct.pack("=QQQIIIIIIII", tau_ns, host_bdp, beta, round(gamma * FP_ONE),
                     round(power_floor * FP_ONE), round(tb_alpha * FP_ONE), tb_scale, dctcp_g_shift,
-                    min_cwnd_pkts)
+                    min_cwnd_pkts, int(pace), 0)
     map_update("dccsim_cfg", struct.pack("=I", 0), v)
 
 
@@ -121,8 +129,9 @@ def port_stats() -> dict[int, dict]:
 def cleanup() -> list[str]:
     """Unregister every dccsim struct_ops and remove the pins; returns what was removed."""
     removed = []
-    for name in registered():
-        if name.startswith(PIN_PREFIX):
+    live = set(registered())
+    for name in struct_ops_maps():
+        if name.startswith(PIN_PREFIX) and name in live:
             try:
                 run(["bpftool", "struct_ops", "unregister", "name", name])
                 removed.append(f"struct_ops {name}")

@@ -50,9 +50,13 @@ def delete_namespaces() -> list[str]:
     return gone
 
 
+TSQ_BYTES = 16384  # TCP small queues: at most this much of a socket's data waits in the host qdisc
+
+
 def _sysctls(ns: str, forward: bool) -> None:
     settings = {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_slow_start_after_idle": "0",
-                "net.ipv4.tcp_no_metrics_save": "1", "net.ipv4.ip_forward": "1" if forward else "0"}
+                "net.ipv4.tcp_no_metrics_save": "1", "net.ipv4.ip_forward": "1" if forward else "0",
+                "net.ipv4.tcp_limit_output_bytes": str(TSQ_BYTES)}
     args = []
     for k, v in settings.items():
         args += ["-w", f"{k}={v}"]

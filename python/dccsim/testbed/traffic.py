@@ -15,6 +15,20 @@ TCP_MAXSEG = 2
 PORT = 5001
 CHUNK = 1 << 20
 _ZEROS = bytes(CHUNK)
+_LINGER_ABORT = struct.pack("ii", 1, 0)
+
+
+def abort_close(sock: socket.socket) -> None:
+    """Close with an RST: the socket is freed at once, with no FIN_WAIT/TIME_WAIT state that would
+    keep the congestion control (a struct_ops map) referenced after the run."""
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _LINGER_ABORT)
+    except OSError:
+        pass
+    try:
+        sock.close()
+    except OSError:
+        pass
 
 
 def tcp_info(sock: socket.socket) -> dict:
@@ -24,7 +38,7 @@ def tcp_info(sock: socket.socket) -> dict:
     u64 = lambda off: struct.unpack_from("=Q", b, off)[0] if len(b) >= off + 8 else 0  # noqa: E731
     return {
         "snd_mss": u32(16), "rtt_us": u32(68), "snd_cwnd": u32(80), "total_retrans": u32(100),
-        "bytes_acked": u64(120), "min_rtt_us": u32(148), "data_segs_out": u32(156),
+        "pacing_rate": u64(104), "bytes_acked": u64(120), "min_rtt_us": u32(148), "data_segs_out": u32(156),
         "delivered_ce": u32(196),
         "total_rto": struct.unpack_from("=H", b, 240)[0] if len(b) >= 242 else 0,
     }
@@ -68,15 +82,12 @@ class Receiver:
                 self.received += n
 
     def close(self):
-        for c in [self.sock] + self.conns:
-            try:
-                c.shutdown(socket.SHUT_RDWR)  # wakes the accepting / draining thread
-            except OSError:
-                pass
-            try:
-                c.close()
-            except OSError:
-                pass
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        except OSError:
+            pass
+        for c in self.conns + [self.sock]:
+            abort_close(c)
         self.thread.join(timeout=1)
 
 
@@ -136,7 +147,4 @@ class Sender:
                 self.error = str(e)
 
     def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
+        abort_close(self.sock)
