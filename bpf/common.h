@@ -59,6 +59,7 @@ struct dccsim_port_stat {
 	__u64 stamped;
 	__u64 marked;
 	__u64 ect;
+	__u64 max_qlen;   /* largest backlog a packet found (racy max: per-packet resolution) */
 };
 
 /* congestion-control parameters (one entry, written by the driver before flows start) */

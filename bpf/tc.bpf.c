@@ -91,6 +91,8 @@ int switch_egress(struct __sk_buff *ctx)
 			return TC_ACT_OK_;
 	}
 	__sync_fetch_and_add(&st->pkts, 1);
+	if (q > st->max_qlen)
+		st->max_qlen = q;
 
 	/* ECN: mark CE on ECT packets by the port's curve */
 	tos = iph.tos;

@@ -11,6 +11,8 @@ Metrics per run (docs/testbed.md, "compare"):
     most transmitted bytes unless --port is given), and the peak queue with its time;
   - recovery time: from the peak until the queue is first back at or below max(10% of the peak, the
     pre-peak median + 1 packet of 1500 B).
+With --t0 T (e.g. the incast start) the peak is searched from T on, so that recovery is measured
+from the event; queue percentiles stay over the whole series.
 """
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ def jain(xs: list[float]) -> float:
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
-def analyse(run_dir: Path, port_name: str | None = None) -> dict:
+def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict:
     flows = pq.read_table(run_dir / "flows.parquet")
     ports = pq.read_table(run_dir / "ports.parquet")
     ps = pq.read_table(run_dir / "port_series.parquet")
@@ -91,7 +93,8 @@ def analyse(run_dir: Path, port_name: str | None = None) -> dict:
         port = inv[port_name]
     series = [(t, q) for t, p, q in zip(p_time, p_port, p_q) if p == port]
     qs = [q for _, q in series]
-    peak_t, peak_q = max(series, key=lambda x: x[1]) if series else (0, 0)
+    after = [x for x in series if x[0] >= t0_ps]
+    peak_t, peak_q = max(after, key=lambda x: x[1]) if after else (0, 0)
     before = [q for t, q in series if t < peak_t]
     thresh = max(0.1 * peak_q, _percentile(before, 0.5) + PACKET)
     recovery = None
@@ -163,6 +166,8 @@ def _rows(a: dict, b: dict) -> list[tuple[str, str, str]]:
                  _fmt((b["long_window"] or {}).get("throughput_bps"), "bps")))
     for k in ("queue_p50", "queue_p95", "queue_p99", "queue_max"):
         rows.append((k.replace("_", " "), _fmt(a[k], "B"), _fmt(b[k], "B")))
+    rows.append(("peak queue (per packet)", _fmt(a.get("peak_queue_per_packet_bytes"), "B"),
+                 _fmt(b.get("peak_queue_per_packet_bytes"), "B")))
     rows.append(("peak queue at", _fmt(a["peak_time_ps"], "ps"), _fmt(b["peak_time_ps"], "ps")))
     rows.append(("recovery time", _fmt(a["recovery_time_ps"], "ps"), _fmt(b["recovery_time_ps"], "ps")))
     if a["short_flows"] or b["short_flows"]:
@@ -188,12 +193,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("a", help="result directory (or DIR:variant)")
     ap.add_argument("b", help="result directory (or DIR:variant)")
     ap.add_argument("--port", default=None, help="bottleneck port name, e.g. sw0->h4")
+    ap.add_argument("--t0", default=None, help="search the peak from this time on, e.g. 1s")
     ap.add_argument("--json", action="store_true")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 2 if e.code else 0
     try:
+        t0 = 0
+        if args.t0 is not None:
+            from .units import parse_time
+            t0 = parse_time(args.t0, "--t0")
         da, ra, sa = _load_runs(args.a)
         db, rb, sb = _load_runs(args.b)
         if sa.get("experiment") != sb.get("experiment"):
@@ -201,9 +211,14 @@ def main(argv: list[str]) -> int:
                   f"'{sb.get('experiment')}'", file=sys.stderr)
         out = []
         for va, vb in _pairs(ra, rb):
-            out.append({"a": {"dir": str(da), "variant": va, **analyse(ra[va], args.port)},
-                        "b": {"dir": str(db), "variant": vb, **analyse(rb[vb], args.port)}})
-    except (CompareError, OSError) as e:
+            a = {"dir": str(da), "variant": va, **analyse(ra[va], args.port, t0)}
+            b = {"dir": str(db), "variant": vb, **analyse(rb[vb], args.port, t0)}
+            for side, summ, v in ((a, sa, va), (b, sb, vb)):
+                # testbed runs also record the largest queue any packet found (not only samples)
+                exact = summ.get("runs", {}).get(v, {}).get("port_peak_queue_bytes", {})
+                side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
+            out.append({"a": a, "b": b})
+    except (CompareError, OSError, ValueError) as e:
         print(f"dccsim compare: {e}", file=sys.stderr)
         return 2
     if args.json:

@@ -107,7 +107,7 @@ def set_port_cfg(ifindex: int, *, rate_bps: int, int_on: bool, ecn_kind: str, k_
 
 
 def port_stats() -> dict[int, dict]:
-    """ifindex -> {pkts, stamped, marked, ect} counted by switch_egress."""
+    """ifindex -> {pkts, stamped, marked, ect, max_qlen} counted by switch_egress."""
     out = run(["bpftool", "-j", "map", "dump", "pinned", f"{BPFFS}/dccsim_pstat"], check=False)
     res: dict[int, dict] = {}
     try:
@@ -121,7 +121,7 @@ def port_stats() -> dict[int, dict]:
         if isinstance(k, list):
             k = struct.unpack("=I", bytes(int(x, 16) for x in k))[0]
             raw = bytes(int(x, 16) for x in v)
-            v = dict(zip(("pkts", "stamped", "marked", "ect"), struct.unpack("=QQQQ", raw)))
+            v = dict(zip(("pkts", "stamped", "marked", "ect", "max_qlen"), struct.unpack("=QQQQQ", raw)))
         res[int(k)] = v
     return res
 

@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("--duration", default=None, help="override the scenario duration, e.g. 2s")
     r.add_argument("--tau", default=None, help="base RTT of the control laws (default: measured)")
+    r.add_argument("--host-rate", default=None,
+                   help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)")
     r.add_argument("-q", "--quiet", action="store_true")
     sub.add_parser("cleanup", help="remove leftover testbed namespaces and BPF objects")
     return ap
@@ -59,7 +61,7 @@ def main(argv: list[str]) -> int:
 
     try:
         alg = bpfctl.canonical(args.cc)
-        sc = load(args.scenario, args.duration)
+        sc = load(args.scenario, args.duration, args.host_rate)
         tau_ns = None
         if args.tau:
             from ..units import parse_time
@@ -91,7 +93,8 @@ def main(argv: list[str]) -> int:
             msg = str(e).splitlines()[0] if str(e) else "command failed"
             return _err(f"kernel feature or tool failed: {msg}", 2)
         write(out, sc.name, sc.seed, {alg: res}, time.time() - t_wall,
-              {"scenario": sc.source, "algorithm": alg, "testbed_params": res.params,
+              {"scenario": sc.source, "algorithm": alg, "host_rate_bps": sc.host_rate_bps,
+               "testbed_params": res.params,
                "bpf_port_counters": res.bpf_stats})
         if args.json:
             print(json.dumps({"experiment": sc.name, "seed": sc.seed, "runs": {alg: {**res.summary, "base_rtt_ps": res.tau_ns * 1000}}}, sort_keys=True))

@@ -263,6 +263,8 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
         "timeouts": sum(f["timeouts"] for f in flows),
         "ecn_marked": sum(int(v.get("marked", 0)) for v in res.bpf_stats.values()),
         "int_stamped": sum(int(v.get("stamped", 0)) for v in res.bpf_stats.values()),
+        # per switch port, the largest queue any packet found (every packet, unlike the 1 ms series)
+        "port_peak_queue_bytes": {k: int(v.get("max_qlen", 0)) for k, v in sorted(res.bpf_stats.items())},
     }
     errs = [f"flow {f['flow_id']}: {f['_error']}" for f in flows if f["_error"]]
     if errs:

@@ -75,19 +75,19 @@ def _get(d: dict, key: str, default, where: str):
     return v
 
 
-def load(arg: str, duration: str | None = None) -> Scenario:
+def load(arg: str, duration: str | None = None, host_rate: str | None = None) -> Scenario:
     path = locate(arg)
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"scenario: {path.name}: {e}") from None
     try:
-        return _resolve(raw, path, duration)
+        return _resolve(raw, path, duration, host_rate)
     except UnitError as e:
         raise ScenarioError(str(e)) from None
 
 
-def _resolve(raw: dict, path: Path, duration: str | None) -> Scenario:
+def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
     topo = raw.get("topology", {})
     kind = topo.get("kind", "star")
     if kind != "star":
@@ -95,7 +95,8 @@ def _resolve(raw: dict, path: Path, duration: str | None) -> Scenario:
     hosts = int(_get(topo, "hosts", None, "topology"))
     if not 2 <= hosts <= 200:
         raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
-    host_rate = parse_rate(_get(topo, "host_rate", None, "topology"), "topology.host_rate")
+    host_rate = (parse_rate(host_rate, "--host-rate") if host_rate is not None
+                 else parse_rate(_get(topo, "host_rate", None, "topology"), "topology.host_rate"))
     host_delay = parse_time(topo.get("host_delay", "0s"), "topology.host_delay")
 
     sw = raw.get("switch", {})
