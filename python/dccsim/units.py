@@ -83,3 +83,38 @@ def format_size(b: float) -> str:
         if b >= mult:
             return f"{b / mult:g}{unit}"
     return f"{b:g}B"
+
+
+# Exact formatting: the largest unit that divides the value exactly, so that parsing the text
+# gives back the same integer (used when a scenario is written back to TOML).
+
+def _exact(value: int, units: tuple, base: str) -> str:
+    value = int(value)
+    best = None
+    for unit, mult in units:
+        if value != 0 and value % mult == 0 and (best is None or mult > best[1]):
+            best = (unit, mult)
+    if best is None:
+        return f"{value}{base}"
+    return f"{value // best[1]}{best[0]}"
+
+
+def format_rate_exact(bps: int) -> str:
+    """25_000_000_000 -> '25Gbps'; parse_rate() of the result is the same integer."""
+    return _exact(bps, (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)), "bps")
+
+
+def format_time_exact(ps: int) -> str:
+    """500_000_000 -> '500us'; 0 -> '0s'; parse_time() of the result is the same integer."""
+    if int(ps) == 0:
+        return "0s"
+    return _exact(ps, (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)), "ps")
+
+
+def format_size_exact(b: int) -> str:
+    """4194304 -> '4MiB', 90000 -> '90KB', 1000 -> '1000B' (below 10^4 bytes stay in B);
+    parse_size() of the result is the same integer."""
+    if int(b) < 10**4:
+        return f"{int(b)}B"
+    return _exact(b, (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10),
+                      ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)), "B")

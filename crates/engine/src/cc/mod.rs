@@ -9,9 +9,17 @@ use crate::config::ConfigError;
 use crate::packet::IntHop;
 use crate::time::Time;
 
+pub mod cubic;
+pub mod dcqcn;
+pub mod dctcp;
 pub mod hpcc;
+pub mod poseidon;
 pub mod powertcp;
+pub mod reno;
+pub mod swift;
+pub mod tbtcp;
 pub mod theta_powertcp;
+pub mod timely;
 
 /// Everything a controller may look at when an acknowledgment arrives.
 #[derive(Clone, Copy, Debug)]
@@ -77,7 +85,20 @@ pub trait CongestionControl: Send {
 }
 
 /// The algorithms this build knows, with their accepted names.
-pub const ALGORITHMS: &[&str] = &["powertcp", "theta-powertcp", "hpcc"];
+pub const ALGORITHMS: &[&str] = &[
+    "powertcp",
+    "theta-powertcp",
+    "hpcc",
+    "reno",
+    "dctcp",
+    "dctcp-rai",
+    "tbtcp",
+    "cubic",
+    "dcqcn",
+    "timely",
+    "swift",
+    "poseidon",
+];
 
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
@@ -91,6 +112,15 @@ pub fn build(
         "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
         "theta-powertcp" => Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(algorithm, params)?, ctx))),
         "hpcc" => Ok(Box::new(hpcc::Hpcc::new(parse(algorithm, params)?, ctx))),
+        "reno" => Ok(Box::new(reno::Reno::new(parse(algorithm, params)?, ctx))),
+        "dctcp" => Ok(Box::new(dctcp::Dctcp::new(parse(algorithm, params)?, ctx))),
+        "dctcp-rai" => Ok(Box::new(tbtcp::dctcp_rai(parse(algorithm, params)?, ctx))),
+        "tbtcp" => Ok(Box::new(tbtcp::Tbtcp::new(parse(algorithm, params)?, ctx))),
+        "cubic" => Ok(Box::new(cubic::Cubic::new(parse(algorithm, params)?, ctx))),
+        "dcqcn" => Ok(Box::new(dcqcn::Dcqcn::new(parse(algorithm, params)?, ctx))),
+        "timely" => Ok(Box::new(timely::Timely::new(parse(algorithm, params)?, ctx))),
+        "swift" => Ok(Box::new(swift::Swift::new(parse(algorithm, params)?, ctx))),
+        "poseidon" => Ok(Box::new(poseidon::Poseidon::new(parse(algorithm, params)?, ctx))),
         other => Err(ConfigError::new(
             "cc.algorithm",
             format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")),
@@ -113,4 +143,12 @@ pub fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
     } else {
         x
     }
+}
+
+/// Test helper: `a` equals `b` up to floating-point rounding (relative 1e-9): the expected
+/// values are the same formulas evaluated by hand, so only rounding may differ.
+#[cfg(test)]
+#[track_caller]
+pub fn assert_close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} != {b}");
 }

@@ -1,0 +1,247 @@
+//! CUBIC (RFC 9438) on the shared NewReno core (slow start, recovery point, RTO bookkeeping).
+//!
+//! The cubic law is evaluated in segments (MSS units) and seconds, as written in the RFC, and the
+//! window stored in bytes. HyStart++ (RFC 9406) is not modelled: slow start is RFC 5681's.
+//! A congestion event is a NACK (loss) or an ECE, at most once per window (RFC 9438 §4.6,
+//! RFC 6582 recovery point).
+
+use serde::Deserialize;
+
+use super::reno::{RenoCore, RenoParams};
+use super::{AckEvent, CcContext, CongestionControl};
+use crate::time::{secs, Time};
+
+/// CUBIC parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicParams {
+    /// C (segments/s³). RFC 9438 §4.2 / §5: 0.4.
+    pub c: f64,
+    /// β_cubic, multiplicative decrease factor. RFC 9438 §4.6: 0.7.
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7). Default on.
+    pub fast_convergence: bool,
+    /// Reno-friendly region (RFC 9438 §4.3). Default on.
+    pub reno_friendly: bool,
+    /// React to ECE as a congestion event (RFC 9438 §4.6, RFC 3168). Default on.
+    pub ecn: bool,
+    /// Initial window (MSS): 10 (RFC 6928).
+    pub init_cwnd_mss: f64,
+    /// Window ceiling (MSS), 0 = unbounded.
+    pub max_cwnd_mss: f64,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            ecn: true,
+            init_cwnd_mss: 10.0,
+            max_cwnd_mss: 0.0,
+        }
+    }
+}
+
+pub struct Cubic {
+    pub p: CubicParams,
+    pub core: RenoCore,
+    /// W_max (segments): window just before the last reduction (§4.2).
+    pub w_max: f64,
+    /// cwnd_prior (segments): window at the last congestion event (§4.3).
+    pub cwnd_prior: f64,
+    /// K (s): time for W_cubic to reach W_max (§4.2 eq. 2).
+    pub k: f64,
+    /// Start of the current congestion-avoidance epoch (§4.2 t), None = not started.
+    pub epoch_start: Option<Time>,
+    /// W_est (segments): Reno-friendly estimate (§4.3 eq. 4).
+    pub w_est: f64,
+    /// Smoothed RTT (s), RFC 6298 gain 1/8; 0 until the first sample.
+    pub srtt: f64,
+}
+
+impl Cubic {
+    pub fn new(p: CubicParams, ctx: &CcContext) -> Self {
+        let rp = RenoParams {
+            init_cwnd_mss: p.init_cwnd_mss,
+            init_ssthresh_mss: 0.0,
+            ai_mss_per_rtt: 1.0,
+            max_cwnd_mss: p.max_cwnd_mss,
+        };
+        Cubic { p, core: RenoCore::new(&rp, ctx), w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch_start: None, w_est: 0.0, srtt: 0.0 }
+    }
+
+    /// W_cubic(t) = C·(t − K)³ + W_max (RFC 9438 §4.2 eq. 1), segments, t in seconds.
+    #[inline]
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        let d = t - self.k;
+        self.p.c * d * d * d + self.w_max
+    }
+
+    /// α_cubic = 3·(1 − β)/(1 + β) (§4.3 eq. 4), 1 once W_est ≥ cwnd_prior.
+    #[inline]
+    fn alpha_cubic(&self) -> f64 {
+        if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta)
+        }
+    }
+
+    fn congestion_event(&mut self) {
+        let mss = self.core.mss;
+        let cwnd_seg = self.core.cwnd / mss;
+        // §4.7 fast convergence: W_max = cwnd·(1 + β)/2 if the window shrank since the last event
+        self.w_max = if self.p.fast_convergence && cwnd_seg < self.w_max {
+            cwnd_seg * (1.0 + self.p.beta) / 2.0
+        } else {
+            cwnd_seg // §4.6: W_max = cwnd before reduction
+        };
+        self.cwnd_prior = cwnd_seg;
+        self.epoch_start = None;
+        // §4.6: ssthresh = cwnd·β_cubic; cwnd = ssthresh (floor 2 MSS, RFC 5681)
+        self.core.reduce_to(self.core.cwnd * self.p.beta);
+    }
+
+    fn ca_increase(&mut self, now: Time, acked: u64) {
+        let mss = self.core.mss;
+        let cwnd = self.core.cwnd / mss; // segments
+        let start = match self.epoch_start {
+            Some(t) => t,
+            None => {
+                // §4.2: new epoch. K = cbrt((W_max − cwnd_epoch)/C) (eq. 2); if the window is
+                // already above W_max, the plateau is here: W_max = cwnd, K = 0.
+                if cwnd < self.w_max {
+                    self.k = ((self.w_max - cwnd) / self.p.c).cbrt();
+                } else {
+                    self.k = 0.0;
+                    self.w_max = cwnd;
+                }
+                self.w_est = cwnd; // §4.3: W_est = cwnd_epoch
+                self.epoch_start = Some(now);
+                now
+            }
+        };
+        let segs = acked as f64 / mss;
+        let t = secs(now - start);
+        // §4.4/4.5: target = W_cubic(t + RTT), clamped to [cwnd, 1.5·cwnd]
+        let target = self.w_cubic(t + self.srtt).clamp(cwnd, 1.5 * cwnd);
+        let mut next = cwnd + (target - cwnd) / cwnd * segs; // §4.4: cwnd += (target − cwnd)/cwnd per segment
+        if self.p.reno_friendly {
+            self.w_est += self.alpha_cubic() * segs / cwnd; // §4.3 eq. 4: W_est += α_cubic·acked/cwnd
+            if self.w_cubic(t) < self.w_est {
+                next = next.max(self.w_est); // §4.3: Reno-friendly region, cwnd = W_est
+            }
+        }
+        self.core.cwnd = (next * mss).min(self.core.max_cwnd);
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.core.observe(ev);
+        let r = secs(ev.rtt);
+        if r > 0.0 {
+            self.srtt = if self.srtt == 0.0 { r } else { 0.875 * self.srtt + 0.125 * r }; // RFC 6298
+        }
+        if ev.ecn && self.p.ecn {
+            if self.core.may_reduce() {
+                self.congestion_event();
+            }
+            return;
+        }
+        if ev.acked_bytes == 0 {
+            return;
+        }
+        if self.core.in_slow_start() {
+            self.core.increase(ev.acked_bytes); // RFC 5681 slow start
+        } else {
+            self.ca_increase(ev.now, ev.acked_bytes);
+        }
+    }
+    fn on_nack(&mut self, _now: Time) {
+        if self.core.may_reduce() {
+            self.congestion_event();
+        }
+    }
+    fn on_timeout(&mut self, _now: Time) {
+        // §4.8: ssthresh from β_cubic as in §4.6, cwnd = 1 MSS as Reno.
+        self.congestion_event();
+        self.core.cwnd = self.core.mss;
+    }
+    fn cwnd(&self) -> f64 {
+        self.core.cwnd
+    }
+    fn pacing_rate(&self) -> f64 {
+        f64::INFINITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reno::tests::{ack, ctx};
+    use super::*;
+    use crate::time::{from_secs, US};
+
+    fn after_loss_at_100() -> Cubic {
+        let mut c = Cubic::new(CubicParams { init_cwnd_mss: 100.0, ..Default::default() }, &ctx());
+        c.on_ack(&ack(1, 0, 1000, 100_000, 10 * US, false)); // srtt = 10 µs
+        c.on_nack(2);
+        c
+    }
+
+    #[test]
+    fn w_cubic_at_several_t() {
+        let mut c = after_loss_at_100();
+        assert_eq!(c.w_max, 100.0);
+        assert_eq!(c.cwnd(), 70_000.0); // 100 seg · β = 70 seg
+        // first CA ACK starts the epoch: K = cbrt((100 − 70)/0.4) = cbrt(75) = 4.217163 s
+        c.on_ack(&ack(10, 1000, 2000, 100_000, 10 * US, false));
+        assert!((c.k - 4.217_163_326_508_746).abs() < 1e-12);
+        // W(0) = 0.4·(−K)³ + 100 = −30 + 100 = 70
+        assert!((c.w_cubic(0.0) - 70.0).abs() < 1e-9);
+        // W(K) = 100
+        assert!((c.w_cubic(c.k) - 100.0).abs() < 1e-12);
+        // W(K + 2) = 100 + 0.4·8 = 103.2; W(K − 1) = 100 − 0.4 = 99.6
+        assert!((c.w_cubic(c.k + 2.0) - 103.2).abs() < 1e-9);
+        assert!((c.w_cubic(c.k - 1.0) - 99.6).abs() < 1e-9);
+    }
+
+    #[test]
+    fn concave_step_toward_w_max() {
+        let mut c = after_loss_at_100();
+        c.core.snd_una = 100_000; // out of recovery
+        let t0: Time = 1_000 * US;
+        c.on_ack(&ack(t0, 0, 100_000, 200_000, 10 * US, false)); // dup: no epoch
+        assert!(c.epoch_start.is_none());
+        // first CA ACK at t0: W_cubic(0 + 10 µs) ≈ 70.0002 → cwnd ≈ 70 (+W_est)
+        c.on_ack(&ack(t0, 1000, 101_000, 200_000, 10 * US, false));
+        // Reno-friendly: W_est = 70 + 0.529412·1/70 = 70.0075630 seg dominates W_cubic(0) = 70
+        let a = 3.0 * 0.3 / 1.7;
+        let w1 = c.cwnd();
+        assert!((w1 / 1000.0 - (70.0 + a / 70.0)).abs() < 1e-6, "{w1}");
+        // an ACK at t + RTT = K: target = W_max = 100, cwnd += (100 − w)/w (segments)
+        let t = t0 + from_secs(c.k) - 10 * US;
+        c.on_ack(&ack(t, 1000, 102_000, 200_000, 10 * US, false));
+        let w = w1 / 1000.0;
+        let expect = w + (100.0 - w) / w; // ≈ 70.00756 + 29.99244/70.00756 = 70.43598
+        assert!((c.cwnd() / 1000.0 - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
+    }
+
+    #[test]
+    fn fast_convergence_and_timeout() {
+        let mut c = after_loss_at_100(); // W_max = 100, cwnd = 70
+        c.core.snd_una = 100_000; // recovery over; 50 000 B now in flight
+        c.core.snd_nxt = 150_000;
+        c.on_nack(3); // 70 < W_max 100 → W_max = 70·(1 + 0.7)/2 = 59.5; cwnd = 49
+        assert!((c.w_max - 59.5).abs() < 1e-12);
+        assert!((c.cwnd() - 49_000.0).abs() < 1e-9);
+        c.on_nack(4); // same window: ignored
+        assert!((c.cwnd() - 49_000.0).abs() < 1e-9);
+        c.on_timeout(5); // ssthresh = 49·0.7 = 34.3 seg, cwnd = 1 MSS
+        assert_eq!(c.cwnd(), 1000.0);
+        assert!((c.core.ssthresh - 34_300.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,197 @@
+//! HPCC (Li et al., SIGCOMM'19), Algorithm 1 — the INT baseline of PowerTCP.
+//!
+//! Per hop j: u_j = min(qlen, qlen')/(B_j·T) + txRate_j/B_j; U is the EWMA (over T, weighted by
+//! the INT interval) of the largest u_j. Window: if U/η ≥ 1 or incStage ≥ maxStage then
+//! W = W_c/(U/η) + W_AI else W = W_c + W_AI. W is applied per ACK ("fast reaction"); W_c and
+//! incStage are committed once per RTT.
+
+use serde::Deserialize;
+
+use super::{clamp, AckEvent, CcContext, CongestionControl};
+use crate::packet::{IntHop, MAX_INT_HOPS};
+use crate::time::secs;
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// The configuration of the PowerTCP evaluation: η = 0.95, maxStage = 5, W_AI = 50 Mb/s·T.
+    #[default]
+    PowertcpConfig,
+    /// HPCC's own artifact defaults: maxStage = 0, W_AI = (10 Mb/s per 25 Gb/s of host rate)·T.
+    HpccArtifact,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    pub eta: f64,
+    pub max_stage: Option<u32>,
+    /// Additive increase as a rate (bits/s): W_AI = rate·T/8.
+    pub additive_increase_bps: Option<f64>,
+    pub init_cwnd_bytes: Option<f64>,
+    pub variant: Variant,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { eta: 0.95, max_stage: None, additive_increase_bps: None, init_cwnd_bytes: None, variant: Variant::PowertcpConfig }
+    }
+}
+
+pub struct Hpcc {
+    eta: f64,
+    max_stage: u32,
+    w_ai: f64,
+    t: f64,
+    mss: f64,
+    max_w: f64,
+    w: f64,
+    wc: f64,
+    inc_stage: u32,
+    u: f64,
+    prev: [IntHop; MAX_INT_HOPS],
+    prev_n: usize,
+    last_update_seq: u64,
+}
+
+impl Hpcc {
+    pub fn new(p: Params, ctx: &CcContext) -> Self {
+        let t = ctx.base_rtt;
+        let (stage, ai) = match p.variant {
+            Variant::PowertcpConfig => (5, 50e6),
+            Variant::HpccArtifact => (0, 10e6 * ctx.host_rate_bps / 25e9),
+        };
+        let max_w = ctx.host_rate_bps * t / 8.0;
+        let w = p.init_cwnd_bytes.unwrap_or(max_w);
+        Hpcc {
+            eta: p.eta,
+            max_stage: p.max_stage.unwrap_or(stage),
+            w_ai: p.additive_increase_bps.unwrap_or(ai) * t / 8.0,
+            t,
+            mss: ctx.mss,
+            max_w,
+            w,
+            wc: w,
+            inc_stage: 0,
+            u: 0.0,
+            prev: [IntHop::default(); MAX_INT_HOPS],
+            prev_n: 0,
+            last_update_seq: 0,
+        }
+    }
+
+    /// MeasureInflight(ack): returns the smoothed normalised inflight U, or None on the first ACK.
+    fn measure_inflight(&mut self, hops: &[IntHop]) -> Option<f64> {
+        let n = hops.len().min(self.prev_n);
+        let mut best: Option<(f64, f64)> = None;
+        for i in 0..n {
+            let (h, p) = (&hops[i], &self.prev[i]);
+            if h.ts <= p.ts {
+                continue;
+            }
+            let dt = secs(h.ts - p.ts);
+            let b = h.rate_bps as f64 / 8.0;
+            let tx_rate = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt;
+            let u = h.qlen.min(p.qlen) as f64 / (b * self.t) + tx_rate / b;
+            if best.map_or(true, |(x, _)| u > x) {
+                best = Some((u, dt));
+            }
+        }
+        self.prev[..hops.len()].copy_from_slice(hops);
+        self.prev_n = hops.len();
+        let (u, dt) = best?;
+        let tau = dt.min(self.t);
+        self.u = (1.0 - tau / self.t) * self.u + tau / self.t * u;
+        Some(self.u)
+    }
+
+    /// ComputeWind(U, updateWc).
+    fn compute_wind(&mut self, u: f64, update_wc: bool) -> f64 {
+        let w = if u / self.eta >= 1.0 || self.inc_stage >= self.max_stage {
+            let w = self.wc / (u / self.eta) + self.w_ai;
+            if update_wc {
+                self.inc_stage = 0;
+                self.wc = clamp(w, self.mss, self.max_w);
+            }
+            w
+        } else {
+            let w = self.wc + self.w_ai;
+            if update_wc {
+                self.inc_stage += 1;
+                self.wc = clamp(w, self.mss, self.max_w);
+            }
+            w
+        };
+        clamp(w, self.mss, self.max_w)
+    }
+}
+
+impl CongestionControl for Hpcc {
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let Some(u) = self.measure_inflight(ev.int) else { return };
+        let u = u.max(1e-9);
+        if ev.snd_una > self.last_update_seq {
+            // a new RTT: commit W_c
+            self.w = self.compute_wind(u, true);
+            self.last_update_seq = ev.snd_nxt;
+        } else {
+            self.w = self.compute_wind(u, false);
+        }
+    }
+
+    fn cwnd(&self) -> f64 {
+        self.w
+    }
+
+    /// R = W/T.
+    fn pacing_rate(&self) -> f64 {
+        self.w * 8.0 / self.t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::assert_close;
+    use crate::time::US;
+
+    fn ctx() -> CcContext {
+        CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
+    }
+    fn hop(qlen: u64, tx: u64, ts: u64) -> IntHop {
+        IntHop { qlen, tx_bytes: tx, ts, rate_bps: 25_000_000_000 }
+    }
+    fn ack<'a>(int: &'a [IntHop], snd_una: u64, snd_nxt: u64) -> AckEvent<'a> {
+        AckEvent { now: 0, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt: 0, ecn: false, int, max_hop_delay: 0, hops: 1 }
+    }
+
+    #[test]
+    fn multiplicative_decrease_matches_hand_computation() {
+        // 25 Gb/s hop (3.125e9 B/s), T = 20 µs, B·T = 62 500 B. Over 2 µs the port sends
+        // 6250 B (line rate) and the queue is min(30 000, 40 000) = 30 000 B:
+        //   u = 30 000/62 500 + 3.125e9/3.125e9 = 1.48; U = (1 − 0.1)·0 + 0.1·1.48 = 0.148
+        // U/η < 1 and incStage 0 < 5: W = W_c + W_AI, W_AI = 50e6·20e-6/8 = 125 B, clamped
+        // to B·T = 62 500. A second sample keeps growing U until it passes η.
+        let mut c = Hpcc::new(Params::default(), &ctx());
+        c.on_ack(&ack(&[hop(30_000, 0, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(40_000, 6250, 12 * US)], 2000, 63_000));
+        assert!((c.u - 0.148).abs() < 1e-12);
+        assert_close(c.cwnd(), 62_500.0);
+        assert_eq!(c.inc_stage, 1);
+        // Large interval (≥ T) replaces U: u = 40 000/62 500 + 1 = 1.64 ≥ η → decrease from
+        // W_c = 62 500: W = 62 500/(1.64/0.95) + 125 (same RTT: W_c not committed)
+        c.on_ack(&ack(&[hop(40_000, 6250 + 62_500, 32 * US)], 3000, 64_000));
+        assert!((c.u - 1.64).abs() < 1e-12);
+        let w = 62_500.0 / (1.64 / 0.95) + 125.0;
+        assert!((c.cwnd() - w).abs() < 1e-6);
+        assert_close(c.wc, 62_500.0);
+        assert!((c.pacing_rate() - w * 8.0 / 20e-6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn artifact_variant_uses_hpcc_defaults() {
+        let c = Hpcc::new(Params { variant: Variant::HpccArtifact, ..Params::default() }, &ctx());
+        assert_eq!(c.max_stage, 0);
+        assert!((c.w_ai - 10e6 * 20e-6 / 8.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,357 @@
+//! PowerTCP (Addanki et al., NSDI'22), §3.3 Algorithm 1: power-based window control from INT.
+//!
+//! Power Γ' = λ·ν, current λ = q̇ + μ (queue growth plus transmit rate), voltage ν = q + b·τ
+//! (queue plus bandwidth-delay product); normalised by the base power e = b²·τ. The window law
+//! (Eq. 7) is cwnd ← γ·(cwnd_old/Γ_norm + β) + (1 − γ)·cwnd, with cwnd_old the window when the
+//! acknowledged segment was sent (remembered once per RTT).
+
+use serde::Deserialize;
+
+use super::{clamp, AckEvent, CcContext, CongestionControl};
+use crate::packet::{IntHop, MAX_INT_HOPS};
+use crate::time::secs;
+
+/// Which reading of PowerTCP to run.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// The paper's Algorithm 1: a window law, updated per ACK, paced at cwnd/τ.
+    #[default]
+    Paper,
+    /// The authors' ns-3 artifact: a rate law (R in bit/s, window derived as R·τ), power divided
+    /// by η, additive increase as a rate, rate clamped to [min_rate, line rate], R_c committed
+    /// once per RTT. (Pair it with `switch.int_bytes = "rx"` to match its INT byte counter.)
+    Artifact,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// γ, the EWMA weight of the window update (paper §3.3: 0.9).
+    pub gamma: f64,
+    /// β, additive increase in bytes. Default: HostBw·τ/N with N = HostBw/`additive_increase_bps`.
+    pub beta_bytes: Option<f64>,
+    /// The additive increase as a rate (bits/s); β = rate·τ/8. The paper leaves N of
+    /// β = HostBw·τ/N open; its artifact uses an increase of 150 Mb/s, which we take as default.
+    pub additive_increase_bps: f64,
+    /// Initial window in bytes; default HostBw·τ (paper: line rate in the first RTT).
+    pub init_cwnd_bytes: Option<f64>,
+    pub variant: Variant,
+    /// η, target utilisation (artifact variant only).
+    pub eta: f64,
+    /// Minimum rate (artifact variant only), bits/s.
+    pub min_rate_bps: f64,
+    /// Floor on the measured current λ as a fraction of the hop's rate. Algorithm 1 has none
+    /// (default 0 for the paper variant); the artifact floors λ at 0.5·b (its default there).
+    /// Without it a sender that stops after a window cut makes λ ≈ 0 at the bottleneck, Γ ≈ 0,
+    /// and the next update multiplies the window: see docs/models.md.
+    pub current_floor: Option<f64>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            gamma: 0.9,
+            beta_bytes: None,
+            additive_increase_bps: 150e6,
+            init_cwnd_bytes: None,
+            variant: Variant::Paper,
+            eta: 0.95,
+            min_rate_bps: 100e6,
+            current_floor: None,
+        }
+    }
+}
+
+/// The INT part of PowerTCP's state, shared with θ-PowerTCP's smoothing (Algorithm 1 lines
+/// 14–34): previous INT stack and the smoothed normalised power.
+#[derive(Clone, Debug)]
+pub struct PowerMeter {
+    prev: [IntHop; MAX_INT_HOPS],
+    prev_n: usize,
+    /// Γ_smooth, starts at 1 (the equilibrium power).
+    pub smooth: f64,
+    tau: f64,
+    /// Floor on the current λ as a fraction of the link rate (0 in the paper; 0.5 in the artifact).
+    pub current_floor: f64,
+}
+
+impl PowerMeter {
+    pub fn new(tau: f64) -> Self {
+        PowerMeter { prev: [IntHop::default(); MAX_INT_HOPS], prev_n: 0, smooth: 1.0, tau, current_floor: 0.0 }
+    }
+
+    /// normPower(ack): the largest per-hop normalised power, smoothed over τ.
+    /// Returns None on the first INT of a flow (no previous record to difference against).
+    pub fn update(&mut self, hops: &[IntHop]) -> Option<f64> {
+        let n = hops.len().min(self.prev_n);
+        let mut best: Option<(f64, f64)> = None; // (Γ'_norm, dt)
+        for i in 0..n {
+            let (h, p) = (&hops[i], &self.prev[i]);
+            if h.ts <= p.ts {
+                continue;
+            }
+            let dt = secs(h.ts - p.ts); // line 18
+            let b = h.rate_bps as f64 / 8.0; // bytes/s
+            let qdot = (h.qlen as f64 - p.qlen as f64) / dt; // line 19: dq/dt
+            let mu = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt; // line 20: txRate
+            let current = (qdot + mu).max(self.current_floor * b); // line 21: λ
+            let voltage = h.qlen as f64 + b * self.tau; // lines 22–23: ν = qlen + BDP
+            let power = current * voltage; // line 24: Γ'
+            let e = b * b * self.tau; // line 25: base power
+            let norm = power / e; // line 26
+            if best.map_or(true, |(g, _)| norm > g) {
+                best = Some((norm, dt)); // lines 27–29
+            }
+        }
+        self.prev[..hops.len()].copy_from_slice(hops);
+        self.prev_n = hops.len();
+        let (norm, dt) = best?;
+        Some(self.smooth_with(norm, dt))
+    }
+
+    /// Line 33: Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ, with Δt capped at τ.
+    pub fn smooth_with(&mut self, norm: f64, dt: f64) -> f64 {
+        let dt = dt.min(self.tau);
+        self.smooth = (self.smooth * (self.tau - dt) + norm * dt) / self.tau;
+        self.smooth
+    }
+}
+
+/// Remembers the window once per RTT so the law can use the window at the time the acked
+/// segment was sent (Algorithm 1 lines 7 and 11: getCwnd / updateOld).
+#[derive(Clone, Debug)]
+pub struct OldWindow {
+    pub value: f64,
+    until_seq: u64,
+}
+
+impl OldWindow {
+    pub fn new(w: f64) -> Self {
+        OldWindow { value: w, until_seq: 0 }
+    }
+    /// updateOld(cwnd, ack.seq): once snd_una passes the snd_nxt stored at the last refresh,
+    /// store the current window and the current snd_nxt.
+    pub fn update(&mut self, cwnd: f64, snd_una: u64, snd_nxt: u64) {
+        if snd_una >= self.until_seq {
+            self.value = cwnd;
+            self.until_seq = snd_nxt;
+        }
+    }
+}
+
+pub struct PowerTcp {
+    p: Params,
+    tau: f64,
+    host_bdp: f64,
+    beta: f64,
+    cwnd: f64,
+    rate: f64,
+    mss: f64,
+    line_rate: f64,
+    meter: PowerMeter,
+    old: OldWindow,
+}
+
+impl PowerTcp {
+    pub fn new(p: Params, ctx: &CcContext) -> Self {
+        let tau = ctx.base_rtt;
+        let host_bdp = ctx.host_rate_bps * tau / 8.0;
+        let beta = p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0);
+        let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
+        let current_floor = p.current_floor.unwrap_or(match p.variant {
+            Variant::Paper => 0.0,
+            Variant::Artifact => 0.5,
+        });
+        PowerTcp {
+            tau,
+            host_bdp,
+            beta,
+            cwnd,
+            // line rate in the first RTT (§3.3 "Parameters")
+            rate: ctx.host_rate_bps,
+            mss: ctx.mss,
+            line_rate: ctx.host_rate_bps,
+            meter: PowerMeter { current_floor, ..PowerMeter::new(tau) },
+            old: OldWindow::new(cwnd),
+            p,
+        }
+    }
+
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    pub fn smoothed_power(&self) -> f64 {
+        self.meter.smooth
+    }
+}
+
+impl CongestionControl for PowerTcp {
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let Some(power) = self.meter.update(ev.int) else {
+            // First ACK of the flow: remember the INT and do not update (line 11).
+            self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
+            return;
+        };
+        let power = power.max(1e-9); // a silent link gives Γ→0: the clamp below bounds the window
+        let g = self.p.gamma;
+        match self.p.variant {
+            Variant::Paper => {
+                // Eq. 7 / line 39: cwnd = γ·(cwnd_old/Γ + β) + (1 − γ)·cwnd
+                let w = g * (self.old.value / power + self.beta) + (1.0 - g) * self.cwnd;
+                self.cwnd = clamp(w, self.mss, self.host_bdp);
+                self.rate = self.cwnd * 8.0 / self.tau; // line 10: rate = cwnd/τ
+            }
+            Variant::Artifact => {
+                // The artifact's rate law: c = Γ/η; R = R_c/c + AI when c ≤ 0.5, else
+                // R = γ·(R_c/c + AI) + (1 − γ)·R_c, with R_c the rate committed once per RTT.
+                let r_c = self.old.value * 8.0 / self.tau;
+                let c = power / self.p.eta;
+                let target = r_c / c + self.p.additive_increase_bps;
+                let r = if c <= 0.5 { target } else { g * target + (1.0 - g) * r_c };
+                self.rate = clamp(r, self.p.min_rate_bps, self.line_rate);
+                self.cwnd = self.rate * self.tau / 8.0;
+            }
+        }
+        self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt); // line 11
+    }
+
+    fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    fn pacing_rate(&self) -> f64 {
+        self.rate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::assert_close;
+    use crate::time::{NS, US};
+
+    pub(crate) fn ctx() -> CcContext {
+        // 25 Gb/s host, τ = 20 µs: host BDP = 62 500 B
+        CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
+    }
+
+    fn hop(qlen: u64, tx: u64, ts: u64) -> IntHop {
+        IntHop { qlen, tx_bytes: tx, ts, rate_bps: 100_000_000_000 }
+    }
+
+    fn ack<'a>(int: &'a [IntHop], snd_una: u64, snd_nxt: u64) -> AckEvent<'a> {
+        AckEvent { now: 0, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt: 0, ecn: false, int, max_hop_delay: 0, hops: int.len() as u8 }
+    }
+
+    #[test]
+    fn defaults_follow_the_paper() {
+        let c = PowerTcp::new(Params::default(), &ctx());
+        assert_close(c.cwnd(), 62_500.0); // cwnd_init = HostBw·τ = 25e9·20e-6/8
+        assert_close(c.pacing_rate(), 25e9); // line rate in the first RTT
+        assert!((c.beta() - 375.0).abs() < 1e-9); // 150 Mb/s · 20 µs / 8
+    }
+
+    #[test]
+    fn first_ack_only_stores_int() {
+        let mut c = PowerTcp::new(Params::default(), &ctx());
+        let h = [hop(5000, 1_000_000, 10 * US)];
+        c.on_ack(&ack(&h, 1000, 62_000));
+        assert_close(c.cwnd(), 62_500.0);
+        assert_close(c.smoothed_power(), 1.0);
+    }
+
+    #[test]
+    fn window_update_matches_hand_computation() {
+        // One 100 Gb/s hop (b = 12.5e9 B/s), τ = 20 µs. Between two ACKs 1 µs apart the queue
+        // grows 10 000 → 12 500 B and the port sends 12 500 B:
+        //   q̇ = 2500 B / 1 µs = 2.5e9 B/s, μ = 12.5e9 B/s → λ = 15e9 B/s
+        //   ν = 12 500 + 12.5e9·20e-6 = 262 500 B → Γ' = 3.9375e15
+        //   e = (12.5e9)²·20e-6 = 3.125e15 → Γ'_norm = 1.26
+        //   smoothing with Δt = 1 µs: Γs = (1·19 + 1.26·1)/20 = 1.013
+        //   cwnd = 0.9·(40 000/1.013 + β) + 0.1·40 000, β = 1000 and cwnd_init = 40 000 B
+        let p = Params { beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(12_500, 1_012_500, 11 * US)], 2000, 63_000));
+        assert!((c.smoothed_power() - 1.013).abs() < 1e-12);
+        let expect = 0.9 * (40_000.0 / 1.013 + 1000.0) + 0.1 * 40_000.0;
+        assert!((c.cwnd() - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
+        assert!((c.pacing_rate() - expect * 8.0 / 20e-6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_most_congested_hop_wins() {
+        // hop 0 idle-ish (norm < 1), hop 1 congested: the law must use hop 1's power and its dt.
+        let mut m = PowerMeter::new(20e-6);
+        let a = [hop(0, 0, 0), hop(0, 0, 0)];
+        assert!(m.update(&a).is_none());
+        let b = [hop(0, 6250, 1 * US), hop(25_000, 12_500, 2 * US)];
+        // hop 0: μ = 6250 B/µs = 6.25e9 B/s, q̇ = 0, ν = 250 000 → Γn = 6.25e9·2.5e5/3.125e15 = 0.5
+        // hop 1: dt = 2 µs, q̇ = 12.5e9, μ = 6.25e9 → λ = 18.75e9, ν = 275 000
+        //        Γn = 18.75e9·2.75e5/3.125e15 = 1.65; smoothed with Δt = 2 µs: (18 + 3.3)/20 = 1.065
+        let s = m.update(&b).unwrap();
+        assert!((s - 1.065).abs() < 1e-12, "{s}");
+    }
+
+    #[test]
+    fn current_floor_bounds_the_power_of_a_draining_queue() {
+        // The queue drains at line rate with no arrivals: λ = q̇ + μ = 0. With the artifact's
+        // floor λ ≥ 0.5·b: Γn = 0.5·(q + bτ)/(bτ) = 0.5·(250 000 + 250 000)/250 000 = 1.0.
+        let mut m = PowerMeter { current_floor: 0.5, ..PowerMeter::new(20e-6) };
+        m.update(&[hop(262_500, 0, 0)]);
+        let s = m.update(&[hop(250_000, 12_500, US)]).unwrap();
+        assert_close(s, (19.0 + 1.0) / 20.0);
+        let mut m = PowerMeter::new(20e-6);
+        m.update(&[hop(262_500, 0, 0)]);
+        assert_close(m.update(&[hop(250_000, 12_500, US)]).unwrap(), 19.0 / 20.0);
+    }
+
+    #[test]
+    fn smoothing_caps_dt_at_tau() {
+        let mut m = PowerMeter::new(20e-6);
+        // Δt larger than τ replaces the average entirely.
+        assert_eq!(m.smooth_with(3.0, 50e-6), 3.0);
+    }
+
+    #[test]
+    fn old_window_is_committed_once_per_rtt() {
+        let mut o = OldWindow::new(100.0);
+        o.update(200.0, 0, 5000); // snd_una 0 >= 0: commit, wait until 5000
+        assert_close(o.value, 200.0);
+        o.update(300.0, 4000, 9000); // within the same RTT: keep
+        assert_close(o.value, 200.0);
+        o.update(400.0, 5000, 9000); // snd_una passed 5000: commit
+        assert_close(o.value, 400.0);
+    }
+
+    #[test]
+    fn window_is_clamped_to_one_mss_and_host_bdp() {
+        let p = Params { beta_bytes: Some(0.0), ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        // Huge power: queue 1 MB, growing fast → the window collapses to the 1 MSS floor.
+        c.on_ack(&ack(&[hop(0, 0, 0)], 0, 0));
+        for k in 1..200u64 {
+            c.on_ack(&ack(&[hop(1_000_000 * k, 12_500 * k, k * US)], 0, 0));
+        }
+        assert_close(c.cwnd(), 1000.0);
+        // Idle link: power → 0, the window is capped at the host BDP.
+        let mut c = PowerTcp::new(Params::default(), &ctx());
+        c.on_ack(&ack(&[hop(0, 0, 0)], 0, 0));
+        c.on_ack(&ack(&[hop(0, 0, 500 * NS)], 0, 0));
+        assert_close(c.cwnd(), 62_500.0);
+    }
+
+    #[test]
+    fn artifact_variant_is_rate_based_and_clamped() {
+        let p = Params { variant: Variant::Artifact, ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(12_500, 1_012_500, 11 * US)], 2000, 63_000));
+        // c = 1.013/0.95 > 0.5: R = 0.9·(25e9/c + 150e6) + 0.1·25e9, clamped to the 25e9 line rate.
+        let r = 0.9 * (25e9 / (1.013 / 0.95) + 150e6) + 0.1 * 25e9;
+        assert!((c.pacing_rate() - f64::min(r, 25e9)).abs() < 1.0);
+        assert!((c.cwnd() - c.pacing_rate() * 20e-6 / 8.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,214 @@
+//! TIMELY (Mittal et al., SIGCOMM'15, Algorithm 1), rate-based, updated on every ACK (the paper
+//! updates per completion event of a 16–64 KB segment; in this engine every ACK is a completion).
+//! `cwnd()` is infinite; the flow is paced at the computed rate.
+//!
+//! Algorithm 1 (per completion, RTT sample new_rtt):
+//! ```text
+//!  new_rtt_diff = new_rtt − prev_rtt ; prev_rtt = new_rtt
+//!  rtt_diff     = (1 − α)·rtt_diff + α·new_rtt_diff            (α = EWMA weight of the new sample)
+//!  gradient     = rtt_diff / minRTT
+//!  if new_rtt < T_low:  rate ← rate + δ                          (additive increment)
+//!  elif new_rtt > T_high: rate ← rate·(1 − β·(1 − T_high/new_rtt))
+//!  elif gradient ≤ 0:   N = 5 if ≥ 5 consecutive gradient increases else 1; rate ← rate + N·δ
+//!  else:               rate ← rate·(1 − β·gradient)
+//! ```
+//! Paper-silent choices: the first ACK only initialises prev_rtt (no gradient exists yet); the
+//! "consecutive increases" counter counts increases of the gradient branch and is reset by any
+//! decrease (T_low increases neither count nor reset); the rate is clamped to
+//! [min_rate, line rate] and starts at line rate (RDMA NIC convention of the PowerTCP artifact).
+
+use serde::Deserialize;
+
+use super::{AckEvent, CcContext};
+use crate::time::secs;
+
+/// TIMELY parameters (algorithms.md "TIMELY"; PowerTCP evaluation values).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimelyParams {
+    /// EWMA weight α of the new RTT-difference sample. TIMELY §5 / algorithms.md: 0.875.
+    pub ewma_alpha: f64,
+    /// Multiplicative decrease factor β. TIMELY §5: 0.8.
+    pub beta: f64,
+    /// T_low (µs). algorithms.md (PowerTCP configs): 50 µs.
+    pub t_low_us: f64,
+    /// T_high (µs). algorithms.md: 500 µs.
+    pub t_high_us: f64,
+    /// minRTT normalising the gradient (µs). algorithms.md: 20 µs.
+    pub min_rtt_us: f64,
+    /// Additive step δ (bits/s). algorithms.md: 50 Mb/s (TIMELY paper: 10 Mb/s).
+    pub delta_bps: f64,
+    /// HAI multiplier N (TIMELY Algorithm 1: 5).
+    pub hai_n: f64,
+    /// Consecutive gradient increases before HAI (TIMELY Algorithm 1: 5).
+    pub hai_after: u32,
+    /// Artifact variant: if set, the HAI step is this fixed rate (bits/s) instead of N·δ
+    /// (HPCC/PowerTCP ns-3 artifact: R_HAI = 100 Mb/s). None = paper law N·δ.
+    pub hai_step_bps: Option<f64>,
+    /// Lower rate bound (bits/s). PowerTCP configs min rate: 100 Mb/s.
+    pub min_rate_bps: f64,
+}
+
+impl Default for TimelyParams {
+    fn default() -> Self {
+        TimelyParams {
+            ewma_alpha: 0.875,
+            beta: 0.8,
+            t_low_us: 50.0,
+            t_high_us: 500.0,
+            min_rtt_us: 20.0,
+            delta_bps: 50e6,
+            hai_n: 5.0,
+            hai_after: 5,
+            hai_step_bps: None,
+            min_rate_bps: 100e6,
+        }
+    }
+}
+
+pub struct Timely {
+    pub p: TimelyParams,
+    pub line: f64,
+    pub rate: f64,
+    /// Previous RTT sample (s); None before the first ACK.
+    pub prev_rtt: Option<f64>,
+    /// Smoothed RTT difference (s).
+    pub rtt_diff: f64,
+    /// Consecutive gradient-branch increases.
+    pub n_inc: u32,
+}
+
+impl Timely {
+    pub fn new(p: TimelyParams, ctx: &CcContext) -> Self {
+        Timely { line: ctx.host_rate_bps, rate: ctx.host_rate_bps, prev_rtt: None, rtt_diff: 0.0, n_inc: 0, p }
+    }
+
+    /// Normalised gradient rtt_diff/minRTT.
+    pub fn gradient(&self) -> f64 {
+        self.rtt_diff / (self.p.min_rtt_us * 1e-6)
+    }
+}
+
+impl super::CongestionControl for Timely {
+    fn on_ack(&mut self, ev: &AckEvent) {
+        let new_rtt = secs(ev.rtt);
+        let prev = match self.prev_rtt.replace(new_rtt) {
+            Some(p) => p,
+            None => return, // first sample: nothing to differentiate
+        };
+        let p = &self.p;
+        let new_diff = new_rtt - prev; // new_rtt_diff = new_rtt − prev_rtt
+        self.rtt_diff = (1.0 - p.ewma_alpha) * self.rtt_diff + p.ewma_alpha * new_diff; // EWMA
+        let gradient = self.rtt_diff / (p.min_rtt_us * 1e-6); // normalized_gradient = rtt_diff/minRTT
+        let (t_low, t_high) = (p.t_low_us * 1e-6, p.t_high_us * 1e-6);
+        if new_rtt < t_low {
+            self.rate += p.delta_bps; // rate ← rate + δ
+        } else if new_rtt > t_high {
+            self.rate *= 1.0 - p.beta * (1.0 - t_high / new_rtt); // rate ← rate·(1 − β(1 − T_high/new_rtt))
+            self.n_inc = 0;
+        } else if gradient <= 0.0 {
+            self.n_inc += 1;
+            let step = if self.n_inc >= p.hai_after {
+                p.hai_step_bps.unwrap_or(p.hai_n * p.delta_bps) // HAI: N·δ (N = 5)
+            } else {
+                p.delta_bps // N = 1
+            };
+            self.rate += step; // rate ← rate + N·δ
+        } else {
+            self.rate *= 1.0 - p.beta * gradient; // rate ← rate·(1 − β·gradient)
+            self.n_inc = 0;
+        }
+        self.rate = self.rate.clamp(p.min_rate_bps, self.line);
+    }
+    fn cwnd(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn pacing_rate(&self) -> f64 {
+        self.rate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reno::tests::{ack, ctx};
+    use super::super::CongestionControl;
+    use super::*;
+    use crate::time::{NS, US};
+
+    fn at(t: &mut Timely, rtt: u64) {
+        t.on_ack(&ack(0, 1000, 1000, 2000, rtt, false));
+    }
+
+    #[test]
+    fn first_ack_only_records() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        at(&mut t, 600 * US); // above T_high, but no update on the first sample
+        assert_eq!(t.pacing_rate(), 25e9);
+        assert_eq!(t.prev_rtt, Some(600e-6));
+    }
+
+    #[test]
+    fn decrease_for_a_given_gradient() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        at(&mut t, 100 * US);
+        // RTT rises 100 → 104 µs: new_diff = 4 µs, rtt_diff = 0.125·0 + 0.875·4 = 3.5 µs,
+        // gradient = 3.5/20 = 0.175, rate = 25G·(1 − 0.8·0.175) = 25G·0.86 = 21.5G
+        at(&mut t, 104 * US);
+        assert!((t.gradient() - 0.175).abs() < 1e-12);
+        assert!((t.pacing_rate() - 21.5e9).abs() < 1.0);
+        // RTT falls to 102 µs: new_diff = −2 µs, rtt_diff = 0.125·3.5 + 0.875·(−2) = −1.3125 µs,
+        // gradient < 0 → rate = 21.5G + 50M = 21.55G
+        at(&mut t, 102 * US);
+        assert!((t.rtt_diff - (-1.3125e-6)).abs() < 1e-15);
+        assert!((t.pacing_rate() - 21.55e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn t_high_and_t_low_override_the_gradient() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        at(&mut t, 1000 * US);
+        // 1000 µs > T_high: rate = 25G·(1 − 0.8·(1 − 500/1000)) = 25G·0.6 = 15G (gradient is 0)
+        at(&mut t, 1000 * US);
+        assert!((t.pacing_rate() - 15e9).abs() < 1.0);
+        // RTT 40 µs < T_low: +δ even though the gradient is hugely negative
+        at(&mut t, 40 * US);
+        assert!((t.pacing_rate() - 15.05e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn hyper_active_increase_after_five() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        t.rate = 10e9;
+        at(&mut t, 100 * US);
+        // 6 ACKs at constant RTT (gradient 0): increases 1..4 add δ, the 5th and 6th add 5·δ
+        for _ in 0..6 {
+            at(&mut t, 100 * US);
+        }
+        // 10G + 4·50M + 2·250M = 10.7G
+        assert!((t.pacing_rate() - 10.7e9).abs() < 1.0);
+        // a decrease resets the counter: next increase is δ again
+        at(&mut t, 110 * US); // gradient = 0.875·10/20 = 0.4375 → ×(1 − 0.35) = 6.955G
+        assert!((t.pacing_rate() - 10.7e9 * 0.65).abs() < 1.0);
+        let r = t.pacing_rate();
+        at(&mut t, 100 * US); // rtt_diff = 0.125·8.75 − 0.875·10 = −7.65625 µs < 0
+        assert!((t.pacing_rate() - (r + 50e6)).abs() < 1.0);
+        // artifact variant: HAI step is a fixed 100 Mb/s
+        let mut a = Timely::new(TimelyParams { hai_step_bps: Some(100e6), ..Default::default() }, &ctx());
+        a.rate = 10e9;
+        for _ in 0..6 {
+            at(&mut a, 100 * US + NS);
+        }
+        // 5 gradient increases: 4·50M + 1·100M
+        assert!((a.pacing_rate() - 10.3e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn clamps_to_min_and_line_rate() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        at(&mut t, 100 * US);
+        at(&mut t, 10 * US); // T_low: +δ but capped at line
+        assert_eq!(t.pacing_rate(), 25e9);
+        at(&mut t, 400 * US); // rtt_diff = 0.125·(−78.75) + 0.875·390 = 331.4 µs, gradient 16.57: factor < 0 → floor 100 Mb/s
+        assert_eq!(t.pacing_rate(), 100e6);
+    }
+}

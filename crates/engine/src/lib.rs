@@ -1,0 +1,27 @@
+//! dccsim-engine: a deterministic packet-level simulator of datacenter fabrics.
+//!
+//! `run(&config)` builds the topology, runs the event loop until `duration_ps` and returns
+//! columnar results. Same config and seed → identical results, bit for bit.
+
+pub mod cc;
+pub mod config;
+pub mod packet;
+pub mod results;
+pub mod rng;
+pub mod sched;
+pub mod sim;
+pub mod time;
+pub mod topo;
+
+pub use config::{Config, ConfigError};
+pub use results::Results;
+
+/// Validate `cfg`, simulate it and return the results.
+pub fn run(cfg: &Config) -> Result<Results, ConfigError> {
+    Ok(sim::Simulator::new(cfg)?.run())
+}
+
+/// Same as `run`, from the engine's JSON input.
+pub fn run_json(json: &str) -> Result<Results, ConfigError> {
+    run(&Config::from_json(json)?)
+}

@@ -1,0 +1,71 @@
+//! What a run produces: counters and columnar tables (one Vec per column).
+
+use crate::time::Time;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    pub sim_time_ps: Time,
+    pub events: u64,
+    pub packets_sent: u64,
+    pub packets_delivered: u64,
+    pub packets_dropped: u64,
+    pub packets_in_flight: u64,
+    pub data_packets_sent: u64,
+    pub data_packets_delivered: u64,
+    pub data_packets_dropped: u64,
+    pub packet_hops: u64,
+    pub bytes_delivered: u64,
+    pub base_rtt_ps: Time,
+    pub flows_completed: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowTable {
+    pub flow_id: Vec<u32>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    /// -1 for long-lived flows.
+    pub size_bytes: Vec<i64>,
+    pub start_ps: Vec<i64>,
+    /// -1 when unfinished.
+    pub end_ps: Vec<i64>,
+    pub bytes_acked: Vec<u64>,
+    pub base_rtt_ps: Vec<i64>,
+    /// -1 for long-lived flows.
+    pub ideal_fct_ps: Vec<i64>,
+    pub retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortTable {
+    pub port: Vec<u32>,
+    pub name: Vec<String>,
+    pub rate_bps: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortSeries {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub queue_bytes: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSeries {
+    pub time_ps: Vec<u64>,
+    pub flow_id: Vec<u32>,
+    pub cwnd_bytes: Vec<f64>,
+    pub rate_bps: Vec<f64>,
+    pub bytes_acked: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Results {
+    pub summary: Summary,
+    pub flows: FlowTable,
+    pub ports: PortTable,
+    pub port_series: PortSeries,
+    pub flow_series: FlowSeries,
+}

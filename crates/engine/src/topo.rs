@@ -1,0 +1,362 @@
+//! Topology builders: one declarative description → nodes, directed ports and routing tables.
+//!
+//! Hosts are nodes 0..H, switches H..H+S. Every link creates two egress ports, one per direction;
+//! port 2k goes a→b and port 2k+1 goes b→a, so `p ^ 1` is the reverse port. Routing is shortest
+//! path (hop count) with all equal-cost next hops kept for ECMP; hosts never forward.
+
+use crate::config::{ConfigError, Topology};
+use crate::time::{tx_time, Time};
+
+#[derive(Clone, Debug)]
+pub struct NodeInfo {
+    pub name: String,
+    pub is_host: bool,
+    pub ports: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PortInfo {
+    pub node: u32,
+    pub peer: u32,
+    pub rate_bps: u64,
+    pub delay_ps: Time,
+    pub name: String,
+}
+
+pub struct Network {
+    pub nodes: Vec<NodeInfo>,
+    pub ports: Vec<PortInfo>,
+    pub n_hosts: u32,
+    /// For switch s (0-based among switches) and destination host d: `routes[s*H + d]` is a
+    /// (start, len) range into `route_ports`.
+    routes: Vec<(u32, u16)>,
+    route_ports: Vec<u32>,
+    /// Hop distance from every node to every host, `dist[d*N + n]` (u16::MAX = unreachable).
+    dist: Vec<u16>,
+}
+
+struct Builder {
+    nodes: Vec<NodeInfo>,
+    ports: Vec<PortInfo>,
+}
+
+impl Builder {
+    fn new(hosts: u32) -> Self {
+        let nodes = (0..hosts).map(|i| NodeInfo { name: format!("h{i}"), is_host: true, ports: vec![] }).collect();
+        Builder { nodes, ports: vec![] }
+    }
+    fn switch(&mut self, name: String) -> u32 {
+        self.nodes.push(NodeInfo { name, is_host: false, ports: vec![] });
+        (self.nodes.len() - 1) as u32
+    }
+    fn link(&mut self, a: u32, b: u32, rate_bps: u64, delay_ps: Time) {
+        for (x, y) in [(a, b), (b, a)] {
+            let id = self.ports.len() as u32;
+            let name = format!("{}->{}", self.nodes[x as usize].name, self.nodes[y as usize].name);
+            self.ports.push(PortInfo { node: x, peer: y, rate_bps, delay_ps, name });
+            self.nodes[x as usize].ports.push(id);
+        }
+    }
+}
+
+impl Network {
+    pub fn build(t: &Topology) -> Result<Network, ConfigError> {
+        let (b, hosts) = match *t {
+            Topology::Star { hosts, host_rate_bps, host_delay_ps } => {
+                let mut b = Builder::new(hosts);
+                let sw = b.switch("sw0".into());
+                for h in 0..hosts {
+                    b.link(h, sw, host_rate_bps, host_delay_ps);
+                }
+                (b, hosts)
+            }
+            Topology::Dumbbell { left, right, host_rate_bps, host_delay_ps, bottleneck_rate_bps, bottleneck_delay_ps } => {
+                let mut b = Builder::new(left + right);
+                let s0 = b.switch("sw0".into());
+                let s1 = b.switch("sw1".into());
+                for h in 0..left {
+                    b.link(h, s0, host_rate_bps, host_delay_ps);
+                }
+                for h in left..left + right {
+                    b.link(h, s1, host_rate_bps, host_delay_ps);
+                }
+                b.link(s0, s1, bottleneck_rate_bps, bottleneck_delay_ps);
+                (b, left + right)
+            }
+            Topology::Fattree {
+                pods,
+                tors_per_pod,
+                aggs_per_pod,
+                cores,
+                servers_per_tor,
+                host_rate_bps,
+                host_delay_ps,
+                tor_agg_rate_bps,
+                tor_agg_delay_ps,
+                agg_core_rate_bps,
+                agg_core_delay_ps,
+            } => {
+                let tors = pods * tors_per_pod;
+                let hosts = tors * servers_per_tor;
+                let mut b = Builder::new(hosts);
+                let tor_ids: Vec<u32> = (0..tors).map(|i| b.switch(format!("tor{i}"))).collect();
+                let agg_ids: Vec<u32> = (0..pods * aggs_per_pod).map(|i| b.switch(format!("agg{i}"))).collect();
+                let core_ids: Vec<u32> =
+                    if pods > 1 { (0..cores).map(|i| b.switch(format!("core{i}"))).collect() } else { vec![] };
+                for h in 0..hosts {
+                    b.link(h, tor_ids[(h / servers_per_tor) as usize], host_rate_bps, host_delay_ps);
+                }
+                for p in 0..pods {
+                    for t in 0..tors_per_pod {
+                        for a in 0..aggs_per_pod {
+                            let tor = tor_ids[(p * tors_per_pod + t) as usize];
+                            let agg = agg_ids[(p * aggs_per_pod + a) as usize];
+                            b.link(tor, agg, tor_agg_rate_bps, tor_agg_delay_ps);
+                        }
+                    }
+                }
+                if pods > 1 {
+                    let per_agg = cores / aggs_per_pod;
+                    for p in 0..pods {
+                        for a in 0..aggs_per_pod {
+                            for c in a * per_agg..(a + 1) * per_agg {
+                                b.link(agg_ids[(p * aggs_per_pod + a) as usize], core_ids[c as usize], agg_core_rate_bps, agg_core_delay_ps);
+                            }
+                        }
+                    }
+                }
+                (b, hosts)
+            }
+            Topology::Custom { hosts, switches, ref links } => {
+                let mut b = Builder::new(hosts);
+                for j in 0..switches {
+                    b.switch(format!("s{j}"));
+                }
+                let node = |s: &str, field: &str| -> Result<u32, ConfigError> {
+                    let bad = || {
+                        ConfigError::new(field, format!("'{s}' is not a node; use h0..h{} or s0..s{}", hosts.saturating_sub(1), switches.saturating_sub(1)))
+                    };
+                    let (kind, num) = s.split_at(1);
+                    let i: u32 = num.parse().map_err(|_| bad())?;
+                    match kind {
+                        "h" if i < hosts => Ok(i),
+                        "s" if i < switches => Ok(hosts + i),
+                        _ => Err(bad()),
+                    }
+                };
+                for (i, l) in links.iter().enumerate() {
+                    let a = node(&l.a, &format!("topology.links[{i}].a"))?;
+                    let z = node(&l.b, &format!("topology.links[{i}].b"))?;
+                    if a == z {
+                        return Err(ConfigError::new(&format!("topology.links[{i}]"), "a link must join two different nodes"));
+                    }
+                    if a < hosts && z < hosts {
+                        return Err(ConfigError::new(&format!("topology.links[{i}]"), "hosts connect only to switches"));
+                    }
+                    b.link(a, z, l.rate_bps, l.delay_ps);
+                }
+                for h in 0..hosts {
+                    let n = b.nodes[h as usize].ports.len();
+                    if n > 1 {
+                        return Err(ConfigError::new("topology.links", format!("host h{h} has {n} links; a host has exactly one NIC")));
+                    }
+                }
+                (b, hosts)
+            }
+        };
+        let mut net = Network { nodes: b.nodes, ports: b.ports, n_hosts: hosts, routes: vec![], route_ports: vec![], dist: vec![] };
+        net.compute_routes();
+        Ok(net)
+    }
+
+    fn compute_routes(&mut self) {
+        let n = self.nodes.len();
+        let h = self.n_hosts as usize;
+        let s = n - h;
+        self.dist = vec![u16::MAX; h * n];
+        self.routes = vec![(0, 0); s * h];
+        let mut frontier = Vec::new();
+        let mut next = Vec::new();
+        for d in 0..h {
+            let dist = &mut self.dist[d * n..(d + 1) * n];
+            dist[d] = 0;
+            frontier.clear();
+            frontier.push(d as u32);
+            let mut level = 0u16;
+            while !frontier.is_empty() {
+                level += 1;
+                next.clear();
+                for &u in &frontier {
+                    // hosts do not forward (except the destination itself, the BFS root)
+                    if self.nodes[u as usize].is_host && u as usize != d {
+                        continue;
+                    }
+                    for &p in &self.nodes[u as usize].ports {
+                        let v = self.ports[p as usize].peer as usize;
+                        if dist[v] == u16::MAX {
+                            dist[v] = level;
+                            next.push(v as u32);
+                        }
+                    }
+                }
+                std::mem::swap(&mut frontier, &mut next);
+            }
+            for sw in h..n {
+                let ds = dist[sw];
+                if ds == u16::MAX {
+                    continue;
+                }
+                let start = self.route_ports.len() as u32;
+                for &p in &self.nodes[sw].ports {
+                    let v = self.ports[p as usize].peer as usize;
+                    let via_ok = !self.nodes[v].is_host || v == d;
+                    if via_ok && dist[v] != u16::MAX && dist[v] + 1 == ds {
+                        self.route_ports.push(p);
+                    }
+                }
+                self.routes[(sw - h) * h + d] = (start, (self.route_ports.len() as u32 - start) as u16);
+            }
+        }
+    }
+
+    /// Equal-cost egress ports of `switch_node` towards host `dst`.
+    #[inline]
+    pub fn next_hops(&self, switch_node: u32, dst: u32) -> &[u32] {
+        let h = self.n_hosts as usize;
+        let (start, len) = self.routes[(switch_node as usize - h) * h + dst as usize];
+        &self.route_ports[start as usize..start as usize + len as usize]
+    }
+
+    pub fn connected(&self, src: u32, dst: u32) -> bool {
+        self.dist[dst as usize * self.nodes.len() + src as usize] != u16::MAX
+    }
+
+    pub fn host_port(&self, host: u32) -> Option<u32> {
+        self.nodes[host as usize].ports.first().copied()
+    }
+
+    pub fn port_by_name(&self, name: &str) -> Option<u32> {
+        self.ports.iter().position(|p| p.name == name).map(|i| i as u32)
+    }
+
+    /// The ports of one (the first equal-cost) path from `src` to `dst`.
+    pub fn path(&self, src: u32, dst: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let Some(mut p) = self.host_port(src) else { return out };
+        loop {
+            out.push(p);
+            let v = self.ports[p as usize].peer;
+            if v == dst || self.nodes[v as usize].is_host {
+                break;
+            }
+            match self.next_hops(v, dst).first() {
+                Some(&q) => p = q,
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Base RTT of a pair: propagation both ways, plus serialisation of one data packet on every
+    /// forward link and one ACK on every reverse link (no queueing).
+    pub fn base_rtt(&self, src: u32, dst: u32, data_bytes: u64, ack_bytes: u64) -> Time {
+        self.path(src, dst)
+            .iter()
+            .map(|&p| {
+                let l = &self.ports[p as usize];
+                2 * l.delay_ps + tx_time(data_bytes, l.rate_bps) + tx_time(ack_bytes, l.rate_bps)
+            })
+            .sum()
+    }
+
+    /// Slowest link rate on the pair's path.
+    pub fn path_rate(&self, src: u32, dst: u32) -> u64 {
+        self.path(src, dst).iter().map(|&p| self.ports[p as usize].rate_bps).min().unwrap_or(0)
+    }
+
+    /// The maximum base RTT over all connected host pairs (τ of the control laws by default).
+    /// Sources attached to the same switch by identical links see identical paths, so one source
+    /// per (switch, rate, delay) class is enough.
+    pub fn max_base_rtt(&self, data_bytes: u64, ack_bytes: u64) -> Time {
+        let mut classes: Vec<(u32, u64, Time)> = Vec::new();
+        let mut best = 0;
+        for s in 0..self.n_hosts {
+            let Some(p) = self.host_port(s) else { continue };
+            let l = &self.ports[p as usize];
+            let class = (l.peer, l.rate_bps, l.delay_ps);
+            if classes.contains(&class) {
+                continue;
+            }
+            classes.push(class);
+            for d in 0..self.n_hosts {
+                if d != s && self.connected(s, d) {
+                    best = best.max(self.base_rtt(s, d, data_bytes, ack_bytes));
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NS, US};
+
+    fn powertcp_fattree() -> Topology {
+        Topology::Fattree {
+            pods: 4,
+            tors_per_pod: 2,
+            aggs_per_pod: 2,
+            cores: 4,
+            servers_per_tor: 32,
+            host_rate_bps: 25_000_000_000,
+            host_delay_ps: US,
+            tor_agg_rate_bps: 100_000_000_000,
+            tor_agg_delay_ps: US,
+            agg_core_rate_bps: 100_000_000_000,
+            agg_core_delay_ps: 5 * US,
+        }
+    }
+
+    #[test]
+    fn fattree_has_the_powertcp_shape() {
+        let n = Network::build(&powertcp_fattree()).unwrap();
+        assert_eq!(n.n_hosts, 256);
+        assert_eq!(n.nodes.len(), 256 + 8 + 8 + 4);
+        // links: 256 host + 4 pods * 2 tor * 2 agg + 8 agg * 2 cores = 256 + 16 + 16
+        assert_eq!(n.ports.len(), 2 * (256 + 16 + 16));
+        // ToR0 to a host of another pod: 2 equal-cost uplinks (both aggs of pod 0)
+        let tor0 = 256;
+        assert_eq!(n.next_hops(tor0, 200).len(), 2);
+        // ToR0 to its own host: exactly the downlink
+        let down = n.next_hops(tor0, 16);
+        assert_eq!(down.len(), 1);
+        assert_eq!(n.ports[down[0] as usize].name, "tor0->h16");
+        // agg0 towards another pod: its 2 cores
+        assert_eq!(n.next_hops(256 + 8, 200).len(), 2);
+    }
+
+    #[test]
+    fn fattree_max_base_rtt_matches_the_artifact_to_a_packet_time() {
+        let n = Network::build(&powertcp_fattree()).unwrap();
+        // 2 x (1+1+5+5+1+1) us propagation = 28 us, plus 1090 B data and 60 B ACK serialised
+        // on two 25G and four 100G links: 2*(348.8+19.2) + 4*(87.2+4.8) ns = 1104 ns.
+        assert_eq!(n.max_base_rtt(1090, 60), 28 * US + 1104 * NS);
+        // same-ToR pair: 4 us + 2*(348.8+19.2) ns
+        assert_eq!(n.base_rtt(1, 16, 1090, 60), 4 * US + 736 * NS);
+    }
+
+    #[test]
+    fn custom_topology_rejects_unknown_nodes_and_reports_disconnection() {
+        use crate::config::LinkSpec;
+        let l = |a: &str, b: &str| LinkSpec { a: a.into(), b: b.into(), rate_bps: 1_000_000_000, delay_ps: US };
+        let bad = Topology::Custom { hosts: 2, switches: 1, links: vec![l("h0", "s3")] };
+        let e = Network::build(&bad).err().unwrap();
+        assert_eq!(e.field, "topology.links[0].b");
+        let t = Topology::Custom { hosts: 3, switches: 2, links: vec![l("h0", "s0"), l("h1", "s0"), l("h2", "s1")] };
+        let n = Network::build(&t).unwrap();
+        assert!(n.connected(0, 1));
+        assert!(!n.connected(0, 2));
+    }
+}

@@ -1,0 +1,163 @@
+//! Engine-level properties: determinism, conservation, loss recovery, input validation.
+
+mod common;
+use dccsim_engine::config::*;
+use dccsim_engine::time::{MS, US};
+
+fn cross_pod_permutation(seed: u64) -> Config {
+    // 32 flows from pod 0 to pod 2: they cross ToR uplinks, aggregation and core switches, so
+    // ECMP (seeded) decides their paths.
+    let mut cfg = common::incast("powertcp", 0, 5 * MS);
+    cfg.seed = seed;
+    cfg.flows = (0..32).map(|i| FlowSpec { src: i, dst: 128 + i, size_bytes: Some(200_000), start_ps: 0, cc: None }).collect();
+    cfg.metrics.ports = vec!["*".into()];
+    cfg
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_results() {
+    let a = dccsim_engine::run(&cross_pod_permutation(7)).unwrap();
+    let b = dccsim_engine::run(&cross_pod_permutation(7)).unwrap();
+    assert_eq!(a, b);
+    common::assert_conserved(&a);
+}
+
+#[test]
+fn another_seed_changes_ecmp_and_the_results() {
+    let a = dccsim_engine::run(&cross_pod_permutation(7)).unwrap();
+    let b = dccsim_engine::run(&cross_pod_permutation(8)).unwrap();
+    assert_ne!(a.port_series, b.port_series);
+    assert_ne!(a.flows.end_ps, b.flows.end_ps);
+}
+
+#[test]
+fn finite_flows_complete_with_an_fct_no_better_than_ideal() {
+    let r = dccsim_engine::run(&cross_pod_permutation(1)).unwrap();
+    let f = &r.flows;
+    for i in 0..f.flow_id.len() {
+        assert!(f.end_ps[i] > 0, "flow {i} unfinished: {:?} {:?} {:?}", r.summary, f.retransmits, f.timeouts);
+        assert_eq!(f.bytes_acked[i], 200_000);
+        let fct = f.end_ps[i] - f.start_ps[i];
+        assert!(fct >= f.ideal_fct_ps[i], "flow {i}: fct {fct} < ideal {}", f.ideal_fct_ps[i]);
+    }
+    assert_eq!(r.summary.flows_completed, 32);
+    assert_eq!(r.summary.bytes_delivered, 32 * 200_000);
+}
+
+/// The ideal FCT of a lone flow is its base RTT plus its bytes on the wire at the path rate;
+/// a single flow on an idle path must finish within a few packet times of it.
+#[test]
+fn a_lone_flow_finishes_at_its_ideal_fct() {
+    let mut cfg = common::incast("powertcp", 0, MS);
+    cfg.flows = vec![FlowSpec { src: 0, dst: 200, size_bytes: Some(50_000), start_ps: 0, cc: None }];
+    let r = dccsim_engine::run(&cfg).unwrap();
+    let fct = r.flows.end_ps[0] - r.flows.start_ps[0];
+    let ideal = r.flows.ideal_fct_ps[0];
+    // slack: the last packet's store-and-forward on the 4 fabric hops (≈ 4·87 ns) plus the
+    // ACK serialisations already counted in the base RTT; bound it by 1 µs.
+    assert!(fct >= ideal && fct - ideal < 1_000_000, "fct {fct} ideal {ideal}");
+}
+
+#[test]
+fn drops_are_recovered_by_go_back_n_and_timeouts() {
+    // A 10:1 incast into a tiny shared buffer: packets are dropped, every flow still completes.
+    for alg in ["powertcp", "theta-powertcp", "hpcc"] {
+        let mut cfg = common::star(10, 25_000_000_000, US, alg, serde_json::json!({}));
+        cfg.switch.buffer_bytes = 30_000;
+        cfg.switch.dt_alpha = 1.0;
+        cfg.duration_ps = 20 * MS;
+        for f in cfg.flows.iter_mut() {
+            f.size_bytes = Some(300_000);
+        }
+        let r = dccsim_engine::run(&cfg).unwrap();
+        common::assert_conserved(&r);
+        assert!(r.summary.packets_dropped > 0, "{alg}: the scenario must drop");
+        assert_eq!(r.summary.flows_completed, 10, "{alg}: {:?}", r.flows.end_ps);
+        assert!(r.flows.retransmits.iter().sum::<u64>() > 0);
+        assert_eq!(r.summary.packets_in_flight, 0, "{alg}: nothing left once all flows are done");
+    }
+}
+
+#[test]
+fn dynamic_threshold_caps_one_port_at_alpha_over_one_plus_alpha_of_the_buffer() {
+    // One congested port alone: DT admits while q < α·(B − q), i.e. q < α/(1+α)·B.
+    let mut cfg = common::star(10, 25_000_000_000, 10 * US, "powertcp", serde_json::json!({}));
+    cfg.switch.buffer_bytes = 1_000_000;
+    cfg.switch.dt_alpha = 0.5;
+    cfg.duration_ps = MS;
+    let r = dccsim_engine::run(&cfg).unwrap();
+    let peak = *r.port_series.queue_bytes.iter().max().unwrap() as f64;
+    let cap = 0.5 / 1.5 * 1e6;
+    assert!(peak <= cap + 1090.0 && peak > cap - 3.0 * 1090.0, "peak {peak} vs cap {cap}");
+    assert!(r.summary.packets_dropped > 0);
+}
+
+#[test]
+fn step_ecn_marks_hold_dctcp_queue_near_k() {
+    // DCTCP reacts only to CE marks echoed by ACKs: with marking above K = 20 KB its queue
+    // stays near K; with K beyond the buffer (no marks) the same flows fill the queue.
+    let mut d = common::star(4, 25_000_000_000, US, "dctcp", serde_json::json!({}));
+    d.switch.ecn = Ecn::Step { k_bytes: 20_000 };
+    d.duration_ps = 5 * MS;
+    let with_marks = dccsim_engine::run(&d).unwrap();
+    d.switch.ecn = Ecn::Step { k_bytes: u64::MAX / 2 };
+    let without = dccsim_engine::run(&d).unwrap();
+    let q = |r: &dccsim_engine::Results| common::mean_queue(r, 2 * MS, 5 * MS);
+    assert!(q(&with_marks) < 0.5 * q(&without), "marks must hold DCTCP's queue down: {} vs {}", q(&with_marks), q(&without));
+    assert!(q(&with_marks) < 60_000.0, "DCTCP queue {} should sit near K = 20 KB", q(&with_marks));
+}
+
+fn err(cfg: &Config) -> ConfigError {
+    dccsim_engine::run(cfg).err().expect("must be rejected")
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let base = common::star(2, 25_000_000_000, US, "powertcp", serde_json::json!({}));
+    let mut c = base.clone();
+    c.cc.algorithm = "tcp-vegas".into();
+    let e = err(&c);
+    assert_eq!(e.field, "cc.algorithm");
+    assert!(e.message.contains("powertcp") && e.message.contains("hpcc"), "lists allowed values: {e}");
+
+    let mut c = base.clone();
+    c.topology = Topology::Star { hosts: 3, host_rate_bps: 0, host_delay_ps: US };
+    assert_eq!(err(&c).field, "topology.host_rate");
+
+    let mut c = base.clone();
+    c.switch.buffer_bytes = 0;
+    assert_eq!(err(&c).field, "switch.buffer");
+
+    let mut c = base.clone();
+    c.topology = Topology::Custom {
+        hosts: 3,
+        switches: 2,
+        links: vec![
+            LinkSpec { a: "h0".into(), b: "s0".into(), rate_bps: 1_000_000_000, delay_ps: US },
+            LinkSpec { a: "h1".into(), b: "s0".into(), rate_bps: 1_000_000_000, delay_ps: US },
+            LinkSpec { a: "h2".into(), b: "s1".into(), rate_bps: 1_000_000_000, delay_ps: US },
+        ],
+    };
+    c.flows = vec![common::long_flow(0, 2, 0)];
+    c.metrics.ports = vec![];
+    let e = err(&c);
+    assert_eq!(e.field, "flows[0]");
+    assert!(e.message.contains("no path from h0 to h2"), "{e}");
+
+    let mut c = base.clone();
+    c.cc.params = serde_json::json!({"gama": 0.9});
+    let e = err(&c);
+    assert_eq!(e.field, "cc.powertcp");
+    assert!(e.message.contains("gama"), "{e}");
+
+    let mut c = base.clone();
+    c.metrics.ports = vec!["sw0->h99".into()];
+    assert_eq!(err(&c).field, "metrics.ports");
+
+    let mut c = base.clone();
+    c.flows[0].dst = 42;
+    assert_eq!(err(&c).field, "flows[0].dst");
+
+    let json_err = dccsim_engine::run_json(r#"{"duration_ps": 5, "topology": {"kind": "ring"}}"#).err().unwrap();
+    assert!(json_err.message.contains("ring"), "{json_err}");
+}

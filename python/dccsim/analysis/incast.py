@@ -1,0 +1,276 @@
+"""Incast reaction (PowerTCP NSDI'22 Fig. 4): queue and throughput at the bottleneck port.
+
+Metrics per variant, from the sampled series of the bottleneck egress port (`[experiment]
+bottleneck`, e.g. "tor0->h16") and the incast start `t0`:
+
+* ``peak_queue_bytes``: the largest sampled queue at or after t0.
+* ``recovery_ps``: time after t0 at which the queue has fallen below 10 % of that peak *and stays
+  below it for at least 0.1 ms* (consecutive samples all below, spanning >= 0.1 ms). The hold
+  period keeps a momentary dip between two bursts from counting as recovery. ``null`` when the
+  queue never recovers within the run.
+* ``throughput_pct``: bytes the port transmitted in [t0, t0 + 1 ms] (difference of its cumulative
+  tx counter, linearly interpolated at the two instants) as % of line rate. The counter includes
+  headers, so 100 % means a fully busy link.
+* ``throughput_after_recovery_pct``: the same from the recovery instant to the end of the run.
+* ``queue_after_recovery_bytes``: mean queue over that same interval.
+* ``packets_dropped``: from the engine summary (all ports), null if not given.
+* ``dt_limit_bytes``: α/(1+α)·buffer, the most one congested port can queue under Dynamic
+  Thresholds when the rest of the switch is empty; ``peak_at_buffer_limit`` is true when the peak
+  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit), i.e.
+  the peak measures the buffer, not the controller.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ScenarioError
+
+KEYS = {"t0": "time", "bottleneck": "str"}
+REQUIRED = ("t0", "bottleneck")
+FIGURE = "incast.png"
+
+PS_PER_MS = 10**9
+THRESHOLD = 0.10            # recovery: below 10 % of the peak ...
+HOLD_PS = PS_PER_MS // 10   # ... for at least 0.1 ms
+WINDOW_PS = PS_PER_MS       # throughput window [t0, t0 + 1 ms]
+# The plot's throughput is averaged over 10 µs: at 25 Gbps a 1 µs sample holds only ~3 packets,
+# so per-sample rates would jump between 0 and line rate with packet granularity.
+PLOT_AVG_PS = 10 * 10**6
+
+# Tolerances of the verdicts (the paper's claims are read off plots, not tables):
+# - "without losing throughput": >= 95 % of line rate; a 10:1 incast drained within ~50 µs can
+#   legitimately cost a few µs of idle link, and 5 points is a visible dip in Fig. 4.
+# - "≈ 2×": a ratio between 1.5 and 3 counts as roughly double.
+# - "loses throughput": at least 2 points below PowerTCP in the same window (the counter is exact
+#   to one packet, ~0.03 % of a 1 ms window, so 2 points is a real loss, not noise).
+NO_LOSS_PCT = 95.0
+RATIO_LO, RATIO_HI = 1.5, 3.0
+LOSS_MARGIN_PCT = 2.0
+AT_LIMIT = 0.98
+
+CLAIMS = {
+    "powertcp": "drains to near-zero queue without losing throughput",
+    "theta-powertcp": "drains to near-zero queue without losing throughput",
+    "hpcc": "peak queue ≈ 2× PowerTCP's, and loses throughput after the incast",
+}
+
+
+def check(scn) -> None:
+    """Scenario-level requirements, checked when the scenario is loaded (before any run)."""
+    b = scn.experiment.params["bottleneck"]
+    if scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
+    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
+        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
+
+
+def bottleneck(port_series, ports, name: str):
+    """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
+    match = ports[ports["name"] == name]
+    if match.empty:
+        raise ScenarioError("experiment.bottleneck",
+                            f"port {name!r} was not sampled; add it to metrics.ports")
+    idx = int(match["port"].iloc[0])
+    rate = int(match["rate_bps"].iloc[0])
+    s = port_series[port_series["port"] == idx].sort_values("time_ps")
+    if s.empty:
+        raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; "
+                                                     f"is metrics.interval > 0?")
+    return (s["time_ps"].to_numpy(np.int64), s["queue_bytes"].to_numpy(np.float64),
+            s["tx_bytes"].to_numpy(np.float64), rate)
+
+
+def recovery_index(t, q, start: int, threshold: float, hold_ps: int):
+    """First index i >= start where q stays < threshold over [t[i], t[i] + hold_ps]; else None."""
+    i = start
+    n = len(t)
+    while i < n:
+        if q[i] >= threshold:
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and q[j + 1] < threshold:
+            j += 1
+        if t[j] - t[i] >= hold_ps:
+            return i
+        i = j + 1
+    return None
+
+
+def _pct(t, tx, a_ps, b_ps, rate_bps):
+    if b_ps <= a_ps:
+        return None
+    sent = np.interp(b_ps, t, tx) - np.interp(a_ps, t, tx)
+    return float(100.0 * sent * 8 / ((b_ps - a_ps) / 1e12) / rate_bps)
+
+
+def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    p = scenario.experiment.params
+    t0 = p["t0"]
+    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+    after = np.nonzero(t >= t0)[0]
+    if after.size == 0:
+        raise ScenarioError("experiment.t0", "no samples at or after t0; is t0 < duration?")
+    k = int(after[0] + np.argmax(q[after]))
+    peak = float(q[k])
+    rec = recovery_index(t, q, k, THRESHOLD * peak, HOLD_PS) if peak > 0 else k
+    end = int(t[-1])
+    out = {
+        "bottleneck": p["bottleneck"],
+        "line_rate_bps": rate,
+        "t0_ps": t0,
+        "peak_queue_bytes": int(peak),
+        "peak_time_ps": int(t[k]) - t0,
+        "recovery_ps": None if rec is None else int(t[rec]) - t0,
+        "throughput_pct": _round(_pct(t, tx, t0, min(t0 + WINDOW_PS, end), rate)),
+        "throughput_after_recovery_pct": None,
+        "queue_after_recovery_bytes": None,
+        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        "dt_limit_bytes": dt_limit(scenario),
+    }
+    out["peak_at_buffer_limit"] = peak >= AT_LIMIT * out["dt_limit_bytes"]
+    if rec is not None:
+        out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
+        out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
+    return out
+
+
+def dt_limit(scenario) -> int:
+    a = scenario.switch.dt_alpha
+    return int(scenario.switch.buffer_bytes * a / (1 + a))
+
+
+def _round(x, nd=3):
+    return None if x is None else round(float(x), nd)
+
+
+def _fmt(x, fmt, unit=""):
+    return "—" if x is None else f"{x:{fmt}}{unit}"
+
+
+def claims(scenario, metrics: dict) -> list[dict]:
+    variants = scenario.variants()
+    ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
+    rows = []
+    for v in variants:
+        m = metrics.get(v.slug)
+        alg = v.cc.algorithm
+        if m is None or alg not in CLAIMS:
+            continue
+        rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
+        measured = (f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
+                    f"{_fmt(rec_us, '.0f', ' µs')}; throughput {_fmt(m['throughput_pct'], '.1f', '%')} "
+                    f"in [t0, t0+1ms], {_fmt(m['throughput_after_recovery_pct'], '.1f', '%')} after")
+        if alg in ("powertcp", "theta-powertcp"):
+            ok = (m["recovery_ps"] is not None and m["throughput_pct"] is not None
+                  and m["throughput_pct"] >= NO_LOSS_PCT
+                  and (m["throughput_after_recovery_pct"] or 0) >= NO_LOSS_PCT)
+            thr = [x for x in (m["throughput_pct"], m["throughput_after_recovery_pct"]) if x is not None]
+            verdict = ("holds" if ok else "differs") + (
+                f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
+                f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
+                + _limit_note(m))
+        else:  # hpcc
+            if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
+                verdict = "n/a: no PowerTCP variant to compare with"
+            else:
+                r = metrics[ref.slug]
+                ratio = m["peak_queue_bytes"] / r["peak_queue_bytes"]
+                loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+                ok_ratio = RATIO_LO <= ratio <= RATIO_HI
+                ok_loss = loss >= LOSS_MARGIN_PCT
+                verdict = (f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
+                           f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
+                           f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+                           f"{'below' if loss >= 0 else 'above'} {ref.name}"
+                           f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m))
+        rows.append({"variant": v.name, "claim": CLAIMS[alg], "measured": measured, "verdict": verdict})
+    return rows
+
+
+def _limit_note(m) -> str:
+    notes = []
+    if m.get("peak_at_buffer_limit"):
+        notes.append(f"peak is capped by the buffer (DT limit ≈ {m['dt_limit_bytes'] / 1e3:.0f} KB), "
+                     f"so the controller's own peak is not observed")
+    if m.get("packets_dropped"):
+        notes.append(f"{m['packets_dropped']} packets dropped")
+    return ("; " + "; ".join(notes)) if notes else ""
+
+
+def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
+    head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after", "drops")
+    rows = [head]
+    for v in scenario.variants():
+        m = metrics.get(v.slug)
+        if m is None:
+            continue
+        rows.append((v.name, f"{m['peak_queue_bytes'] / 1e3:.1f} KB",
+                     _fmt(None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6, ".1f", " µs"),
+                     _fmt(m["throughput_pct"], ".1f", " %"),
+                     _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
+                     _fmt(None if m["queue_after_recovery_bytes"] is None
+                          else m["queue_after_recovery_bytes"] / 1e3, ".2f", " KB"),
+                     _fmt(m.get("packets_dropped"), "d")))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append("")
+    lines.append("recovery = time after t0 until the queue is < 10% of its peak and stays there ≥ 0.1 ms")
+    for c in claim_rows:
+        lines.append("")
+        lines.append(f"{c['variant']}: paper: {c['claim']}")
+        lines.append(f"  measured: {c['measured']}")
+        lines.append(f"  verdict:  {c['verdict']}")
+    return "\n".join(lines)
+
+
+def figure(scenario, series: dict, path) -> None:
+    """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
+
+    `series` maps slug -> (variant, tables, metrics dict)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = scenario.experiment.params
+    t0 = p["t0"]
+    n = len(series)
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
+    qmax = 1.0
+    data = []
+    for slug, (variant, tables, m) in series.items():
+        t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+        tt = t[t - PLOT_AVG_PS >= t[0]]
+        gbps = (tx[len(t) - len(tt):] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
+        data.append((variant, t, q, tt, gbps, rate, m))
+        qmax = max(qmax, float(q.max()) / 1e3)
+    limit = dt_limit(scenario) / 1e3
+    for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
+        ax2 = ax.twinx()
+        ax.plot((tt - t0) / PS_PER_MS, gbps, color="tab:blue", lw=0.8, label="throughput")
+        ax2.plot((t - t0) / PS_PER_MS, q / 1e3, color="tab:red", lw=1.0, label="queue")
+        if limit <= qmax * 1.15:
+            ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
+            ax2.text(2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS, limit,
+                     "DT limit", color="0.4", fontsize=7, ha="right", va="bottom")
+        if m.get("packets_dropped"):
+            ax.text(0.03, 0.04, f"{m['packets_dropped']} drops", transform=ax.transAxes, fontsize=8,
+                    color="0.3")
+        # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
+        ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
+        # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at
+        # the DT limit does not hide behind a throughput line at line rate
+        ax.set_ylim(0, rate / 1e9 * 1.3)
+        ax2.set_ylim(0, qmax * 1.15)
+        ax.set_title(variant.name, fontsize=11)
+        ax.set_xlabel("time − t0 (ms)")
+        ax.set_ylabel("throughput (Gbps)", color="tab:blue")
+        ax2.set_ylabel("queue (KB)", color="tab:red")
+        ax.tick_params(axis="y", colors="tab:blue")
+        ax2.tick_params(axis="y", colors="tab:red")
+        ax.grid(alpha=0.3)
+    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, metadata={"Software": None})
+    plt.close(fig)

@@ -1,0 +1,118 @@
+"""`dccsim bench`: engine speed on the reference experiments.
+
+Each case runs in a fresh Python subprocess (so peak RSS is that run's alone, read from the
+child's rusage via os.wait4). The child times only the engine call (mean over repetitions of runs shorter than 0.5 s); the
+rates divide the engine summary's `events`, `data_packets_delivered` and `packet_hops` by it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Optional
+
+INCAST = "powertcp-incast"
+PERMUTATION = "bench-fattree-perm"
+MIN_TIMED_S = 0.5
+MAX_REPS = 50
+
+
+def cases() -> list[tuple[str, str, Optional[str]]]:
+    """(case name, experiment, variant name or None) in run order."""
+    from . import experiments
+
+    out = [(f"{INCAST}/{v.slug}", INCAST, v.name) for v in experiments.get(INCAST).variants()]
+    out.append((PERMUTATION, PERMUTATION, None))
+    return out
+
+
+def _child(experiment: str, variant: Optional[str]) -> dict:
+    from . import engine, experiments
+
+    scn = experiments.get(experiment)
+    cfg = scn.to_engine_config(variant)
+    # Short cases are repeated (identical, deterministic runs) until MIN_TIMED_S have passed, so
+    # that the rates are not dominated by timer resolution and one-off start-up costs.
+    reps, total = 0, 0.0
+    while reps < MAX_REPS and (reps == 0 or total < MIN_TIMED_S):
+        t0 = time.perf_counter()
+        res = engine.run(cfg)
+        total += time.perf_counter() - t0
+        reps += 1
+    return {"engine_wall_s": total / reps, "repetitions": reps, "summary": res["summary"]}
+
+
+def run_case(experiment: str, variant: Optional[str]) -> dict:
+    """Run one case in a subprocess; returns timings, peak RSS and rates."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        cmd = [sys.executable, "-m", "dccsim.bench", "--child", experiment] + ([variant] if variant else [])
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise RuntimeError(f"benchmark {experiment} {variant or ''} failed "
+                               f"(exit {proc.returncode}):\n{err.read()[-2000:]}")
+        data = json.loads(out.read())
+    s, t = data["summary"], data["engine_wall_s"]
+    return {
+        "process_wall_s": round(wall, 3),
+        "engine_wall_s": round(t, 4),
+        "repetitions": data["repetitions"],
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),  # ru_maxrss is in KiB on Linux
+        "sim_time_ps": s.get("sim_time_ps"),
+        "events": s.get("events"),
+        "data_packets_delivered": s.get("data_packets_delivered"),
+        "packet_hops": s.get("packet_hops"),
+        "events_per_s": round(s.get("events", 0) / t) if t > 0 else None,
+        "data_packets_delivered_per_s": round(s.get("data_packets_delivered", 0) / t) if t > 0 else None,
+        "packet_hops_per_s": round(s.get("packet_hops", 0) / t) if t > 0 else None,
+    }
+
+
+def _table(rows: dict) -> str:
+    head = ("case", "engine s", "RSS MiB", "events/s", "data pkts/s", "pkt-hops/s")
+    lines = [head]
+    for name, r in rows.items():
+        lines.append((name, f"{r['engine_wall_s']:.3f}", f"{r['peak_rss_mib']:.0f}",
+                      f"{r['events_per_s']:.3g}", f"{r['data_packets_delivered_per_s']:.3g}",
+                      f"{r['packet_hops_per_s']:.3g}"))
+    w = [max(len(l[i]) for l in lines) for i in range(len(head))]
+    return "\n".join("  ".join(c.rjust(x) if i else c.ljust(x) for i, (c, x) in enumerate(zip(l, w)))
+                     for l in lines)
+
+
+def main(json_out: bool = False, only: Optional[str] = None) -> int:
+    from . import engine
+    from .errors import ScenarioError
+
+    engine.require()
+    todo = cases()
+    if only:
+        todo = [c for c in todo if only in (c[0], c[1])]
+        if not todo:
+            raise ScenarioError("--only", f"unknown benchmark {only!r}; allowed: "
+                                          f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases()]))}")
+    rows = {}
+    for name, exp, variant in todo:
+        if not json_out:
+            print(f"running {name} ...", file=sys.stderr, flush=True)
+        rows[name] = run_case(exp, variant)
+    if json_out:
+        print(json.dumps({"benchmarks": rows}, sort_keys=True, indent=2))
+    else:
+        print(_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--child":
+        print(json.dumps(_child(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)))
+    else:
+        sys.exit(main(json_out="--json" in sys.argv))

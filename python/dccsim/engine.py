@@ -1,0 +1,57 @@
+"""The only module that talks to the compiled engine (``dccsim._engine``).
+
+Input errors the engine reports as ``ValueError("<field>: <message>")`` are re-raised as
+:class:`~dccsim.errors.ScenarioError` so the CLI treats them like front-side validation errors.
+"""
+from __future__ import annotations
+
+import json
+
+from .errors import EngineUnavailable, ScenarioError
+
+
+def _module():
+    try:
+        from . import _engine  # type: ignore[attr-defined]
+    except ImportError as e:
+        raise EngineUnavailable(
+            "the compiled engine dccsim._engine is not installed; build it with "
+            "`maturin develop --release` (or `pip install .`)") from e
+    return _engine
+
+
+def require() -> None:
+    """Raise EngineUnavailable (with the build hint) unless the engine can be imported."""
+    _module()
+
+
+def available() -> bool:
+    try:
+        _module()
+    except EngineUnavailable:
+        return False
+    return True
+
+
+def algorithms() -> list[str]:
+    """Controller names this engine build knows."""
+    return list(_module().algorithms())
+
+
+def version() -> str | None:
+    mod = _module()
+    return getattr(mod, "__version__", None) or getattr(mod, "VERSION", None)
+
+
+def run(config: dict) -> dict:
+    """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict."""
+    mod = _module()
+    text = json.dumps(config, sort_keys=True)
+    try:
+        return mod.run(text)
+    except ValueError as e:
+        msg = str(e)
+        field, sep, rest = msg.partition(": ")
+        if sep and field and " " not in field:
+            raise ScenarioError(field, rest) from None
+        raise ScenarioError("scenario", msg) from None

@@ -1,0 +1,238 @@
+"""Scenario files: TOML with units  ->  validated `Scenario`  ->  engine JSON (docs/engine-api.md).
+
+Every validation error is a :class:`ScenarioError` whose field is the user-facing dotted name
+(``topology.host_rate``, ``flows[2].src``, ``experiment.variants[1].cc.algorithm``) and whose
+message states what is allowed.
+
+Congestion-control parameters (the keys beside ``algorithm`` in ``[cc]``) are passed to the engine
+unchanged as ``params``: write them as plain numbers (or booleans) in SI units (seconds, bits/s,
+bytes), never as unit strings.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from . import topology as topo
+from .errors import ScenarioError
+from .workload import permutation_pairs
+
+# ----------------------------------------------------------------------------------------------
+# The validated scenario (all quantities resolved to the engine's integer SI units)
+
+@dataclass(frozen=True)
+class CcSpec:
+    algorithm: str
+    params: dict = field(default_factory=dict)
+
+    def to_engine(self) -> dict:
+        return {"algorithm": self.algorithm, "params": dict(self.params)}
+
+
+@dataclass(frozen=True)
+class Topology:
+    kind: str
+    values: dict  # field -> int (counts, bits/s, ps); custom: "links" -> tuple[Link]
+
+
+@dataclass(frozen=True)
+class Link:
+    a: str
+    b: str
+    rate_bps: int
+    delay_ps: int
+
+
+@dataclass(frozen=True)
+class Ecn:
+    kind: str = "none"
+    k_bytes: Optional[int] = None
+    kmin_bytes: Optional[int] = None
+    kmax_bytes: Optional[int] = None
+    pmax: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Switch:
+    buffer_bytes: int = 4 * 2**20
+    dt_alpha: float = 0.125
+    int_enabled: bool = True
+    int_bytes_mode: str = "tx"
+    ecn: Ecn = Ecn()
+
+
+@dataclass(frozen=True)
+class Host:
+    payload_bytes: int = 1000
+    header_bytes: int = 48
+    int_header_bytes: int = 42
+    ack_bytes: int = 60
+    rto_ps: int = 1_000_000_000
+    nack_interval_ps: int = 500_000_000
+
+
+@dataclass(frozen=True)
+class Flow:
+    src: Union[int, tuple]  # one host, or a tuple of hosts (one flow per source)
+    dst: int
+    size_bytes: Optional[int] = None  # None = long-lived
+    start_ps: int = 0
+    cc: Optional[CcSpec] = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    kind: str
+    start_ps: int = 0
+    size_bytes: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Metrics:
+    interval_ps: int = 0
+    ports: tuple = ()
+    flows: bool = False
+    start_ps: int = 0
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    cc: CcSpec
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    title: str = ""
+    analysis: Optional[str] = None
+    variants: tuple = ()
+    params: dict = field(default_factory=dict)  # analysis-specific keys, resolved
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    duration_ps: int
+    topology: Topology
+    cc: CcSpec
+    description: str = ""
+    seed: int = 1
+    base_rtt_ps: Optional[int] = None  # None = "auto"
+    switch: Switch = Switch()
+    host: Host = Host()
+    flows: tuple = ()
+    workload: Optional[Workload] = None
+    metrics: Metrics = Metrics()
+    experiment: Optional[Experiment] = None
+
+    @property
+    def host_count(self) -> int:
+        return topo.host_count(self.topology.kind, self.topology.values)
+
+    def with_seed(self, seed: int) -> "Scenario":
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ScenarioError("seed", f"must be an integer >= 0, got {seed!r}")
+        return dataclasses.replace(self, seed=seed)
+
+    def variants(self) -> list[Variant]:
+        """The runs of this scenario; without [experiment], one variant named after its algorithm."""
+        if self.experiment and self.experiment.variants:
+            return list(self.experiment.variants)
+        return [Variant(self.cc.algorithm, self.cc)]
+
+    def variant(self, name: str) -> Variant:
+        """Look a variant up by name or slug (case-insensitive)."""
+        for v in self.variants():
+            if name.lower() in (v.name.lower(), v.slug):
+                return v
+        allowed = ", ".join(v.name for v in self.variants())
+        raise ScenarioError("variant", f"unknown variant {name!r}; allowed: {allowed}")
+
+    def engine_flows(self) -> list[dict]:
+        out = []
+        for f in self.flows:
+            for s in (f.src if isinstance(f.src, tuple) else (f.src,)):
+                out.append({"src": s, "dst": f.dst, "size_bytes": f.size_bytes,
+                            "start_ps": f.start_ps,
+                            "cc": f.cc.to_engine() if f.cc else None})
+        if self.workload is not None and self.workload.kind == "permutation":
+            for s, d in permutation_pairs(self.host_count, self.seed):
+                out.append({"src": s, "dst": d, "size_bytes": self.workload.size_bytes,
+                            "start_ps": self.workload.start_ps, "cc": None})
+        return out
+
+    def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
+        """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
+        if isinstance(variant, str):
+            variant = self.variant(variant)
+        cc = variant.cc if variant is not None else self.cc
+        return {
+            "seed": self.seed,
+            "duration_ps": self.duration_ps,
+            "base_rtt_ps": self.base_rtt_ps,
+            "topology": _topology_to_engine(self.topology),
+            "switch": {
+                "buffer_bytes": self.switch.buffer_bytes,
+                "dt_alpha": self.switch.dt_alpha,
+                "int_enabled": self.switch.int_enabled,
+                "int_bytes_mode": self.switch.int_bytes_mode,
+                "ecn": _ecn_to_engine(self.switch.ecn),
+            },
+            "host": dataclasses.asdict(self.host),
+            "cc": cc.to_engine(),
+            "flows": self.engine_flows(),
+            "metrics": {
+                "sample_interval_ps": self.metrics.interval_ps,
+                "ports": list(self.metrics.ports),
+                "flows": self.metrics.flows,
+                "start_ps": self.metrics.start_ps,
+            },
+        }
+
+
+def slugify(name: str) -> str:
+    """Directory-safe variant name: 'θ-PowerTCP' -> 'theta-powertcp'."""
+    greek = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda",
+             "μ": "mu", "τ": "tau"}
+    s = "".join(greek.get(c, c) for c in name.lower())
+    s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
+    return s or "variant"
+
+
+def _topology_to_engine(t: Topology) -> dict:
+    out: dict[str, Any] = {"kind": t.kind}
+    for key, typ in topo.FIELDS[t.kind].items():
+        if typ == "rate":
+            out[f"{key}_bps"] = t.values[key]
+        elif typ == "time":
+            out[f"{key}_ps"] = t.values[key]
+        elif typ == "links":
+            out["links"] = [{"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps}
+                            for l in t.values["links"]]
+        else:
+            out[key] = t.values[key]
+    return out
+
+
+def _ecn_to_engine(e: Ecn) -> dict:
+    if e.kind == "step":
+        return {"kind": "step", "k_bytes": e.k_bytes}
+    if e.kind == "red":
+        return {"kind": "red", "kmin_bytes": e.kmin_bytes, "kmax_bytes": e.kmax_bytes,
+                "pmax": e.pmax}
+    return {"kind": "none"}
+
+
+
+# Loading (validation) and writing back live in their own modules; the public API is here.
+from .scenario_parse import from_dict, known_algorithms, load, loads  # noqa: E402
+from .scenario_toml import dump_toml, to_dict  # noqa: E402
+
+__all__ = ["Scenario", "Variant", "CcSpec", "load", "loads", "from_dict", "dump_toml", "to_dict",
+           "known_algorithms", "slugify"]

@@ -1,0 +1,408 @@
+"""Reading scenario TOML: every field checked, errors name the field and the allowed values."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from . import topology as topo
+from . import units
+from .errors import ScenarioError
+from .scenario import (CcSpec, Ecn, Experiment, Flow, Host, Link, Metrics, Scenario, Switch,
+                       Topology, Variant, Workload)
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+# Used when the compiled engine is not importable (e.g. validating a file on a machine without it).
+FALLBACK_ALGORITHMS = ("powertcp", "theta-powertcp", "hpcc")
+
+TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "switch", "host",
+            "cc", "flows", "workload", "metrics", "experiment")
+SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "ecn")
+INT_BYTES_MODES = ("tx", "rx")
+ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax")}
+HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
+FLOW_KEYS = ("src", "dst", "size", "start", "cc")
+WORKLOAD_KINDS = ("permutation",)
+WORKLOAD_KEYS = ("kind", "start", "size")
+METRICS_KEYS = ("interval", "ports", "flows", "start")
+EXPERIMENT_KEYS = ("title", "analysis", "variants")
+VARIANT_KEYS = ("name", "cc")
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading and validation
+
+def known_algorithms() -> list[str]:
+    """Controller names: the engine's own list when it is installed, else the documented ones."""
+    from . import engine
+    if engine.available():
+        return engine.algorithms()
+    return list(FALLBACK_ALGORITHMS)
+
+
+def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario:
+    """Load a scenario from a TOML file path or an already-parsed dict."""
+    if isinstance(source, dict):
+        return from_dict(source, default_name=name or "scenario")
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
+    return loads(text, default_name=name or path.stem)
+
+
+def loads(text: str, default_name: str = "scenario") -> Scenario:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("scenario", f"invalid TOML: {e}") from None
+    return from_dict(data, default_name=default_name)
+
+
+class _Table:
+    """A TOML table being read: rejects unknown keys, converts values, names fields in errors."""
+
+    def __init__(self, data: Any, prefix: str, allowed):
+        if not isinstance(data, dict):
+            raise ScenarioError(prefix, f"expected a table, got {_show(data)}")
+        self.data, self.prefix = data, prefix
+        for k in data:
+            if k not in allowed:
+                raise ScenarioError(self.f(k), f"unknown key; allowed: {', '.join(allowed)}")
+
+    def f(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def req(self, key: str, conv):
+        if key not in self.data:
+            raise ScenarioError(self.f(key), "missing (required)")
+        return conv(self.data[key], self.f(key))
+
+    def opt(self, key: str, conv, default):
+        return conv(self.data[key], self.f(key)) if key in self.data else default
+
+
+def _show(v) -> str:
+    return f"{type(v).__name__} {v!r}" if not isinstance(v, dict) else "a table"
+
+
+def _unit(parse):
+    def conv(v, f):
+        try:
+            return parse(v, f)
+        except units.UnitError as e:
+            msg = str(e)
+            raise ScenarioError(f, msg[len(f) + 2:] if msg.startswith(f + ": ") else msg) from None
+    return conv
+
+
+_rate, _time, _size = _unit(units.parse_rate), _unit(units.parse_time), _unit(units.parse_size)
+
+
+def _pos_time(v, f):
+    t = _time(v, f)
+    if t <= 0:
+        raise ScenarioError(f, f"must be > 0, got {v!r}")
+    return t
+
+
+def _pos_size(v, f):
+    b = _size(v, f)
+    if b <= 0:
+        raise ScenarioError(f, f"must be > 0 bytes, got {v!r}")
+    return b
+
+
+def _int(v, f, lo=None):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ScenarioError(f, f"expected an integer, got {_show(v)}")
+    if lo is not None and v < lo:
+        raise ScenarioError(f, f"must be >= {lo}, got {v}")
+    return v
+
+
+def _seed(v, f):
+    return _int(v, f, lo=0)
+
+
+def _str(v, f):
+    if not isinstance(v, str):
+        raise ScenarioError(f, f"expected a string, got {_show(v)}")
+    return v
+
+
+def _bool(v, f):
+    if not isinstance(v, bool):
+        raise ScenarioError(f, f"expected true or false, got {_show(v)}")
+    return v
+
+
+def _number(v, f):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ScenarioError(f, f"expected a number, got {_show(v)}")
+    return v
+
+
+def _choice(allowed):
+    def conv(v, f):
+        if not isinstance(v, str) or v not in allowed:
+            raise ScenarioError(f, f"unknown value {v!r}; allowed: {', '.join(allowed)}")
+        return v
+    return conv
+
+
+def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
+    if not isinstance(data, dict):
+        raise ScenarioError(prefix, f"expected a table with 'algorithm', got {_show(data)}")
+    if "algorithm" not in data:
+        raise ScenarioError(f"{prefix}.algorithm", f"missing (required); allowed: {', '.join(algorithms)}")
+    algorithm = _choice(algorithms)(data["algorithm"], f"{prefix}.algorithm")
+    params = {}
+    for k in sorted(data):
+        if k == "algorithm":
+            continue
+        v = data[k]
+        if isinstance(v, bool) or isinstance(v, (int, float)):
+            params[k] = v
+        else:
+            raise ScenarioError(f"{prefix}.{k}", f"CC parameters are plain numbers in SI units "
+                                                 f"(seconds, bits/s, bytes) or booleans, got {_show(v)}")
+    return CcSpec(algorithm, params)
+
+
+def _topology(data) -> Topology:
+    if not isinstance(data, dict):
+        raise ScenarioError("topology", "missing (required) or not a table")
+    if "kind" not in data:
+        raise ScenarioError("topology.kind", f"missing (required); allowed: {', '.join(topo.KINDS)}")
+    kind = _choice(topo.KINDS)(data["kind"], "topology.kind")
+    schema = topo.FIELDS[kind]
+    t = _Table(data, "topology", ("kind",) + tuple(schema))
+    values: dict[str, Any] = {}
+    for key, typ in schema.items():
+        if typ == "count":
+            lo = 0 if (kind, key) in topo.ZERO_OK else 1
+            values[key] = t.req(key, lambda v, f, lo=lo: _int(v, f, lo=lo))
+        elif typ == "rate":
+            values[key] = t.req(key, _rate)
+        elif typ == "time":
+            values[key] = t.req(key, _time)
+    if kind == "fattree" and values["pods"] > 1 and values["cores"] % values["aggs_per_pod"]:
+        raise ScenarioError("topology.cores", f"must be a multiple of aggs_per_pod "
+                                              f"({values['aggs_per_pod']}), got {values['cores']}")
+    if kind == "custom":
+        raw = t.req("links", lambda v, f: v)
+        if not isinstance(raw, list) or not raw:
+            raise ScenarioError("topology.links", "expected a non-empty list of "
+                                                  "{a, b, rate, delay} tables")
+        links = []
+        for i, ld in enumerate(raw):
+            lt = _Table(ld, f"topology.links[{i}]", tuple(topo.LINK_FIELDS))
+            ends = []
+            for end in ("a", "b"):
+                node = lt.req(end, _str)
+                if not topo.node_exists(kind, values, node):
+                    raise ScenarioError(lt.f(end), f"unknown node {node!r}; nodes: "
+                                                   f"{topo.node_names_hint(kind, values)}")
+                ends.append(node)
+            links.append(Link(ends[0], ends[1], lt.req("rate", _rate), lt.req("delay", _time)))
+        values["links"] = tuple(links)
+    return Topology(kind, values)
+
+
+def _switch(data) -> Switch:
+    t = _Table(data, "switch", SWITCH_KEYS)
+    d = Switch()
+    alpha = t.opt("dt_alpha", _number, d.dt_alpha)
+    if not alpha > 0 or alpha != alpha or alpha == float("inf"):
+        raise ScenarioError("switch.dt_alpha", f"must be a finite number > 0, got {alpha!r}")
+    return Switch(
+        buffer_bytes=t.opt("buffer", _pos_size, d.buffer_bytes),
+        dt_alpha=float(alpha),
+        int_enabled=t.opt("int", _bool, d.int_enabled),
+        int_bytes_mode=t.opt("int_bytes", _choice(INT_BYTES_MODES), d.int_bytes_mode),
+        ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
+    )
+
+
+def _ecn(data) -> Ecn:
+    if not isinstance(data, dict) or "kind" not in data:
+        raise ScenarioError("switch.ecn.kind", f"missing (required); allowed: {', '.join(ECN_KINDS)}")
+    kind = _choice(tuple(ECN_KINDS))(data["kind"], "switch.ecn.kind")
+    t = _Table(data, "switch.ecn", ("kind",) + ECN_KINDS[kind])
+    if kind == "step":
+        return Ecn("step", k_bytes=t.req("k", _size))
+    if kind == "red":
+        kmin, kmax = t.req("kmin", _size), t.req("kmax", _size)
+        if kmax <= kmin:
+            raise ScenarioError("switch.ecn.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
+        pmax = float(t.req("pmax", _number))
+        if not 0.0 <= pmax <= 1.0:
+            raise ScenarioError("switch.ecn.pmax", f"must lie in [0, 1], got {pmax}")
+        return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax)
+    return Ecn("none")
+
+
+def _host(data) -> Host:
+    t = _Table(data, "host", HOST_KEYS)
+    d = Host()
+    return Host(
+        payload_bytes=t.opt("payload", _pos_size, d.payload_bytes),
+        header_bytes=t.opt("header", _size, d.header_bytes),
+        int_header_bytes=t.opt("int_header", _size, d.int_header_bytes),
+        ack_bytes=t.opt("ack", _pos_size, d.ack_bytes),
+        rto_ps=t.opt("rto", _pos_time, d.rto_ps),
+        nack_interval_ps=t.opt("nack_interval", _time, d.nack_interval_ps),
+    )
+
+
+def _host_index(n_hosts: int):
+    def conv(v, f):
+        h = _int(v, f, lo=0)
+        if h >= n_hosts:
+            raise ScenarioError(f, f"host {h} does not exist; hosts are 0..{n_hosts - 1}")
+        return h
+    return conv
+
+
+def _flows(data, n_hosts: int, algorithms) -> tuple:
+    if not isinstance(data, list):
+        raise ScenarioError("flows", "expected an array of tables ([[flows]])")
+    host = _host_index(n_hosts)
+    out = []
+    for i, fd in enumerate(data):
+        t = _Table(fd, f"flows[{i}]", FLOW_KEYS)
+        dst = t.req("dst", host)
+        raw_src = t.req("src", lambda v, f: v)
+        if isinstance(raw_src, list):
+            if not raw_src:
+                raise ScenarioError(t.f("src"), "empty list; give at least one host")
+            src: Union[int, tuple] = tuple(host(s, f"{t.f('src')}[{j}]") for j, s in enumerate(raw_src))
+            srcs = src
+        else:
+            src = host(raw_src, t.f("src"))
+            srcs = (src,)
+        if dst in srcs:
+            raise ScenarioError(t.f("dst"), f"must differ from src (both are host {dst})")
+        out.append(Flow(
+            src=src, dst=dst,
+            size_bytes=t.opt("size", _pos_size, None),
+            start_ps=t.opt("start", _time, 0),
+            cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
+        ))
+    return tuple(out)
+
+
+def _workload(data, n_hosts: int) -> Workload:
+    t = _Table(data, "workload", WORKLOAD_KEYS)
+    kind = t.req("kind", _choice(WORKLOAD_KINDS))
+    if kind == "permutation" and n_hosts < 2:
+        raise ScenarioError("workload.kind", "permutation needs at least 2 hosts")
+    return Workload(kind, start_ps=t.opt("start", _time, 0), size_bytes=t.opt("size", _pos_size, None))
+
+
+def _metrics(data, topology: Topology) -> Metrics:
+    t = _Table(data, "metrics", METRICS_KEYS)
+
+    def ports(v, f):
+        if not isinstance(v, list):
+            raise ScenarioError(f, 'expected a list of port names such as ["tor0->h16"] or ["*"]')
+        out = []
+        for j, p in enumerate(v):
+            fj = f"{f}[{j}]"
+            p = _str(p, fj)
+            if p != "*":
+                m = re.fullmatch(r"([a-z]+[0-9]+)->([a-z]+[0-9]+)", p)
+                if not m:
+                    raise ScenarioError(fj, f"cannot read {p!r}; write '<node>-><peer>', e.g. 'tor0->h16', or '*'")
+                for node in m.groups():
+                    if not topo.node_exists(topology.kind, topology.values, node):
+                        raise ScenarioError(fj, f"unknown node {node!r}; nodes: "
+                                                f"{topo.node_names_hint(topology.kind, topology.values)}")
+            out.append(p)
+        return tuple(out)
+
+    return Metrics(interval_ps=t.opt("interval", _time, 0), ports=t.opt("ports", ports, ()),
+                   flows=t.opt("flows", _bool, False), start_ps=t.opt("start", _time, 0))
+
+
+def _experiment(data, algorithms, default_cc: CcSpec) -> Experiment:
+    from .analysis import ANALYSES
+    analysis = data.get("analysis") if isinstance(data, dict) else None
+    if analysis is not None:
+        analysis = _choice(tuple(ANALYSES))(analysis, "experiment.analysis")
+    extra = ANALYSES[analysis].KEYS if analysis else {}
+    t = _Table(data, "experiment", EXPERIMENT_KEYS + tuple(extra))
+    variants = []
+    raw = t.opt("variants", lambda v, f: v, [])
+    if not isinstance(raw, list):
+        raise ScenarioError("experiment.variants", "expected a list of {name, cc} tables")
+    slugs: dict[str, int] = {}
+    for i, vd in enumerate(raw):
+        vt = _Table(vd, f"experiment.variants[{i}]", VARIANT_KEYS)
+        name = vt.req("name", _str)
+        if not name.strip():
+            raise ScenarioError(vt.f("name"), "must not be empty")
+        cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
+        if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
+            cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
+        v = Variant(name, cc)
+        if v.slug in slugs:
+            raise ScenarioError(vt.f("name"), f"{name!r} clashes with variants[{slugs[v.slug]}] "
+                                              f"(same directory name {v.slug!r})")
+        slugs[v.slug] = i
+        variants.append(v)
+    params = {}
+    for key, typ in extra.items():
+        if key not in data and key in ANALYSES[analysis].REQUIRED:
+            raise ScenarioError(t.f(key), f"missing (required by analysis {analysis!r})")
+        if key in data:
+            params[key] = {"time": _time, "str": _str, "number": _number}[typ](data[key], t.f(key))
+    return Experiment(title=t.opt("title", _str, ""), analysis=analysis, variants=tuple(variants),
+                      params=params)
+
+
+def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
+    t = _Table(data, "", TOP_KEYS)
+    algorithms = known_algorithms()
+    if "topology" not in data:
+        raise ScenarioError("topology", "missing (required) [topology] table")
+    topology = _topology(data["topology"])
+    n_hosts = topo.host_count(topology.kind, topology.values)
+    if "cc" not in data:
+        raise ScenarioError("cc", "missing (required) [cc] table with 'algorithm'")
+    base_rtt = data.get("base_rtt", "auto")
+    base_rtt_ps = None if base_rtt == "auto" else _pos_time(base_rtt, "base_rtt")
+    flows = _flows(data["flows"], n_hosts, algorithms) if "flows" in data else ()
+    workload = _workload(data["workload"], n_hosts) if "workload" in data else None
+    if not flows and workload is None:
+        raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
+    cc = _cc(data["cc"], "cc", algorithms)
+    scn = Scenario(
+        name=t.opt("name", _str, default_name),
+        description=t.opt("description", _str, ""),
+        seed=t.opt("seed", _seed, 1),
+        duration_ps=t.req("duration", _pos_time),
+        base_rtt_ps=base_rtt_ps,
+        topology=topology,
+        switch=_switch(data["switch"]) if "switch" in data else Switch(),
+        host=_host(data["host"]) if "host" in data else Host(),
+        cc=cc,
+        flows=flows,
+        workload=workload,
+        metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
+        experiment=_experiment(data["experiment"], algorithms, cc) if "experiment" in data else None,
+    )
+    if scn.experiment is not None and scn.experiment.analysis:
+        from .analysis import ANALYSES
+        ANALYSES[scn.experiment.analysis].check(scn)
+    return scn
+

@@ -1,0 +1,94 @@
+"""Writing a scenario back to TOML (`dccsim show`): exact units, all defaults filled in."""
+from __future__ import annotations
+
+from typing import Any
+
+import tomli_w
+
+from . import topology as topo
+from . import units
+from .scenario import CcSpec, Scenario
+
+# ----------------------------------------------------------------------------------------------
+# Writing back (dccsim show): to_dict(load(x)) loads to an equal Scenario
+
+def _cc_dict(cc: CcSpec) -> dict:
+    return {"algorithm": cc.algorithm, **cc.params}
+
+
+def to_dict(s: Scenario) -> dict:
+    tv = s.topology.values
+    topology: dict[str, Any] = {"kind": s.topology.kind}
+    for key, typ in topo.FIELDS[s.topology.kind].items():
+        if typ == "rate":
+            topology[key] = units.format_rate_exact(tv[key])
+        elif typ == "time":
+            topology[key] = units.format_time_exact(tv[key])
+        elif typ == "links":
+            topology[key] = [{"a": l.a, "b": l.b, "rate": units.format_rate_exact(l.rate_bps),
+                              "delay": units.format_time_exact(l.delay_ps)} for l in tv[key]]
+        else:
+            topology[key] = tv[key]
+    e = s.switch.ecn
+    ecn: dict[str, Any] = {"kind": e.kind}
+    if e.kind == "step":
+        ecn["k"] = units.format_size_exact(e.k_bytes)
+    elif e.kind == "red":
+        ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
+                   kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+    h = s.host
+    out: dict[str, Any] = {
+        "name": s.name,
+        "description": s.description,
+        "seed": s.seed,
+        "duration": units.format_time_exact(s.duration_ps),
+        "base_rtt": "auto" if s.base_rtt_ps is None else units.format_time_exact(s.base_rtt_ps),
+        "topology": topology,
+        "switch": {"buffer": units.format_size_exact(s.switch.buffer_bytes),
+                   "dt_alpha": s.switch.dt_alpha, "int": s.switch.int_enabled,
+                   "int_bytes": s.switch.int_bytes_mode, "ecn": ecn},
+        "host": {"payload": units.format_size_exact(h.payload_bytes),
+                 "header": units.format_size_exact(h.header_bytes),
+                 "int_header": units.format_size_exact(h.int_header_bytes),
+                 "ack": units.format_size_exact(h.ack_bytes),
+                 "rto": units.format_time_exact(h.rto_ps),
+                 "nack_interval": units.format_time_exact(h.nack_interval_ps)},
+        "cc": _cc_dict(s.cc),
+    }
+    if s.flows:
+        flows = []
+        for f in s.flows:
+            fd: dict[str, Any] = {"src": list(f.src) if isinstance(f.src, tuple) else f.src, "dst": f.dst}
+            if f.size_bytes is not None:
+                fd["size"] = units.format_size_exact(f.size_bytes)
+            fd["start"] = units.format_time_exact(f.start_ps)
+            if f.cc is not None:
+                fd["cc"] = _cc_dict(f.cc)
+            flows.append(fd)
+        out["flows"] = flows
+    if s.workload is not None:
+        w: dict[str, Any] = {"kind": s.workload.kind, "start": units.format_time_exact(s.workload.start_ps)}
+        if s.workload.size_bytes is not None:
+            w["size"] = units.format_size_exact(s.workload.size_bytes)
+        out["workload"] = w
+    m = s.metrics
+    out["metrics"] = {"interval": units.format_time_exact(m.interval_ps), "ports": list(m.ports),
+                      "flows": m.flows, "start": units.format_time_exact(m.start_ps)}
+    if s.experiment is not None:
+        x = s.experiment
+        xd: dict[str, Any] = {"title": x.title}
+        if x.analysis:
+            xd["analysis"] = x.analysis
+            from .analysis import ANALYSES
+            for key, typ in ANALYSES[x.analysis].KEYS.items():
+                if key in x.params:
+                    xd[key] = units.format_time_exact(x.params[key]) if typ == "time" else x.params[key]
+        xd["variants"] = [{"name": v.name, "cc": _cc_dict(v.cc)} for v in x.variants]
+        out["experiment"] = xd
+    return out
+
+
+def dump_toml(s: Scenario) -> str:
+    """The resolved scenario as TOML; `loads(dump_toml(s)) == s`."""
+    return tomli_w.dumps(to_dict(s))
+

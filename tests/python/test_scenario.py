@@ -1,0 +1,211 @@
+import pytest
+
+from dccsim import experiments, scenario
+from dccsim.errors import ScenarioError
+
+
+def err(data) -> ScenarioError:
+    with pytest.raises(ScenarioError) as e:
+        scenario.from_dict(data)
+    return e.value
+
+
+def test_valid_scenario_resolves_to_engine_json(base):
+    cfg = scenario.from_dict(base).to_engine_config()
+    assert cfg["duration_ps"] == 10**9
+    assert cfg["topology"] == {"kind": "star", "hosts": 4, "host_rate_bps": 10**10, "host_delay_ps": 10**6}
+    assert cfg["cc"] == {"algorithm": "powertcp", "params": {"gamma": 0.9}}
+    # one flow per source of a list
+    assert cfg["flows"] == [
+        {"src": 1, "dst": 0, "size_bytes": 100_000, "start_ps": 10**7, "cc": None},
+        {"src": 2, "dst": 0, "size_bytes": 100_000, "start_ps": 10**7, "cc": None},
+    ]
+    assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["sw0->h0"], "flows": True, "start_ps": 0}
+    assert cfg["base_rtt_ps"] is None
+    assert cfg["switch"] == {"buffer_bytes": 4 * 2**20, "dt_alpha": 0.125, "int_enabled": True,
+                             "int_bytes_mode": "tx", "ecn": {"kind": "none"}}
+    assert cfg["host"]["payload_bytes"] == 1000 and cfg["host"]["rto_ps"] == 10**9
+
+
+def test_omitted_size_is_a_long_flow(base):
+    del base["flows"][0]["size"]
+    assert all(f["size_bytes"] is None for f in scenario.from_dict(base).to_engine_config()["flows"])
+
+
+def test_unknown_algorithm_names_field_and_allowed(base):
+    base["cc"]["algorithm"] = "cubic9000"
+    e = err(base)
+    assert e.field == "cc.algorithm"
+    assert "cubic9000" in str(e) and "powertcp" in str(e) and "allowed" in str(e)
+
+
+@pytest.mark.parametrize("rate", ["0Gbps", "-5Gbps", 0, -1])
+def test_zero_or_negative_rate(base, rate):
+    base["topology"]["host_rate"] = rate
+    e = err(base)
+    assert e.field == "topology.host_rate"
+
+
+def test_zero_buffer(base):
+    base["switch"] = {"buffer": "0B"}
+    e = err(base)
+    assert e.field == "switch.buffer" and "> 0" in e.message
+
+
+def test_unknown_topology_kind_lists_allowed(base):
+    base["topology"]["kind"] = "ring"
+    e = err(base)
+    assert str(e) == "topology.kind: unknown value 'ring'; allowed: star, dumbbell, fattree, custom"
+
+
+def test_unknown_key(base):
+    base["topology"]["hostz"] = 3
+    e = err(base)
+    assert str(e) == "topology.hostz: unknown key; allowed: kind, hosts, host_rate, host_delay"
+
+
+@pytest.mark.parametrize("path,value,field", [
+    (("flows", 0, "sizee"), 1, "flows[0].sizee"),
+    (("bogus",), 1, "bogus"),
+    (("metrics", "intervall"), "1us", "metrics.intervall"),
+])
+def test_unknown_keys_everywhere(base, path, value, field):
+    d = base
+    for p in path[:-1]:
+        d = d[p]
+    d[path[-1]] = value
+    e = err(base)
+    assert e.field == field and "unknown key" in e.message
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda d: d["flows"][0].update(src=[1, 9]), "flows[0].src[1]"),
+    (lambda d: d["flows"][0].update(dst=1, src=1), "flows[0].dst"),
+    (lambda d: d["flows"][0].update(size="0B"), "flows[0].size"),
+    (lambda d: d.update(duration="0s"), "duration"),
+    (lambda d: d.pop("duration"), "duration"),
+    (lambda d: d.update(base_rtt="fast"), "base_rtt"),
+    (lambda d: d.update(seed=-1), "seed"),
+    (lambda d: d.update(switch={"dt_alpha": 0}), "switch.dt_alpha"),
+    (lambda d: d.update(switch={"int_bytes": "both"}), "switch.int_bytes"),
+    (lambda d: d.update(switch={"ecn": {"kind": "red", "kmin": "100KB", "kmax": "50KB", "pmax": 0.2}}),
+     "switch.ecn.kmax"),
+    (lambda d: d.update(switch={"ecn": {"kind": "wred"}}), "switch.ecn.kind"),
+    (lambda d: d["metrics"].update(ports=["sw0->h9"]), "metrics.ports[0]"),
+    (lambda d: d["metrics"].update(ports=["sw0-h1"]), "metrics.ports[0]"),
+    (lambda d: d["cc"].update(gamma="0.9"), "cc.gamma"),
+    (lambda d: d.update(workload={"kind": "alltoall"}), "workload.kind"),
+    (lambda d: d.pop("flows"), "flows"),
+    (lambda d: d["topology"].update(hosts=0), "topology.hosts"),
+    (lambda d: d["topology"].update(host_delay="1 parsec"), "topology.host_delay"),
+    (lambda d: d.update(experiment={"analysis": "incast", "t0": "1us"}), "experiment.bottleneck"),
+    (lambda d: d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h1"}),
+     "experiment.bottleneck"),
+    (lambda d: (d["metrics"].update(interval="0s"),
+                d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h0"})),
+     "metrics.interval"),
+    (lambda d: d.update(experiment={"variants": [{"name": "A", "cc": {"algorithm": "nope"}}]}),
+     "experiment.variants[0].cc.algorithm"),
+    (lambda d: d.update(experiment={"variants": [{"name": "A b", "cc": {"algorithm": "hpcc"}},
+                                                 {"name": "a-B", "cc": {"algorithm": "hpcc"}}]}),
+     "experiment.variants[1].name"),
+])
+def test_errors_name_the_field(base, mutate, field):
+    mutate(base)
+    assert err(base).field == field
+
+
+def test_fattree_cores_must_divide(base):
+    base["topology"] = {"kind": "fattree", "pods": 2, "tors_per_pod": 1, "aggs_per_pod": 2, "cores": 3,
+                        "servers_per_tor": 4, "host_rate": "25Gbps", "host_delay": "1us",
+                        "tor_agg_rate": "100Gbps", "tor_agg_delay": "1us",
+                        "agg_core_rate": "100Gbps", "agg_core_delay": "5us"}
+    base["metrics"]["ports"] = ["tor0->h1"]
+    assert err(base).field == "topology.cores"
+
+
+def test_invalid_toml_is_a_scenario_error():
+    with pytest.raises(ScenarioError) as e:
+        scenario.loads("name = ")
+    assert e.value.field == "scenario"
+
+
+def test_missing_file_is_a_scenario_error(tmp_path):
+    with pytest.raises(ScenarioError) as e:
+        scenario.load(tmp_path / "none.toml")
+    assert e.value.field == "scenario"
+
+
+@pytest.mark.parametrize("name", experiments.list_experiments())
+def test_show_round_trip(name):
+    scn = experiments.get(name)
+    text = scenario.dump_toml(scn)
+    again = scenario.loads(text)
+    assert again == scn
+    assert again.to_engine_config() == scn.to_engine_config()
+    assert scenario.dump_toml(again) == text
+
+
+def test_round_trip_of_every_optional_section(base):
+    base.update(
+        base_rtt="29us", description="d",
+        switch={"buffer": "2MB", "dt_alpha": 0.5, "int": False, "int_bytes": "rx",
+                "ecn": {"kind": "red", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2}},
+        host={"payload": "4096B", "rto": "2ms"},
+        workload={"kind": "permutation", "start": "5us", "size": "1MB"},
+        experiment={"title": "x", "analysis": "incast", "t0": "100us", "bottleneck": "sw0->h0",
+                    "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta": 2}}]},
+    )
+    base["flows"].append({"src": 3, "dst": 2, "cc": {"algorithm": "hpcc", "eta": 0.95}})
+    base["topology"] = {"kind": "custom", "hosts": 4, "switches": 1,
+                        "links": [{"a": f"h{i}", "b": "s0", "rate": "10Gbps", "delay": "1us"} for i in range(4)]}
+    base["metrics"]["ports"] = ["s0->h0"]
+    base["experiment"]["bottleneck"] = "s0->h0"
+    scn = scenario.from_dict(base)
+    assert scenario.loads(scenario.dump_toml(scn)) == scn
+    cfg = scn.to_engine_config("theta-powertcp")
+    assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta": 2}}
+    assert cfg["flows"][2]["cc"] == {"algorithm": "hpcc", "params": {"eta": 0.95}}
+    assert cfg["switch"]["ecn"] == {"kind": "red", "kmin_bytes": 100_000, "kmax_bytes": 400_000, "pmax": 0.2}
+    assert cfg["topology"]["links"][0] == {"a": "h0", "b": "s0", "rate_bps": 10**10, "delay_ps": 10**6}
+    assert cfg["base_rtt_ps"] == 29 * 10**6
+    assert len(cfg["flows"]) == 3 + 4 and cfg["flows"][3]["size_bytes"] == 10**6
+
+
+def test_variants():
+    scn = experiments.get("powertcp-incast")
+    assert [(v.name, v.slug, v.cc.algorithm) for v in scn.variants()] == [
+        ("PowerTCP", "powertcp", "powertcp"), ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
+        ("HPCC", "hpcc", "hpcc")]
+    assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
+    with pytest.raises(ScenarioError) as e:
+        scn.variant("timely")
+    assert e.value.field == "variant" and "PowerTCP" in e.value.message
+
+
+def test_variant_inherits_cc_params_only_for_the_same_algorithm(base):
+    base["experiment"] = {"variants": [{"name": "P", "cc": {"algorithm": "powertcp", "beta": 3}},
+                                       {"name": "H", "cc": {"algorithm": "hpcc"}}]}
+    scn = scenario.from_dict(base)
+    assert scn.to_engine_config("P")["cc"] == {"algorithm": "powertcp", "params": {"gamma": 0.9, "beta": 3}}
+    assert scn.to_engine_config("H")["cc"] == {"algorithm": "hpcc", "params": {}}
+    assert scenario.loads(scenario.dump_toml(scn)) == scn
+
+
+def test_scenario_without_experiment_is_one_variant_named_after_algorithm(base):
+    scn = scenario.from_dict(base)
+    assert [v.name for v in scn.variants()] == ["powertcp"]
+
+
+def test_powertcp_incast_matches_the_paper_setup():
+    cfg = experiments.get("powertcp-incast").to_engine_config("PowerTCP")
+    t = cfg["topology"]
+    assert (t["pods"], t["tors_per_pod"], t["aggs_per_pod"], t["cores"], t["servers_per_tor"]) == (4, 2, 2, 4, 32)
+    assert (t["host_rate_bps"], t["tor_agg_rate_bps"], t["agg_core_rate_bps"]) == (25e9, 100e9, 100e9)
+    assert (t["host_delay_ps"], t["tor_agg_delay_ps"], t["agg_core_delay_ps"]) == (10**6, 10**6, 5 * 10**6)
+    assert cfg["switch"]["buffer_bytes"] == 4 * 2**20 and cfg["switch"]["dt_alpha"] == 0.125
+    assert cfg["switch"]["ecn"] == {"kind": "none"} and cfg["switch"]["int_enabled"]
+    flows = [(f["src"], f["dst"], f["start_ps"], f["size_bytes"]) for f in cfg["flows"]]
+    assert flows == [(1, 16, 0, None)] + [(s, 16, 5 * 10**8, None) for s in range(2, 12)]
+    assert cfg["duration_ps"] == 3 * 10**9
+    assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["tor0->h16"], "flows": True, "start_ps": 0}
