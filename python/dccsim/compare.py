@@ -215,7 +215,7 @@ def main(argv: list[str]) -> int:
             b = {"dir": str(db), "variant": vb, **analyse(rb[vb], args.port, t0)}
             for side, summ, v in ((a, sa, va), (b, sb, vb)):
                 # testbed runs also record the largest queue any packet found (not only samples)
-                exact = summ.get("runs", {}).get(v, {}).get("port_peak_queue_bytes", {})
+                exact = (summ.get("runs", {}).get(v, {}).get("engine") or {}).get("port_peak_queue_bytes", {})
                 side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
             out.append({"a": a, "b": b})
     except (CompareError, OSError, ValueError) as e:

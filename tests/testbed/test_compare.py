@@ -10,7 +10,8 @@ from dccsim import compare
 
 def _write(d, variant, shares, queue):
     (d / variant).mkdir(parents=True)
-    (d / "summary.json").write_text(json.dumps({"experiment": "x", "seed": 1, "runs": {variant: {}}}))
+    (d / "summary.json").write_text(json.dumps({"schema": "dccsim-results/1", "experiment": "x", "seed": 1,
+                                                "order": [variant], "runs": {variant: {"engine": {}}}}))
     n = len(shares)
     pq.write_table(pa.table({"flow_id": list(range(n)), "src": list(range(n)), "dst": [9] * n,
                              "size_bytes": [-1] * n, "start_ps": [0] * n, "end_ps": [-1] * n,

@@ -61,7 +61,8 @@ def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
     assert main(["run", str(sc), "--cc", alg, "--out", str(out), "--json"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["experiment"] == "testbed-pytest" and list(summary["runs"]) == [alg]
-    run = summary["runs"][alg]
+    assert summary["schema"] == "dccsim-results/1" and summary["order"] == [alg]
+    run = summary["runs"][alg]["engine"]
     # moved data: at least 60% of the 300 Mbps line on average over the run (the goodput ceiling
     # is 95.6% after headers; the rest is margin for a CPU-starved shaper)
     assert run["bytes_delivered"] * 8 / (run["sim_time_ps"] / 1e12) > 0.18e9
@@ -77,7 +78,11 @@ def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
     assert solo and shared
     assert _median(shared) <= 0.8 * _median(solo), (alg, _median(solo), _median(shared))
     # the result schema
-    assert pq.read_table(out / alg / "port_series.parquet").column_names == ["time_ps", "port", "queue_bytes", "tx_bytes"]
+    assert pq.read_table(out / alg / "port_series.parquet").column_names == [
+        "time_ps", "port", "port_name", "queue_bytes", "tx_bytes"]
+    assert pq.read_table(out / alg / "flow_series.parquet").column_names[:5] == [
+        "time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked"]
+    assert (out / alg / "summary.json").exists() and (out / "scenario.toml").exists()
     names = pq.read_table(out / alg / "ports.parquet").column("name").to_pylist()
     assert "sw0->h3" in names and "h0->sw0" in names
     assert (out / "meta.json").exists()

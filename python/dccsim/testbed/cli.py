@@ -86,18 +86,18 @@ def main(argv: list[str]) -> int:
             return _err(f"cannot build the BPF programs: {str(e).splitlines()[-1]}", 2)
         bpfctl.ensure_bpffs()
         from . import runner
-        from .results import write
+        from .results import now_utc, write
+        started = now_utc()
         try:
             res = runner.run(sc, alg, build_dir, tau_ns, log)
         except CommandError as e:
             msg = str(e).splitlines()[0] if str(e) else "command failed"
             return _err(f"kernel feature or tool failed: {msg}", 2)
-        write(out, sc.name, sc.seed, {alg: res}, time.time() - t_wall,
-              {"scenario": sc.source, "algorithm": alg, "host_rate_bps": sc.host_rate_bps,
-               "testbed_params": res.params,
-               "bpf_port_counters": res.bpf_stats})
+        summary = write(out, sc, alg, res, started, time.time() - t_wall, ["dccsim", "testbed"] + list(argv),
+                        {"scenario": sc.source, "algorithm": alg, "host_rate_bps": sc.host_rate_bps,
+                         "testbed_params": res.params, "bpf_port_counters": res.bpf_stats})
         if args.json:
-            print(json.dumps({"experiment": sc.name, "seed": sc.seed, "runs": {alg: {**res.summary, "base_rtt_ps": res.tau_ns * 1000}}}, sort_keys=True))
+            print(json.dumps(summary, sort_keys=True))
         else:
             s = res.summary
             print(f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "

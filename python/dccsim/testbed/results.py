@@ -1,22 +1,23 @@
-"""Write a testbed run in the simulator's result schema (summary.json, meta.json, Parquet tables)."""
+"""Write a testbed run in the project's result layout (docs/results.md), through dccsim.results.
+
+The variant's slug is the algorithm name.  Several testbed runs into one directory (one per
+algorithm) are merged into one summary.json.  When the scenario also loads with the simulator's
+parser, the experiment's analysis (`[experiment] analysis`) computes the same metrics as for a
+simulator run.
+"""
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import platform
 import socket
 import subprocess
-import time
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+from .. import results as R
 
 FLOW_COLUMNS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "end_ps", "bytes_acked",
                 "base_rtt_ps", "ideal_fct_ps", "retransmits", "timeouts"]
-
-
-def _table(cols: dict[str, list], names: list[str], types: dict[str, pa.DataType]) -> pa.Table:
-    return pa.table({n: pa.array(cols[n], type=types.get(n, pa.int64())) for n in names})
 
 
 def _version(cmd: list[str]) -> str:
@@ -27,42 +28,104 @@ def _version(cmd: list[str]) -> str:
         return ""
 
 
-def write(out: Path, experiment: str, seed: int, runs: dict, wall_s: float, extra_meta: dict) -> None:
-    """runs: variant -> RunResult.  Merges into an existing summary.json of the same experiment so
-    that several algorithms can share one directory."""
+def result_dict(r) -> dict:
+    """The run as the engine's result dict (columns as lists)."""
+    return {
+        "flows": {c: [f[c] for f in r.flows] for c in FLOW_COLUMNS},
+        "port_series": dict(r.port_series),
+        "flow_series": dict(r.flow_series),
+        "ports": {"port": [p.index for p in r.ports], "name": [p.name for p in r.ports],
+                  "rate_bps": [p.rate_bps for p in r.ports]},
+    }
+
+
+def _sim_analysis(source_text: str, name: str, alg: str, params: dict, host_rate_bps: int,
+                  duration_ps: int):
+    """(scenario, variant, analysis module) of the simulator's front, or None when the scenario
+    has no analysis or does not load there (e.g. the engine that knows the algorithm is not
+    installed)."""
+    try:
+        import dataclasses
+
+        from ..analysis import ANALYSES
+        from ..errors import ScenarioError
+        from ..scenario import CcSpec, Variant, loads
+    except ImportError:
+        return None
+    try:
+        scn = loads(source_text, default_name=name)
+    except (ScenarioError, ValueError):
+        return None
+    if not scn.experiment or scn.experiment.analysis not in ANALYSES:
+        return None
+    values = dict(scn.topology.values)
+    if "host_rate_bps" in values:
+        values["host_rate_bps"] = host_rate_bps
+    scn = dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values),
+                              duration_ps=duration_ps)
+    return scn, Variant(alg, CcSpec(alg, dict(params))), ANALYSES[scn.experiment.analysis]
+
+
+def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: list[str],
+          extra_meta: dict) -> dict:
+    """Write OUT for one testbed run; returns the summary.json object."""
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    res = result_dict(r)
+    engine = dict(r.summary)
+    engine["base_rtt_ps"] = r.tau_ns * 1000
+
+    metrics: dict = {}
+    analysis_name = None
+    title = ""
+    sim = _sim_analysis(sc.text, sc.name, alg, sc.cc_params, sc.host_rate_bps, sc.duration_ps)
+    if sim is not None:
+        from ..runner import frames
+        scn, variant, analysis = sim
+        title = scn.experiment.title
+        analysis_name = scn.experiment.analysis
+        try:
+            metrics = analysis.variant_metrics(scn, variant, frames(res), engine)
+        except Exception as e:  # an analysis must never lose a finished run
+            metrics = {"error": f"{type(e).__name__}: {e}"}
+
+    R.write_variant(out, alg, res, {"variant": alg, "slug": alg,
+                                    "cc": {"algorithm": alg, "params": sc.cc_params},
+                                    "engine": engine, "metrics": metrics})
     summary_path = out / "summary.json"
-    summary = {"experiment": experiment, "seed": seed, "runs": {}}
+    summary = {"schema": R.SCHEMA, "experiment": sc.name, "title": title, "seed": sc.seed,
+               "analysis": analysis_name, "order": [], "runs": {}, "claims": [], "figures": [],
+               "complete": True}
     if summary_path.exists():
         old = json.loads(summary_path.read_text())
-        if old.get("experiment") == experiment:
-            summary["runs"].update(old.get("runs", {}))
-    for variant, r in runs.items():
-        d = out / variant
-        d.mkdir(parents=True, exist_ok=True)
-        flows = {c: [f[c] for f in r.flows] for c in FLOW_COLUMNS}
-        pq.write_table(_table(flows, FLOW_COLUMNS, {}), d / "flows.parquet")
-        pq.write_table(_table(r.port_series, ["time_ps", "port", "queue_bytes", "tx_bytes"], {}),
-                       d / "port_series.parquet")
-        pq.write_table(_table(r.flow_series, ["time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked"], {}),
-                       d / "flow_series.parquet")
-        ports = {"port": [p.index for p in r.ports], "name": [p.name for p in r.ports],
-                 "rate_bps": [p.rate_bps for p in r.ports]}
-        pq.write_table(_table(ports, ["port", "name", "rate_bps"], {"name": pa.string()}), d / "ports.parquet")
-        s = dict(r.summary)
-        s["base_rtt_ps"] = r.tau_ns * 1000
-        summary["runs"][variant] = s
-    summary_path.write_text(json.dumps(summary, sort_keys=True, indent=2) + "\n")
+        if old.get("experiment") == sc.name and old.get("schema") == R.SCHEMA:
+            summary["order"] = [s for s in old.get("order", []) if s != alg]
+            summary["runs"] = {k: v for k, v in old.get("runs", {}).items() if k != alg}
+    summary["order"].append(alg)
+    summary["runs"][alg] = {"name": alg, "algorithm": alg, "engine": engine, "metrics": metrics}
+    R.write_json(summary_path, summary)
+    R.write_text(out / "scenario.toml", sc.text)
+
+    import pyarrow
     meta = {
-        "tool": "dccsim testbed",
-        "wall_time_s": round(wall_s, 3),
-        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "host": socket.gethostname(),
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "pyarrow": pa.__version__,
-        "tools": {"bpftool": _version(["bpftool", "version"]), "clang": _version(["clang", "--version"]),
-                  "tc": _version(["tc", "-V"])},
-        **extra_meta,
+        "argv": list(argv), "started_utc": started_utc, "wall_time_s": round(wall_s, 3),
+        "variant_wall_time_s": {alg: round(wall_s, 3)},
+        "host": socket.gethostname(), "platform": platform.platform(),
+        "python": platform.python_version(), "dccsim": None, "engine": None,
+        "libraries": {"pyarrow": pyarrow.__version__},
+        "testbed": {"kernel": platform.release(),
+                    "tools": {"bpftool": _version(["bpftool", "version"]),
+                              "clang": _version(["clang", "--version"]), "tc": _version(["tc", "-V"])},
+                    **extra_meta},
     }
-    (out / "meta.json").write_text(json.dumps(meta, sort_keys=True, indent=2, default=str) + "\n")
+    try:
+        from .. import __version__
+        meta["dccsim"] = __version__
+    except ImportError:
+        pass
+    R.write_json(out / "meta.json", meta)
+    return summary
+
+
+def now_utc() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

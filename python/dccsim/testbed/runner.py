@@ -160,11 +160,18 @@ def _window_bytes(alg: str, info: dict, tau_ns: int) -> int:
     return info["snd_cwnd"] * info["snd_mss"]
 
 
+def _pacing_bps(alg: str, info: dict) -> float:
+    """flow_series.rate_bps is the pacing rate (docs/results.md); DCTCP and TBTCP do not pace."""
+    if alg in POWER_FAMILY and info["pacing_rate"] not in (0, 2**64 - 1):
+        return float(info["pacing_rate"] * 8)
+    return float("inf")
+
+
 def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     duration_s = sc.duration_ps / 1e12
     ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
-    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked")}
+    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked", "delivery_rate_bps")}
     by_ns: dict[str, list[Port]] = {}
     for p in ports:
         by_ns.setdefault(p.ns, []).append(p)
@@ -209,7 +216,8 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
             fs["cwnd_bytes"].append(_window_bytes(alg, info, tau_ns))
             prev_t = last_time[fid]
             dt = max(now - prev_t, 1e-9) if prev_t is not None else None
-            fs["rate_bps"].append(int((acked - last_acked[fid]) * 8 / dt) if dt else 0)
+            fs["rate_bps"].append(_pacing_bps(alg, info))
+            fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
             fs["bytes_acked"].append(acked)
             last_acked[fid] = acked
             last_time[fid] = now

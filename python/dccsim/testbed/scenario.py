@@ -51,6 +51,7 @@ class Scenario:
     sample_interval_ps: int
     base_rtt_ps: int | None = None
     source: str = ""
+    text: str = ""
     raw: dict = field(default_factory=dict)
 
 
@@ -77,12 +78,15 @@ def _get(d: dict, key: str, default, where: str):
 
 def load(arg: str, duration: str | None = None, host_rate: str | None = None) -> Scenario:
     path = locate(arg)
+    text = path.read_text()
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"scenario: {path.name}: {e}") from None
     try:
-        return _resolve(raw, path, duration, host_rate)
+        sc = _resolve(raw, path, duration, host_rate)
+        sc.text = text
+        return sc
     except UnitError as e:
         raise ScenarioError(str(e)) from None
 
