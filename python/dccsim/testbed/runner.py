@@ -3,12 +3,12 @@ sample, tear down."""
 from __future__ import annotations
 
 import math
-import os
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
 
+from ..units import parse_size
 from . import bpfctl, topology
 from .netlink import QdiscStats
 from .scenario import Scenario
@@ -19,7 +19,6 @@ WIRE_OVERHEAD = 14 + 20 + 20 + 12  # Ethernet + IPv4 + TCP + timestamps option, 
 MIN_INTERVAL_PS = 1_000_000_000   # 1 ms: the sampler is a Python thread
 POWER_FAMILY = ("powertcp", "theta-powertcp")
 PROBE_LOAD = 0.5
-PACE_DEFAULT = os.environ.get("DCCSIM_TESTBED_PACE", "1") == "1"
 SO_MAX_PACING_RATE = 47
 
 
@@ -37,13 +36,15 @@ class RunResult:
 
 
 def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) -> int:
-    """Base RTT in ns for the control laws when the scenario leaves it to "auto": over the flows'
-    host pairs, the median of each pair's 10th-percentile smoothed RTT (tcpi_rtt, sampled every
-    2 ms for 0.2 s) of a cubic probe paced at PROBE_LOAD of the line rate.  (All pairs of a star
-    have the same path; the percentiles reject the moments a CPU-starved shaper built a queue.)  The testbed adds no propagation delay and its forwarding
-    is CPU-bound, so the RTT of a busy but unqueued path (stack, softirq and tbf timer latency,
-    ~100 us on a 2-core machine) is several times the idle minimum (~20 us); the idle minimum would
-    cap every window at a fraction of the line rate (docs/testbed.md)."""
+    """Base RTT in ns for the control laws when the scenario leaves it to "auto".
+
+    Per host pair, a cubic probe paced at PROBE_LOAD of the line rate runs for 0.1 s of warm-up and
+    then 0.2 s of sampling tcpi_rtt every 2 ms; the pair's value is the 10th percentile (rejecting
+    moments when a CPU-starved shaper built a queue), and tau is the median over pairs (a star's
+    pairs share one path).  The testbed adds no propagation delay and forwards on the CPU, so the
+    RTT of a busy but unqueued path (stack, softirq and tbf timer latency, ~100 us on a 2-core
+    machine) is several times the idle minimum (~20 us), which would cap every PowerTCP window at
+    a fraction of the line rate (docs/testbed.md)."""
     per_pair = []
     for dst in sorted({d for _, d in pairs}):
         rx = Receiver(ns_name(f"h{dst}"), host_addr(dst), None)
@@ -103,12 +104,11 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
     host_bdp = rate * tau_ns // 8_000_000_000
     p = sc.cc_params
     expected = int(p.get("expected_flows", 10))
-    from ..units import parse_size
     beta = parse_size(p["beta"], "cc.beta") if "beta" in p else max(1, host_bdp // expected)
     params = dict(tau_ns=tau_ns, host_bdp=host_bdp, beta=beta, gamma=float(p.get("gamma", 0.9)),
                   power_floor=float(p.get("power_floor", 0.01)), tb_alpha=float(p.get("alpha", 0.1)),
                   tb_scale=int(p.get("scale", 1)), dctcp_g_shift=int(round(-math.log2(float(p.get("g", 1 / 16))))),
-                  min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)), pace=bool(p.get("pace", PACE_DEFAULT)))
+                  min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)), pace=bool(p.get("pace", True)))
     bpfctl.set_cc_cfg(**params)
 
     ecn = sc.ecn
