@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tb_helpers import ROOT
 
 
 def test_vectors_are_reproducible(tmp_path):

@@ -4,7 +4,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from conftest import ROOT  # noqa: F401  (puts python/ on the path)
+from tb_helpers import ROOT  # noqa: F401  (puts python/ on the path)
 from dccsim import compare
 
 

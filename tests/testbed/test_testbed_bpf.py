@@ -1,7 +1,7 @@
 """Each algorithm builds, registers as a kernel congestion control and unregisters cleanly."""
 import pytest
 
-from conftest import needs_testbed
+from tb_helpers import needs_testbed
 
 ALGS = ["powertcp", "theta-powertcp", "dctcp", "tbtcp"]
 

@@ -14,7 +14,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import needs_testbed
+from tb_helpers import needs_testbed
 
 SCENARIO = """
 name = "testbed-pytest"

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, needs_testbed
+from tb_helpers import ROOT, needs_testbed
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 
