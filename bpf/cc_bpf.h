@@ -21,12 +21,6 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* receiver half, first in every controller's private area */
-struct dcc_rx {
-	__u32 ce_state;
-	__u32 prior_rcv_nxt;
-};
-
 static __always_inline struct tcp_sock *dcc_tp(struct sock *sk) { return (struct tcp_sock *)sk; }
 
 static __always_inline void *dcc_priv(struct sock *sk)
@@ -58,15 +52,13 @@ static __always_inline void dcc_set_cwnd(struct sock *sk, __u64 w, __u32 min_pkt
  * arriving packet instead of latching until CWR.  The testbed ACKs every packet (route option
  * quickack), so each ACK carries the state of the packet it acknowledges and no extra ACK is needed
  * at a state change (with delayed ACKs one would be sent for the data before the change). */
-static __always_inline void dcc_rx_event(struct sock *sk, struct dcc_rx *rx, __u32 ev)
+static __always_inline void dcc_rx_event(struct sock *sk, __u32 ev)
 {
 	struct tcp_sock *tp = dcc_tp(sk);
 
 	if (ev != DCC_CA_EVENT_ECN_IS_CE && ev != DCC_CA_EVENT_ECN_NO_CE)
 		return;
-	rx->ce_state = ev == DCC_CA_EVENT_ECN_IS_CE;
-	rx->prior_rcv_nxt = tp->rcv_nxt;
-	if (rx->ce_state)
+	if (ev == DCC_CA_EVENT_ECN_IS_CE)
 		tp->ecn_flags |= DCC_TCP_ECN_DEMAND_CWR;
 	else
 		tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;

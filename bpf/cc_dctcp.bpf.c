@@ -3,7 +3,6 @@
 #include "cc_bpf.h"
 
 struct priv {
-	struct dcc_rx rx;
 	struct ccm_dctcp_state st;
 };
 
@@ -64,9 +63,7 @@ void BPF_PROG(dcc_dctcp_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops/dcc_dctcp_cwnd_event")
 void BPF_PROG(dcc_dctcp_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
-	struct priv *ca = dcc_priv(sk);
-
-	dcc_rx_event(sk, &ca->rx, ev);
+	dcc_rx_event(sk, ev);
 }
 
 SEC("struct_ops/dcc_dctcp_ssthresh")

@@ -5,7 +5,6 @@
 #include "cc_bpf.h"
 
 struct priv {
-	struct dcc_rx rx;
 	struct ccm_power_state st;
 };
 

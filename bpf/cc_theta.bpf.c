@@ -3,7 +3,6 @@
 #include "cc_bpf.h"
 
 struct priv {
-	struct dcc_rx rx;
 	struct ccm_power_state st;
 };
 

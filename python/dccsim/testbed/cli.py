@@ -79,6 +79,7 @@ def main(argv: list[str]) -> int:
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     t_wall = time.time()
     code = 0
+    interrupted = None
     try:
         try:
             build_dir = bpfctl.build()
@@ -106,11 +107,21 @@ def main(argv: list[str]) -> int:
         if "errors" in res.summary:
             code = 1
     except (KeyboardInterrupt, _Interrupted) as e:
-        code = _err(f"interrupted ({e or 'SIGINT'}); cleaned up", 130)
+        interrupted = str(e) or "SIGINT"
+    except Exception as e:  # noqa: BLE001  any other failure: clean up, one line, exit 1
+        code = _err(f"run failed: {type(e).__name__}: {e}", 1)
     finally:
-        topology.cleanup_all()
-        for s, h in old.items():
-            signal.signal(s, h)
+        # a second Ctrl-C or TERM must not cut the teardown short
+        held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            topology.cleanup_all()
+        finally:
+            for s, h in held.items():
+                signal.signal(s, h)
+            for s, h in old.items():
+                signal.signal(s, h)
+    if interrupted:
+        code = _err(f"interrupted ({interrupted}); cleaned up", 130)
     return code
 
 
