@@ -85,4 +85,28 @@ def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
     assert (out / alg / "summary.json").exists() and (out / "scenario.toml").exists()
     names = pq.read_table(out / alg / "ports.parquet").column("name").to_pylist()
     assert "sw0->h3" in names and "h0->sw0" in names
-    assert (out / "meta.json").exists()
+    assert "testbed_params" in json.loads((out / "meta.json").read_text())["testbed"]["runs"][alg]
+    from dccsim.results import load
+    r = load(out)  # the project's reader understands the directory
+    assert len(r.flows) == 3 and set(r.flows["variant"]) == {alg}
+
+
+@needs_testbed
+def test_red_marking_from_the_scenario(tmp_path, clean_testbed):
+    """The scenario's own ECN curve (RED here) replaces the algorithm's default marking."""
+    from dccsim.testbed.cli import main
+    sc = tmp_path / "s.toml"
+    sc.write_text(SCENARIO.replace('ecn = { kind = "none" }',
+                                   'ecn = { kind = "red", kmin = "3KB", kmax = "30KB", pmax = 0.2 }'))
+    out = tmp_path / "out"
+    assert main(["run", str(sc), "--cc", "dctcp", "--out", str(out), "--duration", "1.2s", "-q"]) == 0
+    meta = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["dctcp"]
+    assert meta["testbed_params"]["ecn"] == {"ecn_kind": "red", "kmin_bytes": 3000, "kmax_bytes": 30000,
+                                             "pmax": 0.2}
+    run = json.loads((out / "summary.json").read_text())["runs"]["dctcp"]["engine"]
+    assert run["ecn_marked"] > 0
+    # RED marks every packet above kmax, so DCTCP holds the queue near or below it; 2x kmax
+    # leaves room for the 1 ms sampler catching a burst
+    ps = pq.read_table(out / "dctcp" / "port_series.parquet").to_pylist()
+    q = sorted(r["queue_bytes"] for r in ps if r["port_name"] == "sw0->h3" and r["time_ps"] > JOIN_PS + SETTLE_PS)
+    assert q and q[int(0.99 * (len(q) - 1))] < 60_000

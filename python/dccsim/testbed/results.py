@@ -107,23 +107,31 @@ def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: lis
     R.write_text(out / "scenario.toml", sc.text)
 
     import pyarrow
+    meta_path = out / "meta.json"
+    variant_wall, per_run = {}, {}
+    if meta_path.exists() and len(summary["order"]) > 1:  # keep the other algorithms' provenance
+        old = json.loads(meta_path.read_text())
+        variant_wall = {k: v for k, v in old.get("variant_wall_time_s", {}).items() if k in summary["runs"]}
+        per_run = {k: v for k, v in (old.get("testbed") or {}).get("runs", {}).items() if k in summary["runs"]}
+    variant_wall[alg] = round(wall_s, 3)
+    per_run[alg] = {"argv": list(argv), "started_utc": started_utc, **extra_meta}
     meta = {
         "argv": list(argv), "started_utc": started_utc, "wall_time_s": round(wall_s, 3),
-        "variant_wall_time_s": {alg: round(wall_s, 3)},
+        "variant_wall_time_s": variant_wall,
         "host": socket.gethostname(), "platform": platform.platform(),
         "python": platform.python_version(), "dccsim": None, "engine": None,
         "libraries": {"pyarrow": pyarrow.__version__},
         "testbed": {"kernel": platform.release(),
                     "tools": {"bpftool": _version(["bpftool", "version"]),
                               "clang": _version(["clang", "--version"]), "tc": _version(["tc", "-V"])},
-                    **extra_meta},
+                    "runs": per_run},
     }
     try:
         from .. import __version__
         meta["dccsim"] = __version__
     except ImportError:
         pass
-    R.write_json(out / "meta.json", meta)
+    R.write_json(meta_path, meta)
     return summary
 
 
