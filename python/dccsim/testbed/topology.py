@@ -50,7 +50,7 @@ def delete_namespaces() -> list[str]:
     return gone
 
 
-TSQ_BYTES = 16384  # TCP small queues: at most this much of a socket's data waits in the host qdisc
+TSQ_BYTES = 16384  # TCP small queues budget per socket (docs/testbed.md: did not bound the tbf backlog)
 
 
 def _sysctls(ns: str, forward: bool) -> None:
