@@ -106,4 +106,33 @@ static __always_inline void dcc_power_params(struct ccm_power_params *p, struct 
 	p->mss = mss;
 }
 
+/* PowerTCP family start: window HostBw*tau (line rate in the first RTT), paced when configured */
+static __always_inline void dcc_power_start(struct sock *sk, struct ccm_power_state *st)
+{
+	struct dccsim_cc_cfg *c = dcc_cfg();
+	struct ccm_power_params p = {};
+
+	__builtin_memset(st, 0, sizeof(*st));
+	if (!c)
+		return;
+	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
+	ccm_power_init(st, &p, dcc_tp(sk)->snd_nxt);
+	if (c->pace)
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+	dcc_set_power_window(sk, st->cwnd, p.tau_ns, c->pace);
+}
+
+/* ssthresh and undo_cwnd of a controller that sets the window itself in cong_control: keep it */
+#define DCC_KEEP_CWND_OPS(prefix)						\
+	SEC("struct_ops/" #prefix "_ssthresh")					\
+	__u32 BPF_PROG(prefix##_ssthresh, struct sock *sk)			\
+	{									\
+		return dcc_tp(sk)->snd_cwnd;					\
+	}									\
+	SEC("struct_ops/" #prefix "_undo_cwnd")					\
+	__u32 BPF_PROG(prefix##_undo_cwnd, struct sock *sk)			\
+	{									\
+		return dcc_tp(sk)->snd_cwnd;					\
+	}
+
 #endif

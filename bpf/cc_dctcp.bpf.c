@@ -66,17 +66,7 @@ void BPF_PROG(dcc_dctcp_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	dcc_rx_event(sk, ev);
 }
 
-SEC("struct_ops/dcc_dctcp_ssthresh")
-__u32 BPF_PROG(dcc_dctcp_ssthresh, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
-
-SEC("struct_ops/dcc_dctcp_undo_cwnd")
-__u32 BPF_PROG(dcc_dctcp_undo_cwnd, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
+DCC_KEEP_CWND_OPS(dcc_dctcp)
 
 SEC(".struct_ops")
 struct tcp_congestion_ops dccsim_dctcp = {

@@ -67,17 +67,7 @@ void BPF_PROG(dcc_tbtcp_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	dcc_rx_event(sk, ev);
 }
 
-SEC("struct_ops/dcc_tbtcp_ssthresh")
-__u32 BPF_PROG(dcc_tbtcp_ssthresh, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
-
-SEC("struct_ops/dcc_tbtcp_undo_cwnd")
-__u32 BPF_PROG(dcc_tbtcp_undo_cwnd, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
+DCC_KEEP_CWND_OPS(dcc_tbtcp)
 
 SEC(".struct_ops")
 struct tcp_congestion_ops dccsim_tbtcp = {

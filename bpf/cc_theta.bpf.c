@@ -10,17 +10,8 @@ SEC("struct_ops/dcc_theta_init")
 void BPF_PROG(dcc_theta_init, struct sock *sk)
 {
 	struct priv *ca = dcc_priv(sk);
-	struct dccsim_cc_cfg *c = dcc_cfg();
-	struct ccm_power_params p = {};
 
-	__builtin_memset(ca, 0, sizeof(*ca));
-	if (!c)
-		return;
-	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
-	ccm_power_init(&ca->st, &p, dcc_tp(sk)->snd_nxt);
-	if (c->pace)
-		sk->sk_pacing_status = SK_PACING_NEEDED;
-	dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
+	dcc_power_start(sk, &ca->st);
 }
 
 SEC("struct_ops/dcc_theta_cong_control")
@@ -42,17 +33,7 @@ void BPF_PROG(dcc_theta_cong_control, struct sock *sk, __u32 ack, int flag,
 		dcc_set_power_window(sk, ca->st.cwnd, p.tau_ns, c->pace);
 }
 
-SEC("struct_ops/dcc_theta_ssthresh")
-__u32 BPF_PROG(dcc_theta_ssthresh, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
-
-SEC("struct_ops/dcc_theta_undo_cwnd")
-__u32 BPF_PROG(dcc_theta_undo_cwnd, struct sock *sk)
-{
-	return dcc_tp(sk)->snd_cwnd;
-}
+DCC_KEEP_CWND_OPS(dcc_theta)
 
 SEC(".struct_ops")
 struct tcp_congestion_ops dccsim_theta = {
