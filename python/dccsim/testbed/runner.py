@@ -171,7 +171,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     duration_s = sc.duration_ps / 1e12
     ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
-    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked", "delivery_rate_bps")}
+    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked", "delivery_rate_bps", "srtt_ps")}
     by_ns: dict[str, list[Port]] = {}
     for p in ports:
         by_ns.setdefault(p.ns, []).append(p)
@@ -219,6 +219,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
             fs["rate_bps"].append(_pacing_bps(alg, info))
             fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
             fs["bytes_acked"].append(acked)
+            fs["srtt_ps"].append(info["rtt_us"] * 1_000_000)
             last_acked[fid] = acked
             last_time[fid] = now
         k += 1
