@@ -134,7 +134,7 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
     try:
         for f in sc.flows:
             senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss))
-        res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns)
+        res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"])
     finally:
         stop.set()
         for s in senders:
@@ -151,23 +151,18 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
     return res
 
 
-def _window_bytes(alg: str, info: dict, tau_ns: int) -> int:
-    """The controller's window: PowerTCP and theta-PowerTCP pace at window/tau, so their window is
-    pacing_rate * tau (finer than snd_cwnd, which is that window rounded up to whole packets);
-    DCTCP and TBTCP own snd_cwnd."""
-    if alg in POWER_FAMILY and info["pacing_rate"] not in (0, 2**64 - 1):
-        return info["pacing_rate"] * tau_ns // 1_000_000_000
-    return info["snd_cwnd"] * info["snd_mss"]
+def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float]:
+    """(cwnd_bytes, rate_bps) of flow_series.  A paced PowerTCP-family controller sets its pacing
+    rate to window/tau, so its window is pacing_rate * tau (finer than snd_cwnd, which is that
+    window rounded up to whole packets); otherwise the window is snd_cwnd and there is no pacing
+    (rate_bps = inf, "line rate", as in docs/results.md)."""
+    if paced and info["pacing_rate"] not in (0, 2**64 - 1):
+        return info["pacing_rate"] * tau_ns // 1_000_000_000, float(info["pacing_rate"] * 8)
+    return info["snd_cwnd"] * info["snd_mss"], float("inf")
 
 
-def _pacing_bps(alg: str, info: dict) -> float:
-    """flow_series.rate_bps is the pacing rate (docs/results.md); DCTCP and TBTCP do not pace."""
-    if alg in POWER_FAMILY and info["pacing_rate"] not in (0, 2**64 - 1):
-        return float(info["pacing_rate"] * 8)
-    return float("inf")
-
-
-def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
+def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
+    paced = pace and alg in POWER_FAMILY
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     duration_s = sc.duration_ps / 1e12
     ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
@@ -213,10 +208,11 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns) -> RunResult:
             fid = s.flow.flow_id
             fs["time_ps"].append(t_ps)
             fs["flow_id"].append(fid)
-            fs["cwnd_bytes"].append(_window_bytes(alg, info, tau_ns))
+            cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
+            fs["cwnd_bytes"].append(cwnd_bytes)
             prev_t = last_time[fid]
             dt = max(now - prev_t, 1e-9) if prev_t is not None else None
-            fs["rate_bps"].append(_pacing_bps(alg, info))
+            fs["rate_bps"].append(pacing_bps)
             fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
             fs["bytes_acked"].append(acked)
             fs["srtt_ps"].append(info["rtt_us"] * 1_000_000)
