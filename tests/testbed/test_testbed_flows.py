@@ -110,3 +110,52 @@ def test_red_marking_from_the_scenario(tmp_path, clean_testbed):
     ps = pq.read_table(out / "dctcp" / "port_series.parquet").to_pylist()
     q = sorted(r["queue_bytes"] for r in ps if r["port_name"] == "sw0->h3" and r["time_ps"] > JOIN_PS + SETTLE_PS)
     assert q and q[int(0.99 * (len(q) - 1))] < 60_000
+
+
+DUMBBELL = SCENARIO.replace('''[topology]
+kind = "star"
+hosts = 4
+host_rate = "300Mbps"
+host_delay = "1us"''', '''[topology]
+kind = "dumbbell"
+left = 2
+right = 1
+host_rate = "300Mbps"
+host_delay = "1us"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "1us"''').replace('''[[flows]]
+src = 0
+dst = 3
+start = "0s"
+[[flows]]
+src = [1, 2]
+dst = 3
+start = "0.8s"''', '''[[flows]]
+src = 0
+dst = 2
+start = "0s"
+[[flows]]
+src = 1
+dst = 2
+start = "0.8s"''')
+
+
+@needs_testbed
+def test_powertcp_two_int_hops_on_a_dumbbell(tmp_path, clean_testbed):
+    """Data crosses two stamping switches (sw0->sw1 at 100 Mbps, then sw1->h2 at 300 Mbps); PowerTCP
+    must act on the hop with the larger normalised power, the 100 Mbps trunk: when a second flow
+    joins, flow 0's window falls to about half (criterion <= 80%, as above)."""
+    from dccsim.testbed.cli import main
+    assert 'kind = "dumbbell"' in DUMBBELL and "dst = 2" in DUMBBELL
+    sc = tmp_path / "d.toml"
+    sc.write_text(DUMBBELL)
+    out = tmp_path / "out"
+    assert main(["run", str(sc), "--cc", "powertcp", "--out", str(out), "-q"]) == 0
+    counters = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["powertcp"]["bpf_port_counters"]
+    assert counters["sw0->sw1"]["stamped"] > 1000 and counters["sw1->h2"]["stamped"] > 1000
+    fs = pq.read_table(out / "powertcp" / "flow_series.parquet").to_pylist()
+    solo = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and SETTLE_PS <= r["time_ps"] < JOIN_PS]
+    shared = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and r["time_ps"] >= JOIN_PS + SETTLE_PS]
+    assert _median(shared) <= 0.8 * _median(solo), (_median(solo), _median(shared))
+    names = pq.read_table(out / "powertcp" / "ports.parquet").column("name").to_pylist()
+    assert {"sw0->sw1", "sw1->sw0", "sw1->h2", "h0->sw0", "h2->sw1"} <= set(names)

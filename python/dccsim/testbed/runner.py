@@ -2,6 +2,7 @@
 sample, tear down."""
 from __future__ import annotations
 
+import json
 import math
 import socket
 import threading
@@ -38,7 +39,7 @@ class RunResult:
 def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) -> int:
     """Base RTT in ns for the control laws when the scenario leaves it to "auto".
 
-    Per host pair, a cubic probe paced at PROBE_LOAD of the line rate runs for 0.1 s of warm-up and
+    Per host pair, a cubic probe paced at PROBE_LOAD of rate_bps (the slowest link) runs for 0.1 s of warm-up and
     then 0.2 s of sampling tcpi_rtt every 2 ms; the pair's value is the 10th percentile (rejecting
     moments when a CPU-starved shaper built a queue), and tau is the median over pairs (a star's
     pairs share one path).  The testbed adds no propagation delay and forwards on the CPU, so the
@@ -80,6 +81,19 @@ class _Probe:
     flow_id: int = -1
 
 
+def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
+    """The marking of one switch port: the scenario's, or when it has none the algorithm's own."""
+    if ecn.kind == "step":
+        return {"ecn_kind": "step", "k_bytes": ecn.k_bytes}
+    if ecn.kind == "red":
+        return {"ecn_kind": "red", "kmin_bytes": ecn.kmin_bytes, "kmax_bytes": ecn.kmax_bytes, "pmax": ecn.pmax}
+    if alg == "dctcp":  # DCTCP's guideline K > C*RTT/7, at least 20 packets
+        return {"ecn_kind": "step", "k_bytes": max(port_bdp // 7, 20 * wire)}
+    if alg == "tbtcp":  # TBTCP's queue-cancelling curve p = q / (BDP + q), capped at 0.5
+        return {"ecn_kind": "tbtcp", "bdp_bytes": max(port_bdp, wire), "pmax": 0.5}
+    return {"ecn_kind": "none"}
+
+
 def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
         log=lambda s: None) -> RunResult:
     """Requires a clean machine state; the caller cleans up (topology.cleanup_all) in all cases."""
@@ -87,18 +101,22 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
     progs = bpfctl.load_tc(build_dir)
     rate = sc.host_rate_bps
     switch_limit = int(sc.buffer_bytes * sc.dt_alpha / (1 + sc.dt_alpha))
-    ports = topology.build_star(sc.hosts, rate, switch_limit, 4 << 20, progs)
+    layout = (topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
+              if sc.topology_kind == "dumbbell" else topology.star(sc.hosts, rate))
+    ports = topology.build(layout, switch_limit, 4 << 20, progs)
+    sw_ports = topology.switch_ports(ports)
     mss = sc.payload_bytes + 12 if sc.payload_bytes < 1448 else None
     # until tau is known, switches only stamp (the probe runs with cubic)
-    for p in ports[: sc.hosts]:
-        bpfctl.set_port_cfg(p.ifindex, rate_bps=rate, int_on=sc.int_enabled, ecn_kind="none")
+    for p in sw_ports:
+        bpfctl.set_port_cfg(p.ifindex, rate_bps=p.rate_bps, int_on=sc.int_enabled, ecn_kind="none")
 
     if tau_override_ns:
         tau_ns = tau_override_ns
     elif sc.base_rtt_ps:
         tau_ns = sc.base_rtt_ps // 1000
     else:
-        tau_ns = measure_tau([(f.src, f.dst) for f in sc.flows], mss, rate)
+        slowest = min(p.rate_bps for p in ports)  # pace the probe below every link on its path
+        tau_ns = measure_tau([(f.src, f.dst) for f in sc.flows], mss, slowest)
     log(f"tau = {tau_ns / 1000:.1f} us")
 
     host_bdp = rate * tau_ns // 8_000_000_000
@@ -111,21 +129,15 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
                   min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)), pace=bool(p.get("pace", True)))
     bpfctl.set_cc_cfg(**params)
 
-    ecn = sc.ecn
     wire = (mss - 12 if mss else 1448) + WIRE_OVERHEAD
-    ecn_cfg: dict = {"ecn_kind": ecn.kind}
-    if ecn.kind == "step":
-        ecn_cfg.update(k_bytes=ecn.k_bytes)
-    elif ecn.kind == "red":
-        ecn_cfg.update(kmin_bytes=ecn.kmin_bytes, kmax_bytes=ecn.kmax_bytes, pmax=ecn.pmax)
-    elif alg == "dctcp":  # the scenario has no marking: DCTCP's own guideline, at least 20 packets
-        ecn_cfg = {"ecn_kind": "step", "k_bytes": max(host_bdp // 7, 20 * wire)}
-    elif alg == "tbtcp":  # the scenario has no marking: TBTCP's queue-cancelling curve
-        ecn_cfg = {"ecn_kind": "tbtcp", "bdp_bytes": max(host_bdp, wire), "pmax": 0.5}
-    for port in ports[: sc.hosts]:
-        bpfctl.set_port_cfg(port.ifindex, rate_bps=rate, int_on=sc.int_enabled, **ecn_cfg)
-    params.update(ecn=ecn_cfg, switch_port_limit_bytes=switch_limit, mss=mss or 1448,
-                  kernel_cc=name_cc)
+    ecn_by_port = {}
+    for port in sw_ports:
+        ecn_cfg = _ecn_config(sc.ecn, alg, port.rate_bps * tau_ns // 8_000_000_000, wire)
+        bpfctl.set_port_cfg(port.ifindex, rate_bps=port.rate_bps, int_on=sc.int_enabled, **ecn_cfg)
+        ecn_by_port[port.name] = ecn_cfg
+    distinct = {json.dumps(v, sort_keys=True) for v in ecn_by_port.values()}
+    params.update(ecn=next(iter(ecn_by_port.values())) if len(distinct) == 1 else ecn_by_port,
+                  switch_port_limit_bytes=switch_limit, mss=mss or 1448, kernel_cc=name_cc)
 
     receivers = {d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc) for d in sorted({f.dst for f in sc.flows})}
     senders: list[Sender] = []

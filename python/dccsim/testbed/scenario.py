@@ -40,6 +40,7 @@ class Scenario:
     duration_ps: int
     hosts: int
     host_rate_bps: int
+    topology_kind: str
     host_delay_ps: int
     buffer_bytes: int
     dt_alpha: float
@@ -50,6 +51,8 @@ class Scenario:
     flows: list[Flow]
     sample_interval_ps: int
     base_rtt_ps: int | None = None
+    left: int = 0                      # dumbbell: hosts on sw0 (the rest on sw1)
+    bottleneck_rate_bps: int | None = None
     source: str = ""
     text: str = ""
     raw: dict = field(default_factory=dict)
@@ -94,9 +97,18 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
 def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
     topo = raw.get("topology", {})
     kind = topo.get("kind", "star")
-    if kind != "star":
-        raise ScenarioError(f"topology.kind: the testbed builds 'star' only, got '{kind}'")
-    hosts = int(_get(topo, "hosts", None, "topology"))
+    left, bottleneck = 0, None
+    if kind == "star":
+        hosts = int(_get(topo, "hosts", None, "topology"))
+    elif kind == "dumbbell":
+        left = int(_get(topo, "left", None, "topology"))
+        right = int(_get(topo, "right", None, "topology"))
+        if left < 1 or right < 1:
+            raise ScenarioError("topology.left/right: each side needs at least one host")
+        hosts = left + right
+        bottleneck = parse_rate(_get(topo, "bottleneck_rate", None, "topology"), "topology.bottleneck_rate")
+    else:
+        raise ScenarioError(f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'")
     if not 2 <= hosts <= 200:
         raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
     host_rate = (parse_rate(host_rate, "--host-rate") if host_rate is not None
@@ -158,7 +170,8 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     cc.pop("algorithm", None)
     return Scenario(
         name=raw.get("name", path.stem), seed=int(raw.get("seed", 1)), duration_ps=duration_ps,
-        hosts=hosts, host_rate_bps=host_rate, host_delay_ps=host_delay,
+        hosts=hosts, host_rate_bps=host_rate, topology_kind=kind, left=left,
+        bottleneck_rate_bps=bottleneck, host_delay_ps=host_delay,
         buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
         dt_alpha=float(sw.get("dt_alpha", 0.125)), int_enabled=bool(sw.get("int", True)), ecn=ecn,
         payload_bytes=payload, cc_params=cc, flows=flows, sample_interval_ps=interval,

@@ -15,6 +15,7 @@ MTU_LINK = 1600   # veth MTU: headroom for INT IP options
 MTU_PATH = 1500   # route MTU the hosts' TCP uses (MSS 1448 with timestamps)
 IFINDEX_SW = 30000
 IFINDEX_HOST = 31000
+IFINDEX_TRUNK = 32000
 BURST_TIME_NS = 100_000  # tbf bucket: 100 us of line rate (timer-driven dequeue needs slack)
 
 
@@ -79,41 +80,85 @@ def _attach(ns: str, dev: str, direction: str, pinned: str) -> None:
          "pinned", pinned], ns=ns)
 
 
-def build_star(hosts: int, rate_bps: int, switch_limit: int, host_limit: int, progs: dict[str, str]
-               ) -> list[Port]:
-    """Create the namespaces, links, addresses, shapers and tc programs; return the egress ports
-    (switch downlinks first, then host NICs)."""
-    sw = ns_name(SWITCH)
-    run(["ip", "netns", "add", sw])
-    run(["ip", "-n", sw, "link", "set", "lo", "up"])
-    _sysctls(sw, forward=True)
-    ports: list[Port] = []
-    host_ports: list[Port] = []
-    for i in range(hosts):
-        h = ns_name(f"h{i}")
-        run(["ip", "netns", "add", h])
-        run(["ip", "-n", h, "link", "set", "lo", "up"])
-        _sysctls(h, forward=False)
-        run(["ip", "link", "add", "name", f"h{i}", "index", str(IFINDEX_SW + i), "netns", sw, "mtu",
-             str(MTU_LINK), "type", "veth", "peer", "name", "eth0", "index", str(IFINDEX_HOST + i),
-             "netns", h, "mtu", str(MTU_LINK)])
-        run(["ip", "-n", sw, "addr", "add", f"10.78.{i}.1/24", "dev", f"h{i}"])
-        run(["ip", "-n", sw, "link", "set", f"h{i}", "up"])
+@dataclass
+class Layout:
+    """What to build: host i hangs off switch host_switch[i]; trunk = (rate) of the sw0<->sw1
+    link of a dumbbell, None for a star."""
+    host_switch: list[str]
+    host_rate_bps: int
+    trunk_rate_bps: int | None = None
+
+    @property
+    def switches(self) -> list[str]:
+        return ["sw0", "sw1"] if self.trunk_rate_bps is not None else [SWITCH]
+
+
+def star(hosts: int, rate_bps: int) -> Layout:
+    return Layout([SWITCH] * hosts, rate_bps)
+
+
+def dumbbell(left: int, right: int, host_rate_bps: int, bottleneck_rate_bps: int) -> Layout:
+    return Layout(["sw0"] * left + ["sw1"] * right, host_rate_bps, bottleneck_rate_bps)
+
+
+def _namespace(node: str, forward: bool) -> str:
+    ns = ns_name(node)
+    run(["ip", "netns", "add", ns])
+    run(["ip", "-n", ns, "link", "set", "lo", "up"])
+    _sysctls(ns, forward=forward)
+    return ns
+
+
+def _veth(ns_a: str, dev_a: str, idx_a: int, ns_b: str, dev_b: str, idx_b: int) -> None:
+    run(["ip", "link", "add", "name", dev_a, "index", str(idx_a), "netns", ns_a, "mtu", str(MTU_LINK),
+         "type", "veth", "peer", "name", dev_b, "index", str(idx_b), "netns", ns_b, "mtu", str(MTU_LINK)])
+    for ns, dev in ((ns_a, dev_a), (ns_b, dev_b)):
+        run(["ip", "-n", ns, "link", "set", dev, "up"])
+        _offloads_off(ns, dev)
+
+
+def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, str]) -> list[Port]:
+    """Create the namespaces, links, addresses, routes, shapers and tc programs; return the egress
+    ports: switch downlinks (by host), the trunk ports of a dumbbell, then host NICs."""
+    switches = {sw: _namespace(sw, forward=True) for sw in layout.switches}
+    down: list[Port] = []
+    nics: list[Port] = []
+    rate = layout.host_rate_bps
+    for i, sw in enumerate(layout.host_switch):
+        h = _namespace(f"h{i}", forward=False)
+        swns = switches[sw]
+        _veth(swns, f"h{i}", IFINDEX_SW + i, h, "eth0", IFINDEX_HOST + i)
+        run(["ip", "-n", swns, "addr", "add", f"10.78.{i}.1/24", "dev", f"h{i}"])
         run(["ip", "-n", h, "addr", "add", f"{host_addr(i)}/24", "dev", "eth0"])
-        run(["ip", "-n", h, "link", "set", "eth0", "up"])
         run(["ip", "-n", h, "route", "add", "10.78.0.0/16", "via", f"10.78.{i}.1", "dev", "eth0",
              "mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"])
-        _offloads_off(sw, f"h{i}")
-        _offloads_off(h, "eth0")
-        _tbf(sw, f"h{i}", rate_bps, switch_limit)
-        _tbf(h, "eth0", rate_bps, host_limit)
-        _attach(sw, f"h{i}", "egress", progs["switch_egress"])
+        _tbf(swns, f"h{i}", rate, switch_limit)
+        _tbf(h, "eth0", rate, host_limit)
+        _attach(swns, f"h{i}", "egress", progs["switch_egress"])
         _attach(h, "eth0", "ingress", progs["host_ingress"])
-        ports.append(Port(i, f"{SWITCH}->h{i}", sw, f"h{i}", IFINDEX_SW + i, rate_bps))
-        host_ports.append(Port(0, f"h{i}->{SWITCH}", h, "eth0", IFINDEX_HOST + i, rate_bps))
-    for j, p in enumerate(host_ports):
-        p.index = hosts + j
-    return ports + host_ports
+        down.append(Port(0, f"{sw}->h{i}", swns, f"h{i}", IFINDEX_SW + i, rate))
+        nics.append(Port(0, f"h{i}->{sw}", h, "eth0", IFINDEX_HOST + i, rate))
+    trunk: list[Port] = []
+    if layout.trunk_rate_bps is not None:
+        a, b = switches["sw0"], switches["sw1"]
+        _veth(a, "sw1", IFINDEX_TRUNK, b, "sw0", IFINDEX_TRUNK + 1)
+        run(["ip", "-n", a, "addr", "add", "10.79.0.1/30", "dev", "sw1"])
+        run(["ip", "-n", b, "addr", "add", "10.79.0.2/30", "dev", "sw0"])
+        for i, sw in enumerate(layout.host_switch):  # each switch reaches the other's hosts via the trunk
+            here, via = (a, "10.79.0.2") if sw == "sw1" else (b, "10.79.0.1")
+            run(["ip", "-n", here, "route", "add", f"10.78.{i}.0/24", "via", via])
+        for ns, dev, idx, name in ((a, "sw1", IFINDEX_TRUNK, "sw0->sw1"), (b, "sw0", IFINDEX_TRUNK + 1, "sw1->sw0")):
+            _tbf(ns, dev, layout.trunk_rate_bps, switch_limit)
+            _attach(ns, dev, "egress", progs["switch_egress"])
+            trunk.append(Port(0, name, ns, dev, idx, layout.trunk_rate_bps))
+    ports = down + trunk + nics
+    for k, p in enumerate(ports):
+        p.index = k
+    return ports
+
+
+def switch_ports(ports: list[Port]) -> list[Port]:
+    return [p for p in ports if not p.name.startswith("h")]
 
 
 def check_tools() -> str | None:
