@@ -1,0 +1,151 @@
+"""Build, register and configure the testbed's BPF objects (bpf/ at the repository root)."""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from pathlib import Path
+
+from .nsutil import CommandError, run
+
+BPFFS = "/sys/fs/bpf"
+PIN_PREFIX = "dccsim_"
+TC_PIN_DIR = f"{BPFFS}/dccsim_tc"
+FP_ONE = 1 << 20
+
+# algorithm name (as in the simulator) -> struct_ops object / kernel congestion-control name
+ALGORITHMS = {
+    "powertcp": ("cc_powertcp", "dccsim_powertcp"),
+    "theta-powertcp": ("cc_theta", "dccsim_theta"),
+    "dctcp": ("cc_dctcp", "dccsim_dctcp"),
+    "tbtcp": ("cc_tbtcp", "dccsim_tbtcp"),
+}
+ALIASES = {"theta": "theta-powertcp", "thetapowertcp": "theta-powertcp", "θ-powertcp": "theta-powertcp"}
+ECN_KIND = {"none": 0, "step": 1, "red": 2, "tbtcp": 3}
+
+
+def bpf_dir() -> Path:
+    env = os.environ.get("DCCSIM_BPF_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "bpf"
+
+
+def canonical(alg: str) -> str:
+    a = alg.strip().lower()
+    a = ALIASES.get(a, a)
+    if a not in ALGORITHMS:
+        raise ValueError(f"--cc: unknown algorithm '{alg}'; allowed: {', '.join(ALGORITHMS)}")
+    return a
+
+
+def build() -> Path:
+    d = bpf_dir()
+    run(["make", "-s", "-C", str(d)])
+    return d / "build"
+
+
+def ensure_bpffs() -> None:
+    with open("/proc/mounts") as f:
+        if any(line.split()[1] == BPFFS and line.split()[2] == "bpf" for line in f):
+            return
+    os.makedirs(BPFFS, exist_ok=True)
+    run(["mount", "-t", "bpf", "bpf", BPFFS])
+
+
+def struct_ops_maps() -> list[str]:
+    """Names of the struct_ops maps the kernel holds, including unregistered ones still draining
+    (referenced by sockets that have not been freed yet)."""
+    out = run(["bpftool", "-j", "struct_ops", "list"], check=False) or "[]"
+    try:
+        return [e.get("name", "") for e in json.loads(out)]
+    except json.JSONDecodeError:
+        return []
+
+
+def registered() -> list[str]:
+    """Congestion controls that sockets can select now."""
+    with open("/proc/sys/net/ipv4/tcp_available_congestion_control") as f:
+        return f.read().split()
+
+
+def register(alg: str, build_dir: Path) -> str:
+    obj, name = ALGORITHMS[alg]
+    if name not in registered():
+        run(["bpftool", "struct_ops", "register", str(build_dir / f"{obj}.bpf.o")])
+    return name
+
+
+def load_tc(build_dir: Path) -> dict[str, str]:
+    if not os.path.exists(TC_PIN_DIR):
+        run(["bpftool", "prog", "loadall", str(build_dir / "tc.bpf.o"), TC_PIN_DIR, "type", "classifier"])
+    return {"switch_egress": f"{TC_PIN_DIR}/switch_egress", "host_ingress": f"{TC_PIN_DIR}/host_ingress"}
+
+
+def _hex(b: bytes) -> list[str]:
+    return [f"0x{x:02x}" for x in b]
+
+
+def map_update(name: str, key: bytes, value: bytes) -> None:
+    run(["bpftool", "map", "update", "pinned", f"{BPFFS}/{name}", "key", *_hex(key), "value", *_hex(value)])
+
+
+def set_cc_cfg(*, tau_ns: int, host_bdp: int, beta: int, gamma: float, power_floor: float,
+               tb_alpha: float, tb_scale: int, dctcp_g_shift: int, min_cwnd_pkts: int, pace: bool) -> None:
+    v = struct.pack("=QQQIIIIIIII", tau_ns, host_bdp, beta, round(gamma * FP_ONE),
+                    round(power_floor * FP_ONE), round(tb_alpha * FP_ONE), tb_scale, dctcp_g_shift,
+                    min_cwnd_pkts, int(pace), 0)
+    map_update("dccsim_cfg", struct.pack("=I", 0), v)
+
+
+def set_port_cfg(ifindex: int, *, rate_bps: int, int_on: bool, ecn_kind: str, k_bytes=0, kmin_bytes=0,
+                 kmax_bytes=0, pmax=0.0, bdp_bytes=0, tmin_bytes=0) -> None:
+    p32 = min(0xFFFFFFFF, int(pmax * 2**32))
+    v = struct.pack("=QIIIIIIII", rate_bps, int(int_on), ECN_KIND[ecn_kind], k_bytes, kmin_bytes,
+                    kmax_bytes, p32, bdp_bytes, tmin_bytes)
+    map_update("dccsim_port", struct.pack("=I", ifindex), v)
+
+
+def port_stats() -> dict[int, dict]:
+    """ifindex -> {pkts, stamped, marked, ect, max_qlen} counted by switch_egress."""
+    out = run(["bpftool", "-j", "map", "dump", "pinned", f"{BPFFS}/dccsim_pstat"], check=False)
+    res: dict[int, dict] = {}
+    try:
+        entries = json.loads(out or "[]")
+    except json.JSONDecodeError:
+        return res
+    for e in entries:
+        if "formatted" in e:
+            e = e["formatted"]
+        k, v = e.get("key"), e.get("value")
+        if isinstance(k, list):
+            k = struct.unpack("=I", bytes(int(x, 16) for x in k))[0]
+            raw = bytes(int(x, 16) for x in v)
+            v = dict(zip(("pkts", "stamped", "marked", "ect", "max_qlen"), struct.unpack("=QQQQQ", raw)))
+        res[int(k)] = v
+    return res
+
+
+def cleanup() -> list[str]:
+    """Unregister every dccsim struct_ops and remove the pins; returns what was removed."""
+    removed = []
+    live = set(registered())
+    for name in struct_ops_maps():
+        if name.startswith(PIN_PREFIX) and name in live:
+            try:
+                run(["bpftool", "struct_ops", "unregister", "name", name])
+                removed.append(f"struct_ops {name}")
+            except CommandError:
+                pass
+    if os.path.isdir(BPFFS):
+        for entry in os.listdir(BPFFS):
+            if entry.startswith(PIN_PREFIX):
+                p = os.path.join(BPFFS, entry)
+                if os.path.isdir(p):
+                    for sub in os.listdir(p):
+                        os.unlink(os.path.join(p, sub))
+                    os.rmdir(p)
+                else:
+                    os.unlink(p)
+                removed.append(f"pin {entry}")
+    return removed

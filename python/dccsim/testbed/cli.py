@@ -1,0 +1,129 @@
+"""`dccsim testbed run <scenario.toml|experiment> --cc <algorithm> [--out DIR] [--json] [--duration T]`
+
+Runs a scenario on the real-Linux namespace testbed and writes the simulator's result schema.
+Exit codes: 0 ok, 1 the run failed, 2 bad input or missing kernel feature/tool."""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+from . import bpfctl, topology
+from .nsutil import CommandError
+from .scenario import ScenarioError, load
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, _frame):
+    raise _Interrupted(signal.Signals(signum).name)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="dccsim testbed", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run a scenario with one algorithm")
+    r.add_argument("scenario", help="scenario TOML file or experiment name")
+    r.add_argument("--cc", required=True, help=f"algorithm: {', '.join(bpfctl.ALGORITHMS)}")
+    r.add_argument("--out", type=Path, default=None, help="result directory (default runs/<name>-testbed)")
+    r.add_argument("--json", action="store_true", help="print the summary as JSON")
+    r.add_argument("--duration", default=None, help="override the scenario duration, e.g. 2s")
+    r.add_argument("--tau", default=None, help="base RTT of the control laws (default: measured)")
+    r.add_argument("--host-rate", default=None,
+                   help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)")
+    r.add_argument("-q", "--quiet", action="store_true")
+    sub.add_parser("cleanup", help="remove leftover testbed namespaces and BPF objects")
+    return ap
+
+
+def _err(msg: str, code: int) -> int:
+    print(f"dccsim testbed: {msg}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    if args.cmd == "cleanup":
+        problem = topology.check_tools()
+        if problem:
+            return _err(problem, 2)
+        for what in topology.cleanup_all():
+            print(f"removed {what}")
+        return 0
+
+    try:
+        alg = bpfctl.canonical(args.cc)
+        sc = load(args.scenario, args.duration, args.host_rate)
+        tau_ns = None
+        if args.tau:
+            from ..units import parse_time
+            tau_ns = parse_time(args.tau, "--tau") // 1000
+    except (ValueError, ScenarioError) as e:
+        return _err(str(e), 2)
+    problem = topology.check_tools()
+    if problem:
+        return _err(problem, 2)
+    if topology.leftover_namespaces() or any(n.startswith("dccsim_") for n in bpfctl.registered()):
+        return _err("another testbed run is active or left state behind; run `dccsim testbed cleanup`", 2)
+
+    log = (lambda s: None) if (args.quiet or args.json) else (lambda s: print(f"[testbed] {s}", file=sys.stderr))
+    out = args.out or Path("runs") / f"{sc.name}-testbed"
+    old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
+    t_wall = time.time()
+    code = 0
+    interrupted = None
+    try:
+        try:
+            build_dir = bpfctl.build()
+        except CommandError as e:
+            return _err(f"cannot build the BPF programs: {str(e).splitlines()[-1]}", 2)
+        bpfctl.ensure_bpffs()
+        from . import runner
+        from .results import now_utc, write
+        started = now_utc()
+        try:
+            res = runner.run(sc, alg, build_dir, tau_ns, log)
+        except CommandError as e:
+            msg = str(e).splitlines()[0] if str(e) else "command failed"
+            return _err(f"kernel feature or tool failed: {msg}", 2)
+        summary = write(out, sc, alg, res, started, time.time() - t_wall, ["dccsim", "testbed"] + list(argv),
+                        {"scenario": sc.source, "algorithm": alg, "host_rate_bps": sc.host_rate_bps,
+                         "testbed_params": res.params, "bpf_port_counters": res.bpf_stats})
+        if args.json:
+            print(json.dumps(summary, sort_keys=True))
+        else:
+            s = res.summary
+            print(f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "
+                  f"{s['flows_completed']}/{len(res.flows)} flows completed, {s['ecn_marked']} CE marks, "
+                  f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}")
+        if "errors" in res.summary:
+            code = 1
+    except (KeyboardInterrupt, _Interrupted) as e:
+        interrupted = str(e) or "SIGINT"
+    except Exception as e:  # noqa: BLE001  any other failure: clean up, one line, exit 1
+        code = _err(f"run failed: {type(e).__name__}: {e}", 1)
+    finally:
+        # a second Ctrl-C or TERM must not cut the teardown short
+        held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+        try:
+            topology.cleanup_all()
+        finally:
+            for s, h in held.items():
+                signal.signal(s, h)
+            for s, h in old.items():
+                signal.signal(s, h)
+    if interrupted:
+        code = _err(f"interrupted ({interrupted}); cleaned up", 130)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,289 @@
+"""One testbed run of a scenario with one algorithm: build, load, measure tau, configure, send,
+sample, tear down."""
+from __future__ import annotations
+
+import json
+import math
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..units import parse_size
+from . import bpfctl, topology
+from .netlink import QdiscStats
+from .scenario import Scenario
+from .topology import Port, host_addr, ns_name
+from .traffic import Receiver, Sender, tcp_info
+
+WIRE_OVERHEAD = 14 + 20 + 20 + 12  # Ethernet + IPv4 + TCP + timestamps option, bytes per packet
+MIN_INTERVAL_PS = 1_000_000_000   # 1 ms: the sampler is a Python thread
+POWER_FAMILY = ("powertcp", "theta-powertcp")
+PROBE_LOAD = 0.5
+SO_MAX_PACING_RATE = 47
+
+
+@dataclass
+class RunResult:
+    algorithm: str
+    tau_ns: int
+    params: dict
+    ports: list[Port]
+    flows: list[dict]
+    port_series: dict[str, list] = field(default_factory=dict)
+    flow_series: dict[str, list] = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+    bpf_stats: dict = field(default_factory=dict)
+
+
+def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) -> int:
+    """Base RTT in ns for the control laws when the scenario leaves it to "auto".
+
+    Per host pair, a cubic probe paced at PROBE_LOAD of rate_bps (the slowest link) runs for 0.1 s of warm-up and
+    then 0.2 s of sampling tcpi_rtt every 2 ms; the pair's value is the 10th percentile (rejecting
+    moments when a CPU-starved shaper built a queue), and tau is the median over pairs (a star's
+    pairs share one path).  The testbed adds no propagation delay and forwards on the CPU, so the
+    RTT of a busy but unqueued path (stack, softirq and tbf timer latency, ~100 us on a 2-core
+    machine) is several times the idle minimum (~20 us), which would cap every PowerTCP window at
+    a fraction of the line rate (docs/testbed.md)."""
+    per_pair = []
+    for dst in sorted({d for _, d in pairs}):
+        rx = Receiver(ns_name(f"h{dst}"), host_addr(dst), None)
+        try:
+            for src in sorted({s for s, d in pairs if d == dst}):
+                tx = Sender(_Probe(src, dst), ns_name(f"h{src}"), host_addr(dst), "cubic", mss)
+                try:
+                    tx.sock.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, int(rate_bps * PROBE_LOAD / 8))
+                    stop = threading.Event()
+                    tx.start(time.perf_counter(), stop)
+                    time.sleep(0.1)
+                    samples = []
+                    for _ in range(100):
+                        samples.append(tcp_info(tx.sock)["rtt_us"])
+                        time.sleep(0.002)
+                    stop.set()
+                    tx.thread.join(timeout=2)
+                    per_pair.append(sorted(samples)[len(samples) // 10] * 1000)
+                finally:
+                    tx.close()
+        finally:
+            rx.close()
+    per_pair.sort()
+    return max(per_pair[len(per_pair) // 2], 1000)
+
+
+@dataclass
+class _Probe:
+    src: int
+    dst: int
+    size_bytes: int | None = None
+    start_ps: int = 0
+    flow_id: int = -1
+
+
+def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
+    """The marking of one switch port: the scenario's, or when it has none the algorithm's own."""
+    if ecn.kind == "step":
+        return {"ecn_kind": "step", "k_bytes": ecn.k_bytes}
+    if ecn.kind == "red":
+        return {"ecn_kind": "red", "kmin_bytes": ecn.kmin_bytes, "kmax_bytes": ecn.kmax_bytes, "pmax": ecn.pmax}
+    if alg == "dctcp":  # DCTCP's guideline K > C*RTT/7, at least 20 packets
+        return {"ecn_kind": "step", "k_bytes": max(port_bdp // 7, 20 * wire)}
+    if alg == "tbtcp":  # TBTCP's queue-cancelling curve p = q / (BDP + q), capped at 0.5
+        return {"ecn_kind": "tbtcp", "bdp_bytes": max(port_bdp, wire), "pmax": 0.5}
+    return {"ecn_kind": "none"}
+
+
+def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
+        log=lambda s: None) -> RunResult:
+    """Requires a clean machine state; the caller cleans up (topology.cleanup_all) in all cases."""
+    name_cc = bpfctl.register(alg, build_dir)
+    progs = bpfctl.load_tc(build_dir)
+    rate = sc.host_rate_bps
+    switch_limit = int(sc.buffer_bytes * sc.dt_alpha / (1 + sc.dt_alpha))
+    layout = (topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
+              if sc.topology_kind == "dumbbell" else topology.star(sc.hosts, rate))
+    ports = topology.build(layout, switch_limit, 4 << 20, progs)
+    sw_ports = topology.switch_ports(ports)
+    mss = sc.payload_bytes + 12 if sc.payload_bytes < 1448 else None
+    # until tau is known, switches only stamp (the probe runs with cubic)
+    for p in sw_ports:
+        bpfctl.set_port_cfg(p.ifindex, rate_bps=p.rate_bps, int_on=sc.int_enabled, ecn_kind="none")
+
+    if tau_override_ns:
+        tau_ns = tau_override_ns
+    elif sc.base_rtt_ps:
+        tau_ns = sc.base_rtt_ps // 1000
+    else:
+        slowest = min(p.rate_bps for p in ports)  # pace the probe below every link on its path
+        tau_ns = measure_tau([(f.src, f.dst) for f in sc.flows], mss, slowest)
+    log(f"tau = {tau_ns / 1000:.1f} us")
+
+    host_bdp = rate * tau_ns // 8_000_000_000
+    p = sc.cc_params
+    expected = int(p.get("expected_flows", 10))
+    beta = parse_size(p["beta"], "cc.beta") if "beta" in p else max(1, host_bdp // expected)
+    params = dict(tau_ns=tau_ns, host_bdp=host_bdp, beta=beta, gamma=float(p.get("gamma", 0.9)),
+                  power_floor=float(p.get("power_floor", 0.01)), tb_alpha=float(p.get("alpha", 0.1)),
+                  tb_scale=int(p.get("scale", 1)), dctcp_g_shift=int(round(-math.log2(float(p.get("g", 1 / 16))))),
+                  min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)), pace=bool(p.get("pace", True)))
+    bpfctl.set_cc_cfg(**params)
+
+    wire = (mss - 12 if mss else 1448) + WIRE_OVERHEAD
+    ecn_by_port = {}
+    for port in sw_ports:
+        ecn_cfg = _ecn_config(sc.ecn, alg, port.rate_bps * tau_ns // 8_000_000_000, wire)
+        bpfctl.set_port_cfg(port.ifindex, rate_bps=port.rate_bps, int_on=sc.int_enabled, **ecn_cfg)
+        ecn_by_port[port.name] = ecn_cfg
+    distinct = {json.dumps(v, sort_keys=True) for v in ecn_by_port.values()}
+    params.update(ecn=next(iter(ecn_by_port.values())) if len(distinct) == 1 else ecn_by_port,
+                  switch_port_limit_bytes=switch_limit, mss=mss or 1448, kernel_cc=name_cc)
+
+    receivers = {d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc) for d in sorted({f.dst for f in sc.flows})}
+    senders: list[Sender] = []
+    stats = {ns: QdiscStats(ns) for ns in sorted({pt.ns for pt in ports})}
+    stop = threading.Event()
+    try:
+        for f in sc.flows:
+            senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss))
+        res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"])
+    finally:
+        stop.set()
+        for s in senders:
+            if s.thread:
+                s.thread.join(timeout=2)
+        for s in senders:
+            s.close()
+        for r in receivers.values():
+            r.close()
+        for q in stats.values():
+            q.close()
+    res.tau_ns = tau_ns
+    res.params = params
+    return res
+
+
+def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float]:
+    """(cwnd_bytes, rate_bps) of flow_series.  A paced PowerTCP-family controller sets its pacing
+    rate to window/tau, so its window is pacing_rate * tau (finer than snd_cwnd, which is that
+    window rounded up to whole packets); otherwise the window is snd_cwnd and there is no pacing
+    (rate_bps = inf, "line rate", as in docs/results.md)."""
+    if paced and info["pacing_rate"] not in (0, 2**64 - 1):
+        return info["pacing_rate"] * tau_ns // 1_000_000_000, float(info["pacing_rate"] * 8)
+    return info["snd_cwnd"] * info["snd_mss"], float("inf")
+
+
+def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
+    paced = pace and alg in POWER_FAMILY
+    interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
+    duration_s = sc.duration_ps / 1e12
+    ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
+    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked", "delivery_rate_bps", "srtt_ps")}
+    by_ns: dict[str, list[Port]] = {}
+    for p in ports:
+        by_ns.setdefault(p.ns, []).append(p)
+    tx0 = {}
+    for ns, q in stats.items():
+        st = q.stats()
+        for p in by_ns[ns]:
+            tx0[p.index] = st.get(p.ifindex, (0, 0, 0))[1]
+    drops0 = sum(v[2] for q in stats.values() for v in q.stats().values())
+    last_acked = {s.flow.flow_id: 0 for s in senders}
+    last_time = {s.flow.flow_id: None for s in senders}
+    infos0 = {s.flow.flow_id: tcp_info(s.sock) for s in senders}
+
+    t0 = time.perf_counter()
+    for s in senders:
+        s.start(t0, stop)
+    log(f"running {len(senders)} flows for {duration_s:g} s")
+    k = 0
+    while True:
+        now = time.perf_counter() - t0
+        if now >= duration_s:
+            break
+        if all(s.flow.size_bytes is not None and s.end_s is not None for s in senders):
+            break
+        t_ps = int(now * 1e12)
+        for ns, q in stats.items():
+            st = q.stats()
+            for p in by_ns[ns]:
+                backlog, sent, _ = st.get(p.ifindex, (0, 0, 0))
+                ps["time_ps"].append(t_ps)
+                ps["port"].append(p.index)
+                ps["queue_bytes"].append(backlog)
+                ps["tx_bytes"].append(sent - tx0[p.index])
+        for s in senders:
+            if not s.started:
+                continue
+            info = tcp_info(s.sock)
+            acked = max(0, info["bytes_acked"] - s.acked0)
+            fid = s.flow.flow_id
+            fs["time_ps"].append(t_ps)
+            fs["flow_id"].append(fid)
+            cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
+            fs["cwnd_bytes"].append(cwnd_bytes)
+            prev_t = last_time[fid]
+            dt = max(now - prev_t, 1e-9) if prev_t is not None else None
+            fs["rate_bps"].append(pacing_bps)
+            fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
+            fs["bytes_acked"].append(acked)
+            fs["srtt_ps"].append(info["rtt_us"] * 1_000_000)
+            last_acked[fid] = acked
+            last_time[fid] = now
+        k += 1
+        nxt = t0 + k * interval_s
+        delay = nxt - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        else:
+            k = int((time.perf_counter() - t0) / interval_s)
+    t_end = time.perf_counter() - t0
+    stop.set()
+    drops = sum(v[2] for q in stats.values() for v in q.stats().values()) - drops0
+
+    flows = []
+    for s in senders:
+        info = tcp_info(s.sock)
+        i0 = infos0[s.flow.flow_id]
+        f = s.flow
+        acked = max(0, info["bytes_acked"] - s.acked0)
+        if f.size_bytes is not None:
+            acked = min(acked, f.size_bytes)
+        base_rtt_ps = info["min_rtt_us"] * 1_000_000
+        if f.size_bytes is not None:
+            mss = info["snd_mss"] or 1448
+            wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
+            ideal = base_rtt_ps + wire * 8 * 10**12 // sc.host_rate_bps
+        else:
+            ideal = -1
+        flows.append({
+            "flow_id": f.flow_id, "src": f.src, "dst": f.dst,
+            "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
+            "start_ps": f.start_ps,
+            "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
+            "bytes_acked": acked, "base_rtt_ps": base_rtt_ps, "ideal_fct_ps": ideal,
+            "retransmits": info["total_retrans"] - i0["total_retrans"],
+            "timeouts": info["total_rto"] - i0["total_rto"],
+            "_segs": info["data_segs_out"] - i0["data_segs_out"],
+            "_error": s.error,
+        })
+    bstats = bpfctl.port_stats()
+    res = RunResult(alg, 0, {}, ports, flows, ps, fs)
+    res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}
+    res.summary = {
+        "sim_time_ps": int(t_end * 1e12),
+        "bytes_delivered": sum(f["bytes_acked"] for f in flows),
+        "data_packets_sent": sum(f["_segs"] for f in flows),
+        "packets_dropped": drops,
+        "flows_completed": sum(1 for f in flows if f["end_ps"] >= 0),
+        "retransmits": sum(f["retransmits"] for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "ecn_marked": sum(int(v.get("marked", 0)) for v in res.bpf_stats.values()),
+        "int_stamped": sum(int(v.get("stamped", 0)) for v in res.bpf_stats.values()),
+        # per switch port, the largest queue any packet found (every packet, unlike the 1 ms series)
+        "port_peak_queue_bytes": {k: int(v.get("max_qlen", 0)) for k, v in sorted(res.bpf_stats.items())},
+    }
+    errs = [f"flow {f['flow_id']}: {f['_error']}" for f in flows if f["_error"]]
+    if errs:
+        res.summary["errors"] = errs
+    return res

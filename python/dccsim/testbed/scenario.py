@@ -1,0 +1,178 @@
+"""The part of a scenario file (docs/scenario.md) that the testbed can reproduce, resolved to
+integer SI units with dccsim.units."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..units import UnitError, parse_rate, parse_size, parse_time
+
+EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
+
+
+class ScenarioError(ValueError):
+    """The scenario cannot be run on the testbed; the message names the field."""
+
+
+@dataclass
+class Flow:
+    flow_id: int
+    src: int
+    dst: int
+    size_bytes: int | None  # None: long-lived
+    start_ps: int
+
+
+@dataclass
+class Ecn:
+    kind: str = "none"
+    k_bytes: int = 0
+    kmin_bytes: int = 0
+    kmax_bytes: int = 0
+    pmax: float = 0.0
+
+
+@dataclass
+class Scenario:
+    name: str
+    seed: int
+    duration_ps: int
+    hosts: int
+    host_rate_bps: int
+    topology_kind: str
+    host_delay_ps: int
+    buffer_bytes: int
+    dt_alpha: float
+    int_enabled: bool
+    ecn: Ecn
+    payload_bytes: int
+    cc_params: dict
+    flows: list[Flow]
+    sample_interval_ps: int
+    base_rtt_ps: int | None = None
+    left: int = 0                      # dumbbell: hosts on sw0 (the rest on sw1)
+    bottleneck_rate_bps: int | None = None
+    source: str = ""
+    text: str = ""
+    raw: dict = field(default_factory=dict)
+
+
+def locate(arg: str) -> Path:
+    """A path to a TOML file, or the name of a scenario in dccsim/experiments."""
+    p = Path(arg)
+    if p.suffix == ".toml" or p.exists():
+        if not p.exists():
+            raise ScenarioError(f"scenario: file not found: {arg}")
+        return p
+    cand = EXPERIMENTS_DIR / f"{arg}.toml"
+    if cand.exists():
+        return cand
+    known = sorted(q.stem for q in EXPERIMENTS_DIR.glob("*.toml"))
+    raise ScenarioError(f"scenario: unknown experiment '{arg}'; testbed experiments: {', '.join(known)}")
+
+
+def _get(d: dict, key: str, default, where: str):
+    v = d.get(key, default)
+    if v is None:
+        raise ScenarioError(f"{where}.{key}: missing")
+    return v
+
+
+def load(arg: str, duration: str | None = None, host_rate: str | None = None) -> Scenario:
+    path = locate(arg)
+    text = path.read_text()
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"scenario: {path.name}: {e}") from None
+    try:
+        sc = _resolve(raw, path, duration, host_rate)
+        sc.text = text
+        return sc
+    except UnitError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
+    topo = raw.get("topology", {})
+    kind = topo.get("kind", "star")
+    left, bottleneck = 0, None
+    if kind == "star":
+        hosts = int(_get(topo, "hosts", None, "topology"))
+    elif kind == "dumbbell":
+        left = int(_get(topo, "left", None, "topology"))
+        right = int(_get(topo, "right", None, "topology"))
+        if left < 1 or right < 1:
+            raise ScenarioError("topology.left/right: each side needs at least one host")
+        hosts = left + right
+        bottleneck = parse_rate(_get(topo, "bottleneck_rate", None, "topology"), "topology.bottleneck_rate")
+    else:
+        raise ScenarioError(f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'")
+    if not 2 <= hosts <= 200:
+        raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
+    host_rate = (parse_rate(host_rate, "--host-rate") if host_rate is not None
+                 else parse_rate(_get(topo, "host_rate", None, "topology"), "topology.host_rate"))
+    host_delay = parse_time(topo.get("host_delay", "0s"), "topology.host_delay")
+
+    sw = raw.get("switch", {})
+    ecn_raw = sw.get("ecn", {"kind": "none"})
+    ek = ecn_raw.get("kind", "none")
+    if ek == "none":
+        ecn = Ecn()
+    elif ek == "step":
+        ecn = Ecn("step", k_bytes=parse_size(_get(ecn_raw, "k", None, "switch.ecn"), "switch.ecn.k"))
+    elif ek == "red":
+        ecn = Ecn("red", kmin_bytes=parse_size(_get(ecn_raw, "kmin", None, "switch.ecn"), "switch.ecn.kmin"),
+                  kmax_bytes=parse_size(_get(ecn_raw, "kmax", None, "switch.ecn"), "switch.ecn.kmax"),
+                  pmax=float(_get(ecn_raw, "pmax", None, "switch.ecn")))
+    else:
+        raise ScenarioError(f"switch.ecn.kind: unknown value '{ek}'; allowed: none, step, red")
+
+    host = raw.get("host", {})
+    payload = parse_size(host.get("payload", "1000B"), "host.payload")
+    if not 536 <= payload <= 1448:
+        raise ScenarioError(f"host.payload: the testbed needs 536B..1448B (MTU 1500), got {payload}B")
+
+    dur = duration if duration is not None else _get(raw, "duration", None, "")
+    duration_ps = parse_time(dur, "duration")
+    if duration_ps <= 0:
+        raise ScenarioError("duration: must be > 0")
+
+    flows: list[Flow] = []
+    for i, f in enumerate(raw.get("flows", [])):
+        srcs = f.get("src")
+        if srcs is None:
+            raise ScenarioError(f"flows[{i}].src: missing")
+        srcs = srcs if isinstance(srcs, list) else [srcs]
+        dst = int(_get(f, "dst", None, f"flows[{i}]"))
+        size = parse_size(f["size"], f"flows[{i}].size") if "size" in f else None
+        start = parse_time(f.get("start", "0s"), f"flows[{i}].start")
+        for s in srcs:
+            s = int(s)
+            for what, h in (("src", s), ("dst", dst)):
+                if not 0 <= h < hosts:
+                    raise ScenarioError(f"flows[{i}].{what}: host {h} out of range 0..{hosts - 1}")
+            if s == dst:
+                raise ScenarioError(f"flows[{i}]: src and dst are both host {s}")
+            flows.append(Flow(len(flows), s, dst, size, start))
+    if raw.get("workload"):
+        raise ScenarioError("workload: generated workloads are not supported by the testbed; list [[flows]]")
+    if not flows:
+        raise ScenarioError("flows: the scenario has no flows")
+
+    metrics = raw.get("metrics", {})
+    interval = parse_time(metrics.get("interval", "1ms"), "metrics.interval")
+    base_rtt = raw.get("base_rtt", "auto")
+    base_rtt_ps = None if base_rtt == "auto" else parse_time(base_rtt, "base_rtt")
+
+    cc = dict(raw.get("cc", {}))
+    cc.pop("algorithm", None)
+    return Scenario(
+        name=raw.get("name", path.stem), seed=int(raw.get("seed", 1)), duration_ps=duration_ps,
+        hosts=hosts, host_rate_bps=host_rate, topology_kind=kind, left=left,
+        bottleneck_rate_bps=bottleneck, host_delay_ps=host_delay,
+        buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
+        dt_alpha=float(sw.get("dt_alpha", 0.125)), int_enabled=bool(sw.get("int", True)), ecn=ecn,
+        payload_bytes=payload, cc_params=cc, flows=flows, sample_interval_ps=interval,
+        base_rtt_ps=base_rtt_ps, source=str(path.name), raw=raw)

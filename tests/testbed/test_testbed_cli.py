@@ -1,0 +1,62 @@
+"""Bad input exits 2 with one line; interrupted runs clean up."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tb_helpers import ROOT, needs_testbed
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+
+
+def _cli(*args, user=None):
+    cmd = [sys.executable, "-m", "dccsim.testbed", *args]
+    if user is not None:
+        cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV)
+
+
+def test_unknown_algorithm_exits_2():
+    p = _cli("run", "testbed-shared-4", "--cc", "vegas")
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "unknown algorithm 'vegas'" in p.stderr
+
+
+def test_unknown_experiment_exits_2():
+    p = _cli("run", "no-such-experiment", "--cc", "dctcp")
+    assert p.returncode == 2 and "unknown experiment" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_bad_scenario_field_exits_2(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('duration = "1s"\n[topology]\nkind = "fattree"\n')
+    p = _cli("run", str(f), "--cc", "dctcp")
+    assert p.returncode == 2 and "topology.kind" in p.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to drop privileges")
+def test_not_root_exits_2():
+    p = _cli("run", "testbed-shared-4", "--cc", "dctcp", user=65534)
+    assert p.returncode == 2 and "root" in p.stderr and p.stderr.count("\n") == 1
+
+
+@needs_testbed
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupted_run_cleans_up(sig, tmp_path, clean_testbed):
+    from dccsim.testbed import topology
+    p = subprocess.Popen([sys.executable, "-m", "dccsim.testbed", "run", "testbed-shared-4", "--cc", "powertcp",
+                          "--out", str(tmp_path / "o")], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not topology.leftover_namespaces():
+        time.sleep(0.1)
+    time.sleep(2.0)  # inside the run
+    assert topology.leftover_namespaces(), "the run never built its namespaces"
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "cleaned up" in err
+    # clean_testbed asserts that no namespace, struct_ops or pin is left
