@@ -215,3 +215,10 @@ def test_powertcp_incast_matches_the_paper_setup():
     assert flows == [(0, 16, 0, None)] + [(s, 16, 5 * 10**8, None) for s in range(1, 11)]
     assert cfg["duration_ps"] == 3 * 10**9
     assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["tor0->h16"], "flows": True, "start_ps": 0}
+
+
+def test_fallback_algorithm_list_matches_the_engine():
+    # scenarios are validated without a built engine (e.g. by the testbed) against this list
+    from dccsim import _engine
+    from dccsim.scenario_parse import FALLBACK_ALGORITHMS
+    assert sorted(FALLBACK_ALGORITHMS) == sorted(_engine.algorithms())

@@ -26,6 +26,7 @@ fn same_scenario_and_seed_give_identical_results() {
 fn another_seed_changes_ecmp_and_the_results() {
     let a = dccsim_engine::run(&cross_pod_permutation(7)).unwrap();
     let b = dccsim_engine::run(&cross_pod_permutation(8)).unwrap();
+    common::assert_conserved(&b);
     assert_ne!(a.port_series, b.port_series);
     assert_ne!(a.flows.end_ps, b.flows.end_ps);
 }
@@ -33,6 +34,7 @@ fn another_seed_changes_ecmp_and_the_results() {
 #[test]
 fn finite_flows_complete_with_an_fct_no_better_than_ideal() {
     let r = dccsim_engine::run(&cross_pod_permutation(1)).unwrap();
+    common::assert_conserved(&r);
     let f = &r.flows;
     for i in 0..f.flow_id.len() {
         assert!(f.end_ps[i] > 0, "flow {i} unfinished: {:?} {:?} {:?}", r.summary, f.retransmits, f.timeouts);
@@ -51,6 +53,7 @@ fn a_lone_flow_finishes_at_its_ideal_fct() {
     let mut cfg = common::incast("powertcp", 0, MS);
     cfg.flows = vec![FlowSpec { src: 0, dst: 200, size_bytes: Some(50_000), start_ps: 0, cc: None }];
     let r = dccsim_engine::run(&cfg).unwrap();
+    common::assert_conserved(&r);
     let fct = r.flows.end_ps[0] - r.flows.start_ps[0];
     let ideal = r.flows.ideal_fct_ps[0];
     // slack: the last packet's store-and-forward on the 4 fabric hops (≈ 4·87 ns) plus the
@@ -86,6 +89,7 @@ fn dynamic_threshold_caps_one_port_at_alpha_over_one_plus_alpha_of_the_buffer() 
     cfg.switch.dt_alpha = 0.5;
     cfg.duration_ps = MS;
     let r = dccsim_engine::run(&cfg).unwrap();
+    common::assert_conserved(&r);
     let peak = *r.port_series.queue_bytes.iter().max().unwrap() as f64;
     let cap = 0.5 / 1.5 * 1e6;
     assert!(peak <= cap + 1090.0 && peak > cap - 3.0 * 1090.0, "peak {peak} vs cap {cap}");
@@ -102,6 +106,8 @@ fn step_ecn_marks_hold_dctcp_queue_near_k() {
     let with_marks = dccsim_engine::run(&d).unwrap();
     d.switch.ecn = Ecn::Step { k_bytes: u64::MAX / 2 };
     let without = dccsim_engine::run(&d).unwrap();
+    common::assert_conserved(&with_marks);
+    common::assert_conserved(&without);
     let q = |r: &dccsim_engine::Results| common::mean_queue(r, 2 * MS, 5 * MS);
     assert!(q(&with_marks) < 0.5 * q(&without), "marks must hold DCTCP's queue down: {} vs {}", q(&with_marks), q(&without));
     assert!(q(&with_marks) < 60_000.0, "DCTCP queue {} should sit near K = 20 KB", q(&with_marks));
