@@ -367,7 +367,8 @@ impl Simulator {
         let port = match hops.len() {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
             1 => hops[0],
-            n => hops[(mix(((flow as u64) << 32) ^ node as u64 ^ self.cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D)) % n as u64) as usize],
+            // multiply-shift maps the 64-bit hash onto 0..n without a division
+            n => hops[((mix(((flow as u64) << 32) ^ node as u64 ^ self.cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D)) as u128 * n as u128) >> 64) as usize],
         };
         let ps = &mut self.ports[port as usize];
         let sw = &mut self.switches[ps.switch as usize];
@@ -474,7 +475,7 @@ impl Simulator {
             let size = self.pool.get(pkt).size as u64;
             self.ports[nic as usize].queue_bytes -= size;
             self.start_tx(nic, pkt);
-            self.kick_at_free(nic);
+            self.kick_if_more(host, nic);
             return;
         }
         let hs = &self.hosts[host as usize];
@@ -541,7 +542,23 @@ impl Simulator {
         self.out.summary.data_packets_sent += 1;
         self.sync_cc_timer(fid);
         self.start_tx(nic, id);
-        self.kick_at_free(nic);
+        let host = self.flows[fid as usize].src;
+        self.kick_if_more(host, nic);
+    }
+
+    /// After a NIC started a packet: wake it when it is free only if something is already
+    /// waiting (a control packet, or a flow with window to spare). Anything that becomes
+    /// sendable later (an ACK, a flow start, a timer) calls `host_send`, which kicks then.
+    #[inline]
+    fn kick_if_more(&mut self, host: u32, nic: u32) {
+        let more = !self.ports[nic as usize].queue.is_empty()
+            || self.hosts[host as usize].flows.iter().any(|&f| {
+                let f = &self.flows[f as usize];
+                f.snd_nxt < f.size && ((f.snd_nxt - f.snd_una) as f64) < f.cwnd
+            });
+        if more {
+            self.kick_at_free(nic);
+        }
     }
 
     fn host_receive(&mut self, host: u32, pkt: PktId) {
