@@ -1,11 +1,14 @@
-//! The event queue, ordered by (time, insertion sequence): ties are broken by insertion order,
+//! The event queue, ordered by (time, insertion order): ties are broken by insertion order,
 //! so a scenario plus a seed determines the run exactly.
 //!
-//! Simulated time never goes backwards, so a radix heap (a monotone priority queue) serves:
-//! an event lives in the bucket numbered by the highest bit in which its key differs from the
-//! last popped key; popping only redistributes the lowest non-empty bucket. Keys are
-//! (time << 64 | seq), unique, so the order is total. This avoids the branch mispredictions of
-//! a binary heap's sift-down, which dominated the profile.
+//! Simulated time never goes backwards, so a radix heap (a monotone priority queue) serves: an
+//! event lives in the bucket numbered by the highest bit in which its time differs from the
+//! time of the last event taken out; taking out only redistributes the lowest non-empty bucket,
+//! and a bitmap finds it. Events of equal time always share a bucket and every bucket keeps its
+//! events in insertion order, so the events of the current time, kept in a FIFO, come out in
+//! insertion order. This avoids the branch mispredictions of a binary heap's sift-down.
+
+use std::collections::VecDeque;
 
 use crate::time::Time;
 
@@ -32,26 +35,20 @@ pub enum EvKind {
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
     pub time: Time,
-    seq: u64,
-    pub kind: EvKind,
     pub id: u32,
     pub aux: u32,
-}
-
-impl Event {
-    #[inline]
-    fn key(&self) -> u128 {
-        ((self.time as u128) << 64) | self.seq as u128
-    }
+    pub kind: EvKind,
 }
 
 pub struct Scheduler {
+    /// Events at time `last`, in insertion order.
+    current: VecDeque<Event>,
+    /// Bucket b (1..=64) holds events whose time first differs from `last` at bit b − 1.
     buckets: Vec<Vec<Event>>,
-    /// Bit i set ⇔ bucket i is non-empty (so the lowest non-empty bucket is a trailing-zeros).
-    nonempty: [u64; 3],
-    last: u128,
+    /// Bit b − 1 set ⇔ bucket b is non-empty.
+    nonempty: u64,
+    last: Time,
     len: usize,
-    next_seq: u64,
     pub now: Time,
     pub processed: u64,
 }
@@ -62,71 +59,64 @@ impl Default for Scheduler {
     }
 }
 
-#[inline]
-fn bucket(key: u128, last: u128) -> usize {
-    if key == last {
-        0
-    } else {
-        128 - (key ^ last).leading_zeros() as usize
-    }
-}
-
 impl Scheduler {
     pub fn new() -> Self {
-        Scheduler { buckets: (0..129).map(|_| Vec::with_capacity(64)).collect(), nonempty: [0; 3], last: 0, len: 0, next_seq: 0, now: 0, processed: 0 }
+        Scheduler {
+            current: VecDeque::with_capacity(256),
+            buckets: (0..65).map(|_| Vec::with_capacity(64)).collect(),
+            nonempty: 0,
+            last: 0,
+            len: 0,
+            now: 0,
+            processed: 0,
+        }
     }
 
     #[inline]
     pub fn at(&mut self, time: Time, kind: EvKind, id: u32, aux: u32) {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let e = Event { time, seq, kind, id, aux };
-        self.push(e);
+        self.place(Event { time, id, aux, kind });
         self.len += 1;
     }
 
     #[inline]
-    fn push(&mut self, e: Event) {
-        let b = bucket(e.key(), self.last);
-        self.buckets[b].push(e);
-        self.nonempty[b >> 6] |= 1 << (b & 63);
+    fn place(&mut self, e: Event) {
+        if e.time == self.last {
+            self.current.push_back(e);
+        } else {
+            let b = 64 - (e.time ^ self.last).leading_zeros() as usize;
+            self.buckets[b].push(e);
+            self.nonempty |= 1 << (b - 1);
+        }
     }
 
-    /// Lowest non-empty bucket.
-    #[inline]
-    fn lowest(&self) -> Option<usize> {
-        self.nonempty.iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
-    }
-
-    /// Move the minimum event into bucket 0 (if any event is pending).
+    /// Make `current` hold the events of the earliest pending time.
     #[inline]
     fn settle(&mut self) -> bool {
-        let Some(i) = self.lowest() else { return false };
-        if i == 0 {
+        if !self.current.is_empty() {
             return true;
         }
-        let mut b = std::mem::take(&mut self.buckets[i]);
-        self.nonempty[i >> 6] &= !(1 << (i & 63));
-        let min = b.iter().map(Event::key).min().unwrap();
-        self.last = min;
-        for e in b.drain(..) {
-            self.push(e);
+        if self.nonempty == 0 {
+            return false;
         }
-        self.buckets[i] = b; // keep the allocation
+        let b = self.nonempty.trailing_zeros() as usize + 1;
+        self.nonempty &= !(1 << (b - 1));
+        let mut v = std::mem::take(&mut self.buckets[b]);
+        self.last = v.iter().map(|e| e.time).min().unwrap();
+        for e in v.drain(..) {
+            self.place(e);
+        }
+        self.buckets[b] = v; // keep the allocation
         true
     }
 
     /// Pop the next event if it happens no later than `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
-        if !self.settle() || self.buckets[0][0].time > until {
+        if !self.settle() || self.last > until {
             return None;
         }
-        let e = self.buckets[0].pop().unwrap();
-        if self.buckets[0].is_empty() {
-            self.nonempty[0] &= !1;
-        }
+        let e = self.current.pop_front().unwrap();
         self.len -= 1;
         self.now = e.time;
         self.processed += 1;
@@ -163,14 +153,31 @@ mod tests {
                 s.at(s.now + (x >> 40) % 5000, EvKind::Sample, round, 0);
             }
             if let Some(e) = s.pop_until(u64::MAX) {
-                out.push((e.time, e.seq));
+                out.push((e.time, e.id));
             }
         }
         while let Some(e) = s.pop_until(u64::MAX) {
-            out.push((e.time, e.seq));
+            out.push((e.time, e.id));
         }
         assert_eq!(out.len(), 6000);
-        assert!(out.windows(2).all(|w| w[0] < w[1]));
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by insertion round");
+    }
+
+    #[test]
+    fn equal_times_inserted_at_different_moments_keep_insertion_order() {
+        // Events for time 1000 are inserted before and after the queue advances to earlier
+        // times (so relative to different `last` values); they must still come out in order.
+        let mut s = Scheduler::new();
+        s.at(1000, EvKind::Sample, 0, 0);
+        s.at(10, EvKind::Sample, 100, 0);
+        s.at(1000, EvKind::Sample, 1, 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id, 100);
+        s.at(999, EvKind::Sample, 101, 0);
+        s.at(1000, EvKind::Sample, 2, 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id, 101);
+        s.at(1000, EvKind::Sample, 3, 0);
+        let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id).collect();
+        assert_eq!(rest, vec![0, 1, 2, 3]);
     }
 
     #[test]
