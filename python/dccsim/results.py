@@ -24,7 +24,7 @@ _F = pa.float64()
 TABLES = {
     "flows": [("flow_id", _I), ("src", _I), ("dst", _I), ("size_bytes", _I), ("start_ps", _I),
               ("end_ps", _I), ("bytes_acked", _I), ("base_rtt_ps", _I), ("ideal_fct_ps", _I),
-              ("retransmits", _I), ("timeouts", _I)],
+              ("retransmits", _I), ("timeouts", _I), ("slowdown", _F)],
     "port_series": [("time_ps", _I), ("port", _I), ("port_name", pa.string()),
                     ("queue_bytes", _I), ("tx_bytes", _I)],
     "flow_series": [("time_ps", _I), ("flow_id", _I), ("cwnd_bytes", _F), ("rate_bps", _F),
@@ -68,7 +68,19 @@ def write_text(path: Path, text: str) -> None:
     _atomic_write(Path(path), text.encode("utf-8"))
 
 
+def with_slowdown(flows: dict) -> dict:
+    """Add `slowdown` = FCT / ideal FCT for finished finite flows (NaN otherwise)."""
+    if "slowdown" in flows or "end_ps" not in flows:
+        return flows
+    out = dict(flows)
+    out["slowdown"] = [(e - s) / i if e >= 0 and i > 0 else float("nan")
+                       for s, e, i in zip(flows["start_ps"], flows["end_ps"], flows["ideal_fct_ps"])]
+    return out
+
+
 def _arrow_table(name: str, columns: dict) -> pa.Table:
+    if name == "flows":
+        columns = with_slowdown(columns)
     arrays, fields = [], []
     known = TABLES[name]
     for col, typ in known:

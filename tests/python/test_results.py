@@ -33,3 +33,16 @@ def test_variant_files_are_deterministic_and_load(tmp_path):
     assert str(r.port_series["tx_bytes"].dtype) == "int64"
     assert list(r.ports["name"]) == ["sw0->h0"] and list(r.ports["rate_bps"]) == [10**10]
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_flows_table_gets_a_slowdown_column(tmp_path):
+    from dccsim import results as R
+    flows = {"flow_id": [0, 1, 2], "src": [0, 0, 1], "dst": [1, 1, 0], "size_bytes": [1000, 5000, -1],
+             "start_ps": [0, 100, 0], "end_ps": [400, 1100, -1], "bytes_acked": [1000, 5000, 7],
+             "base_rtt_ps": [100, 100, 100], "ideal_fct_ps": [200, 500, -1],
+             "retransmits": [0, 0, 0], "timeouts": [0, 0, 0]}
+    R.write_parquet(tmp_path / "flows.parquet", "flows", flows)
+    import pyarrow.parquet as pq
+    sd = pq.read_table(tmp_path / "flows.parquet").column("slowdown").to_pylist()
+    assert sd[0] == 2.0 and sd[1] == 2.0  # 400/200 and 1000/500
+    assert sd[2] != sd[2]  # NaN for the long flow
