@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{self, AckEvent, CcContext, CongestionControl};
+use crate::cc::{self, AckEvent, CcContext, CongestionControl, GrantPolicy};
 use crate::config::{Config, ConfigError, Ecn, IntBytesMode};
 use crate::packet::{IntHop, Kind, Packet, PacketPool, PktId, MAX_INT_HOPS};
 use crate::results::*;
@@ -19,8 +19,44 @@ use crate::topo::Network;
 
 const NONE: u32 = u32::MAX;
 
+/// Strict priorities per egress port (0 is served first), as Homa's switches.
+pub const PRIORITIES: usize = 8;
+
+/// Egress queues of one port, one FIFO per priority, with a bitmap of the non-empty ones.
+#[derive(Default)]
+struct PrioQueues {
+    q: [VecDeque<PktId>; PRIORITIES],
+    nonempty: u8,
+}
+
+impl PrioQueues {
+    #[inline]
+    fn push(&mut self, prio: u8, pkt: PktId) {
+        let p = (prio as usize).min(PRIORITIES - 1);
+        self.q[p].push_back(pkt);
+        self.nonempty |= 1 << p;
+    }
+    /// Remove the head of the highest non-empty priority; also return the packet after it.
+    #[inline]
+    fn pop(&mut self) -> Option<(PktId, Option<PktId>)> {
+        if self.nonempty == 0 {
+            return None;
+        }
+        let p = self.nonempty.trailing_zeros() as usize;
+        let pkt = self.q[p].pop_front()?;
+        if self.q[p].is_empty() {
+            self.nonempty &= !(1 << p);
+        }
+        Some((pkt, self.q[p].front().copied()))
+    }
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.nonempty == 0
+    }
+}
+
 struct PortState {
-    queue: VecDeque<PktId>,
+    queue: PrioQueues,
     queue_bytes: u64,
     tx_bytes: u64,
     rx_bytes: u64,
@@ -52,6 +88,8 @@ struct SwitchState {
 
 struct HostState {
     nic: u32,
+    /// Receiver-driven (Homa) messages arriving here and not yet complete.
+    homa_in: Vec<u32>,
     /// Started, unfinished flows sourced here, served round-robin.
     flows: Vec<u32>,
     rr: usize,
@@ -85,6 +123,23 @@ struct Flow {
     timeouts: u64,
     base_rtt: Time,
     ideal_fct: Time,
+    /// Receiver-driven flow: the receiver's grant policy, what it has granted, at which prio.
+    homa: Option<GrantPolicy>,
+    granted_rx: u64,
+    grant_prio: u8,
+    rx_active: bool,
+}
+
+/// An ACK of a receiver-driven flow carries the receiver's grant in `data_seq`:
+/// priority in the top 8 bits, granted offset below.
+#[inline]
+fn pack_grant(offset: u64, prio: u8) -> u64 {
+    ((prio as u64) << 56) | (offset & ((1 << 56) - 1))
+}
+
+#[inline]
+fn unpack_grant(v: u64) -> (u64, u8) {
+    (v & ((1 << 56) - 1), (v >> 56) as u8)
 }
 
 pub struct Simulator {
@@ -132,7 +187,7 @@ impl Simulator {
             .ports
             .iter()
             .map(|p| PortState {
-                queue: VecDeque::new(),
+                queue: PrioQueues::default(),
                 queue_bytes: 0,
                 tx_bytes: 0,
                 rx_bytes: 0,
@@ -149,7 +204,7 @@ impl Simulator {
             })
             .collect();
         let hosts = (0..h)
-            .map(|i| HostState { nic: net.host_port(i).unwrap_or(NONE), flows: Vec::new(), rr: 0, wake_at: Time::MAX })
+            .map(|i| HostState { nic: net.host_port(i).unwrap_or(NONE), homa_in: Vec::new(), flows: Vec::new(), rr: 0, wake_at: Time::MAX })
             .collect();
         let mut flows = Vec::with_capacity(cfg.flows.len());
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -171,13 +226,15 @@ impl Simulator {
                 wire_bytes: full_data as f64,
             };
             let spec = f.cc.as_ref().unwrap_or(&cfg.cc);
-            let cc = cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
+            let mut cc = cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
                 if f.cc.is_some() {
                     e.field = format!("flows[{i}].{}", e.field);
                 }
                 e
             })?;
             let size = f.size_bytes.unwrap_or(u64::MAX);
+            cc.on_flow_start(f.size_bytes);
+            let homa = cc.grant_policy();
             // Ideal FCT on an empty network: the base RTT (which already carries one full
             // packet's serialisation per hop) plus the rest of the flow's bytes on the wire at
             // the path's slowest rate.
@@ -215,6 +272,10 @@ impl Simulator {
                 timeouts: 0,
                 base_rtt,
                 ideal_fct,
+                homa,
+                granted_rx: homa.map_or(0, |g| g.rtt_bytes.min(size)),
+                grant_prio: homa.map_or(0, |g| g.first_sched_prio),
+                rx_active: false,
             });
         }
         let mut monitored = Vec::new();
@@ -386,8 +447,9 @@ impl Simulator {
         sw.used += size;
         ps.queue_bytes += size;
         ps.rx_bytes += size;
-        ps.queue.push_back(pkt);
-        self.pool.get_mut(pkt).enqueued_at = self.sched.now;
+        let pr = self.pool.get_mut(pkt);
+        pr.enqueued_at = self.sched.now;
+        ps.queue.push(pr.prio, pkt);
         if ps.free_at <= self.sched.now {
             self.dequeue(port);
         } else {
@@ -400,8 +462,8 @@ impl Simulator {
     fn dequeue(&mut self, port: u32) {
         let now = self.sched.now;
         let ps = &mut self.ports[port as usize];
-        let Some(pkt) = ps.queue.pop_front() else { return };
-        if let Some(&next) = ps.queue.front() {
+        let Some((pkt, next)) = ps.queue.pop() else { return };
+        if let Some(next) = next {
             self.pool.prefetch(next);
         }
         let (p, int) = self.pool.get_with_int_mut(pkt);
@@ -471,7 +533,7 @@ impl Simulator {
             self.kick_at_free(nic);
             return;
         }
-        if let Some(pkt) = self.ports[nic as usize].queue.pop_front() {
+        if let Some((pkt, _)) = self.ports[nic as usize].queue.pop() {
             let size = self.pool.get(pkt).size as u64;
             self.ports[nic as usize].queue_bytes -= size;
             self.start_tx(nic, pkt);
@@ -529,6 +591,7 @@ impl Simulator {
         p.seq = seq;
         p.sent_at = now;
         p.ect = true;
+        p.prio = f.cc.priority(seq);
         f.cc.on_send(now, payload);
         if !f.rto_pending {
             f.rto_pending = true;
@@ -594,21 +657,98 @@ impl Simulator {
             return;
         };
         let rcv_nxt = f.rcv_nxt;
+        let mut data_seq = p.seq;
+        if f.homa.is_some() {
+            let done = rcv_nxt >= f.size;
+            if !f.rx_active && !done {
+                f.rx_active = true;
+                self.hosts[host as usize].homa_in.push(p.flow);
+            } else if f.rx_active && done {
+                f.rx_active = false;
+                let list = &mut self.hosts[host as usize].homa_in;
+                if let Some(i) = list.iter().position(|&x| x == p.flow) {
+                    list.remove(i);
+                }
+            }
+            self.homa_regrant(host, p.flow);
+            let f = &self.flows[p.flow as usize];
+            data_seq = pack_grant(f.granted_rx, f.grant_prio);
+        }
         let a = self.pool.get_mut(pkt);
         a.kind = kind;
         a.src = p.dst;
         a.dst = p.src;
         a.size = self.cfg.host.ack_bytes;
         a.payload = 0;
-        a.data_seq = p.seq;
+        a.data_seq = data_seq;
         a.seq = rcv_nxt;
         a.ect = false;
+        a.prio = 0;
         let nic = self.hosts[host as usize].nic;
         let ps = &mut self.ports[nic as usize];
-        ps.queue.push_back(pkt);
+        ps.queue.push(0, pkt);
         ps.queue_bytes += self.cfg.host.ack_bytes as u64;
         self.out.summary.packets_sent += 1;
         self.host_send(host);
+    }
+
+    /// Homa's receiver: grant to the `overcommit` incoming messages with the fewest remaining
+    /// bytes (SRPT), keeping RTTbytes granted beyond what has arrived; rank r uses priority
+    /// first_sched_prio + r. The message whose packet just arrived learns its grant from the
+    /// ACK; any other message whose grant changed gets a grant packet.
+    fn homa_regrant(&mut self, host: u32, arriving: u32) {
+        const MAX_K: usize = 8;
+        let Some(policy) = self.flows[arriving as usize].homa else { return };
+        let k = (policy.overcommit as usize).min(MAX_K);
+        let mut top: [(u64, u32); MAX_K] = [(u64::MAX, u32::MAX); MAX_K];
+        for &g in &self.hosts[host as usize].homa_in {
+            let f = &self.flows[g as usize];
+            let key = (f.size - f.rcv_nxt, g);
+            if key < top[k - 1] {
+                let mut i = k - 1;
+                while i > 0 && key < top[i - 1] {
+                    top[i] = top[i - 1];
+                    i -= 1;
+                }
+                top[i] = key;
+            }
+        }
+        let now = self.sched.now;
+        let mut sent = false;
+        for (rank, &(_, g)) in top[..k].iter().enumerate() {
+            if g == u32::MAX {
+                break;
+            }
+            let f = &mut self.flows[g as usize];
+            let target = (f.rcv_nxt + policy.rtt_bytes).min(f.size);
+            let prio = (policy.first_sched_prio as usize + rank).min(PRIORITIES - 1) as u8;
+            if target <= f.granted_rx && prio == f.grant_prio {
+                continue;
+            }
+            f.granted_rx = f.granted_rx.max(target);
+            f.grant_prio = prio;
+            if g != arriving {
+                let mut p = Packet::empty();
+                p.kind = Kind::Ack;
+                p.flow = g;
+                p.src = f.dst;
+                p.dst = f.src;
+                p.size = self.cfg.host.ack_bytes;
+                p.seq = f.rcv_nxt;
+                p.data_seq = pack_grant(f.granted_rx, f.grant_prio);
+                p.sent_at = now;
+                let id = self.pool.alloc(p);
+                let nic = self.hosts[host as usize].nic;
+                let ps = &mut self.ports[nic as usize];
+                ps.queue.push(0, id);
+                ps.queue_bytes += self.cfg.host.ack_bytes as u64;
+                self.out.summary.packets_sent += 1;
+                sent = true;
+            }
+        }
+        if sent {
+            self.host_send(host);
+        }
     }
 
     /// Sender: cumulative ACK bookkeeping, then the congestion controller.
@@ -630,6 +770,12 @@ impl Simulator {
             }
             self.out.summary.bytes_delivered += newly;
         }
+        let mut data_seq = p.data_seq;
+        if f.homa.is_some() {
+            let (offset, prio) = unpack_grant(p.data_seq);
+            f.cc.on_grant(offset, prio);
+            data_seq = p.seq;
+        }
         if p.kind == Kind::Nack {
             // go back N, as RDMA NICs do
             f.snd_nxt = f.snd_una;
@@ -638,7 +784,7 @@ impl Simulator {
             let ev = AckEvent {
                 now,
                 acked_bytes: newly,
-                seq: p.data_seq,
+                seq: data_seq,
                 snd_una: f.snd_una,
                 snd_nxt: f.snd_nxt,
                 rtt: now - p.sent_at,

@@ -12,6 +12,7 @@ use crate::time::Time;
 pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
+pub mod homa;
 pub mod hpcc;
 pub mod poseidon;
 pub mod powertcp;
@@ -78,10 +79,33 @@ pub trait CongestionControl: Send {
     }
     /// The time returned by `timer()` has come.
     fn on_timer(&mut self, _now: Time) {}
+    /// The flow starts; `size` is its length in bytes (None = long-lived).
+    fn on_flow_start(&mut self, _size: Option<u64>) {}
+    /// Switch priority (0 = highest) of the data packet starting at byte `seq`.
+    fn priority(&self, _seq: u64) -> u8 {
+        0
+    }
+    /// For a receiver-driven transport (Homa): how the receiver grants. None = sender-driven.
+    fn grant_policy(&self) -> Option<GrantPolicy> {
+        None
+    }
+    /// The receiver granted bytes up to `offset`, to be sent at priority `prio`.
+    fn on_grant(&mut self, _offset: u64, _prio: u8) {}
     /// Congestion window in bytes. `f64::INFINITY` for purely rate-based algorithms.
     fn cwnd(&self) -> f64;
     /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
     fn pacing_rate(&self) -> f64;
+}
+
+/// How a receiver grants a receiver-driven flow (Homa): the first `rtt_bytes` are sent
+/// unscheduled; beyond that the receiver grants to at most `overcommit` incoming messages with
+/// the fewest remaining bytes (SRPT), keeping `rtt_bytes` granted ahead of what has arrived, at
+/// priorities `first_sched_prio` + rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GrantPolicy {
+    pub rtt_bytes: u64,
+    pub overcommit: u32,
+    pub first_sched_prio: u8,
 }
 
 /// The algorithms this build knows, with their accepted names.
@@ -89,6 +113,7 @@ pub const ALGORITHMS: &[&str] = &[
     "powertcp",
     "theta-powertcp",
     "hpcc",
+    "homa",
     "reno",
     "dctcp",
     "dctcp-rai",
@@ -112,6 +137,7 @@ pub fn build(
         "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
         "theta-powertcp" => Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(algorithm, params)?, ctx))),
         "hpcc" => Ok(Box::new(hpcc::Hpcc::new(parse(algorithm, params)?, ctx))),
+        "homa" => Ok(Box::new(homa::Homa::new(parse(algorithm, params)?, ctx)?)),
         "reno" => Ok(Box::new(reno::Reno::new(parse(algorithm, params)?, ctx))),
         "dctcp" => Ok(Box::new(dctcp::Dctcp::new(parse(algorithm, params)?, ctx))),
         "dctcp-rai" => Ok(Box::new(tbtcp::dctcp_rai(parse(algorithm, params)?, ctx))),

@@ -1,0 +1,157 @@
+//! Homa (Montazeri et al., SIGCOMM'18), the receiver-driven baseline of PowerTCP §4 — sender side.
+//!
+//! A message sends its first RTTbytes unscheduled, at a priority chosen by its size; every byte
+//! beyond needs a grant from the receiver, which grants to at most `overcommit` messages with
+//! the fewest remaining bytes (SRPT) and tells each the (scheduled) priority to use. The
+//! receiver's side lives in the engine's transport (it sees every incoming message of a host);
+//! this module only turns grants into a window and picks priorities. Switches serve 8 strict
+//! priorities.
+
+use serde::Deserialize;
+
+use super::{AckEvent, CcContext, CongestionControl, GrantPolicy};
+use crate::config::ConfigError;
+use crate::sim::PRIORITIES;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// RTTbytes: unscheduled bytes and grant lead. Default HostBw·τ (the PowerTCP study).
+    pub rtt_bytes: Option<f64>,
+    /// Messages a receiver grants to at once (PowerTCP study: 1; Appendix D: 1..6).
+    pub overcommit: u32,
+    /// Upper size bounds (bytes) of the unscheduled priority classes, ascending: a message of at
+    /// most cutoffs[i] bytes uses priority i, larger ones priority cutoffs.len(). Scheduled
+    /// packets use the priorities after those. Homa derives cutoffs from the workload; these
+    /// defaults (10 KB, 100 KB, 1 MB: 4 unscheduled, 4 scheduled levels) are ours.
+    pub unsched_cutoffs_bytes: Vec<f64>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { rtt_bytes: None, overcommit: 1, unsched_cutoffs_bytes: vec![10e3, 100e3, 1e6] }
+    }
+}
+
+pub struct Homa {
+    rtt_bytes: u64,
+    overcommit: u32,
+    cutoffs: Vec<f64>,
+    unsched_prio: u8,
+    size: u64,
+    granted: u64,
+    sched_prio: u8,
+    snd_una: u64,
+}
+
+impl Homa {
+    pub fn new(p: Params, ctx: &CcContext) -> Result<Self, ConfigError> {
+        let rtt_bytes = p.rtt_bytes.unwrap_or(ctx.host_rate_bps * ctx.base_rtt / 8.0).round() as u64;
+        if rtt_bytes == 0 {
+            return Err(ConfigError::new("cc.homa.rtt_bytes", "must be > 0"));
+        }
+        if p.overcommit == 0 {
+            return Err(ConfigError::new("cc.homa.overcommit", "must be ≥ 1"));
+        }
+        if p.unsched_cutoffs_bytes.len() + 1 >= PRIORITIES || p.unsched_cutoffs_bytes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(ConfigError::new(
+                "cc.homa.unsched_cutoffs_bytes",
+                format!("must be ascending with at most {} entries (one priority stays for scheduled bytes)", PRIORITIES - 2),
+            ));
+        }
+        let first_sched = p.unsched_cutoffs_bytes.len() as u8 + 1;
+        Ok(Homa {
+            rtt_bytes,
+            overcommit: p.overcommit,
+            unsched_prio: first_sched - 1,
+            cutoffs: p.unsched_cutoffs_bytes,
+            size: u64::MAX,
+            granted: rtt_bytes,
+            sched_prio: first_sched,
+            snd_una: 0,
+        })
+    }
+}
+
+impl CongestionControl for Homa {
+    fn on_flow_start(&mut self, size: Option<u64>) {
+        self.size = size.unwrap_or(u64::MAX);
+        self.granted = self.rtt_bytes.min(self.size);
+        // priority of the unscheduled bytes: the first class whose cutoff holds the message
+        self.unsched_prio = self.cutoffs.iter().position(|&c| self.size as f64 <= c).unwrap_or(self.cutoffs.len()) as u8;
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.snd_una = ev.snd_una;
+    }
+
+    fn on_grant(&mut self, offset: u64, prio: u8) {
+        self.granted = self.granted.max(offset.min(self.size));
+        self.sched_prio = prio;
+    }
+
+    /// Send exactly the granted bytes: snd_nxt may advance up to `granted`.
+    fn cwnd(&self) -> f64 {
+        self.granted.saturating_sub(self.snd_una) as f64
+    }
+
+    fn pacing_rate(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    fn priority(&self, seq: u64) -> u8 {
+        if seq < self.rtt_bytes {
+            self.unsched_prio
+        } else {
+            self.sched_prio
+        }
+    }
+
+    fn grant_policy(&self) -> Option<GrantPolicy> {
+        Some(GrantPolicy { rtt_bytes: self.rtt_bytes, overcommit: self.overcommit, first_sched_prio: self.cutoffs.len() as u8 + 1 })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> CcContext {
+        // 25 Gb/s, τ = 20 µs → RTTbytes = 62 500
+        CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
+    }
+
+    #[test]
+    fn unscheduled_bytes_then_grants() {
+        let mut h = Homa::new(Params::default(), &ctx()).unwrap();
+        h.on_flow_start(Some(500_000));
+        assert_eq!(h.cwnd(), 62_500.0); // RTTbytes unscheduled
+        assert_eq!(h.priority(0), 2); // 500 KB ≤ 1 MB cutoff → unscheduled class 2
+        assert_eq!(h.priority(62_500), 4); // beyond RTTbytes: scheduled (first scheduled prio 4)
+        h.on_grant(70_000, 5);
+        assert_eq!(h.cwnd(), 70_000.0);
+        assert_eq!(h.priority(63_000), 5);
+        // a grant never shrinks the window and never exceeds the message
+        h.on_grant(10, 4);
+        assert_eq!(h.cwnd(), 70_000.0);
+        h.on_grant(900_000, 4);
+        assert_eq!(h.cwnd(), 500_000.0);
+    }
+
+    #[test]
+    fn small_messages_are_fully_unscheduled_at_the_top_priority() {
+        let mut h = Homa::new(Params::default(), &ctx()).unwrap();
+        h.on_flow_start(Some(2_800));
+        assert_eq!(h.cwnd(), 2_800.0);
+        assert_eq!(h.priority(0), 0);
+        assert_eq!(h.grant_policy(), Some(GrantPolicy { rtt_bytes: 62_500, overcommit: 1, first_sched_prio: 4 }));
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let e = Homa::new(Params { overcommit: 0, ..Params::default() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.homa.overcommit");
+        let e = Homa::new(Params { unsched_cutoffs_bytes: vec![5.0, 1.0], ..Params::default() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.homa.unsched_cutoffs_bytes");
+    }
+}
