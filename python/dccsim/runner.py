@@ -20,6 +20,8 @@ def frames(result: dict) -> dict:
     """The engine's tables as pandas DataFrames with the columns of results.TABLES."""
     out = {}
     for name, cols in results.engine_tables(result).items():
+        if name == "flows":
+            cols = results.with_slowdown(cols)
         out[name] = pd.DataFrame({c: cols.get(c, []) for c, _ in results.TABLES[name]})
     return out
 

@@ -17,7 +17,7 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 # Used when the compiled engine is not importable (e.g. validating a file on a machine without it).
-FALLBACK_ALGORITHMS = ("powertcp", "theta-powertcp", "hpcc", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic",
+FALLBACK_ALGORITHMS = ("powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic",
                        "dcqcn", "timely", "swift", "poseidon")
 
 TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "switch", "host",

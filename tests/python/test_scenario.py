@@ -179,7 +179,7 @@ def test_variants():
         ("PowerTCP (artifact)", "powertcp-artifact", "powertcp"),
         ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
-        ("HPCC", "hpcc", "hpcc")]
+        ("HPCC", "hpcc", "hpcc"), ("Homa", "homa", "homa")]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
     assert scn.to_engine_config("PowerTCP (artifact)")["cc"]["params"] == {"variant": "artifact"}
     with pytest.raises(ScenarioError) as e:

@@ -52,6 +52,7 @@ CLAIMS = {
     "powertcp": "drains to near-zero queue without losing throughput",
     "theta-powertcp": "drains to near-zero queue without losing throughput",
     "hpcc": "peak queue ≈ 2× PowerTCP's, and loses throughput after the incast",
+    "homa": "keeps throughput but does not control the queue",
 }
 
 
@@ -170,6 +171,22 @@ def claims(scenario, metrics: dict) -> list[dict]:
                 f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
                 f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
                 + _limit_note(m))
+        elif alg == "homa":
+            # "does not control the queue": its queue stays up at least twice as long as
+            # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
+            thr_ok = (m["throughput_pct"] or 0) >= NO_LOSS_PCT
+            if ref is None:
+                verdict = "n/a: no PowerTCP variant to compare with"
+            else:
+                r = metrics[ref.slug]
+                slow = m["recovery_ps"] is None or (r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"])
+                high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
+                verdict = (f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
+                           f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+                           f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
+                           f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
+                           f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
+                           f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m))
         else:  # hpcc
             if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
                 verdict = "n/a: no PowerTCP variant to compare with"
