@@ -107,3 +107,18 @@ def test_figure_is_written(base, tmp_path):
     data = (tmp_path / "a.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert data == (tmp_path / "b.png").read_bytes()  # no timestamp/software tag
+
+
+def test_homa_overcommit_claim_picks_the_lowest_peak_that_keeps_throughput():
+    from dccsim import experiments
+    from dccsim.analysis import incast
+    scn = experiments.get("powertcp-homa-overcommit")
+    vs = [v for v in scn.variants() if v.cc.algorithm == "homa"]
+    m = {v.slug: {"peak_queue_bytes": 1000 - 10 * i, "throughput_pct": 100.0} for i, v in enumerate(vs)}
+    # overcommit 6 has the lowest peak but loses throughput: it must not win
+    m[vs[-1].slug]["throughput_pct"] = 80.0
+    row = incast._homa_overcommit_claim(scn.variants(), m)[0]
+    assert row["verdict"].startswith("differs") and "overcommitment 5" in row["verdict"]
+    for i, v in enumerate(vs):
+        m[v.slug]["peak_queue_bytes"] = 1000 + 10 * i
+    assert incast._homa_overcommit_claim(scn.variants(), m)[0]["verdict"].startswith("holds")
