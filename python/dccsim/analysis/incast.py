@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 
-KEYS = {"t0": "time", "bottleneck": "str"}
+KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
 REQUIRED = ("t0", "bottleneck")
 FIGURE = "incast.png"
 
@@ -53,6 +53,15 @@ CLAIMS = {
     "theta-powertcp": "drains to near-zero queue without losing throughput",
     "hpcc": "peak queue ≈ 2× PowerTCP's, and loses throughput after the incast",
 }
+# Fig. 4, bottom row (255:1, `paper = "fig4b"`): PowerTCP/θ as above; TIMELY and HPCC lose
+# throughput (same 2-point rule against PowerTCP); Homa (≈ 500 KB more queue) is not in the engine.
+PAPERS = ("fig4a", "fig4b")
+CLAIMS_4B = {
+    "powertcp": CLAIMS["powertcp"],
+    "theta-powertcp": CLAIMS["theta-powertcp"],
+    "hpcc": "loses throughput right after reacting to the incast",
+    "timely": "loses throughput right after reacting to the incast",
+}
 
 
 def check(scn) -> None:
@@ -62,6 +71,9 @@ def check(scn) -> None:
         raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
     if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
         raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
+    if scn.experiment.params.get("paper", "fig4a") not in PAPERS:
+        raise ScenarioError("experiment.paper", f"unknown value {scn.experiment.params['paper']!r}; "
+                                                f"allowed: {', '.join(PAPERS)}")
 
 
 def bottleneck(port_series, ports, name: str):
@@ -151,11 +163,13 @@ def _fmt(x, fmt, unit=""):
 def claims(scenario, metrics: dict) -> list[dict]:
     variants = scenario.variants()
     ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
+    fig4b = scenario.experiment.params.get("paper", "fig4a") == "fig4b"
+    table = CLAIMS_4B if fig4b else CLAIMS
     rows = []
     for v in variants:
         m = metrics.get(v.slug)
         alg = v.cc.algorithm
-        if m is None or alg not in CLAIMS:
+        if m is None or alg not in table:
             continue
         rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
         measured = (f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
@@ -170,6 +184,15 @@ def claims(scenario, metrics: dict) -> list[dict]:
                 f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
                 f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
                 + _limit_note(m))
+        elif fig4b:  # hpcc, timely: only the throughput loss is claimed
+            if ref is None:
+                verdict = "n/a: no PowerTCP variant to compare with"
+            else:
+                loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+                verdict = (("holds" if loss >= LOSS_MARGIN_PCT else "differs")
+                           + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+                             f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
+                           + _limit_note(m))
         else:  # hpcc
             if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
                 verdict = "n/a: no PowerTCP variant to compare with"
@@ -184,7 +207,10 @@ def claims(scenario, metrics: dict) -> list[dict]:
                            f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
                            f"{'below' if loss >= 0 else 'above'} {ref.name}"
                            f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m))
-        rows.append({"variant": v.name, "claim": CLAIMS[alg], "measured": measured, "verdict": verdict})
+        rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
+    if fig4b:
+        rows.append({"variant": "Homa", "claim": "keeps throughput; ≈ 500 KB higher queue than PowerTCP",
+                     "measured": "not run", "verdict": "n/a: Homa is not in the engine yet"})
     return rows
 
 
