@@ -11,6 +11,7 @@ An analysis module provides:
 """
 from __future__ import annotations
 
-from . import fairness, incast, phase, queue_sweep, shared
+from . import fairness, incast, phase, poseidon, queue_sweep, shared
 
-ANALYSES = {"incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase}
+ANALYSES = {"incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase,
+            "poseidon": poseidon}

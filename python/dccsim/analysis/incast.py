@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 
-KEYS = {"t0": "time", "bottleneck": "str"}
+KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
 REQUIRED = ("t0", "bottleneck")
 FIGURE = "incast.png"
 
@@ -54,6 +54,18 @@ CLAIMS = {
     "hpcc": "peak queue ≈ 2× PowerTCP's, and loses throughput after the incast",
     "homa": "keeps throughput but does not control the queue",
 }
+# Fig. 4, bottom row (255:1, `paper = "fig4b"`): PowerTCP/θ as above; TIMELY and HPCC lose
+# throughput (same 2-point rule against PowerTCP); Homa (≈ 500 KB more queue) is not in the engine.
+PAPERS = ("fig4a", "fig4b")
+CLAIMS_4B = {
+    "powertcp": CLAIMS["powertcp"],
+    "theta-powertcp": CLAIMS["theta-powertcp"],
+    "hpcc": "loses throughput right after reacting to the incast",
+    "timely": "loses throughput right after reacting to the incast",
+    "homa": "keeps throughput; ≈ 500 KB higher queue than PowerTCP",
+}
+# "≈ 500 KB higher" is read off Fig. 4b: a difference within a factor of 2 of it counts.
+HOMA_4B_EXCESS = (250e3, 1000e3)
 
 
 def check(scn) -> None:
@@ -63,6 +75,9 @@ def check(scn) -> None:
         raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
     if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
         raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
+    if scn.experiment.params.get("paper", "fig4a") not in PAPERS:
+        raise ScenarioError("experiment.paper", f"unknown value {scn.experiment.params['paper']!r}; "
+                                                f"allowed: {', '.join(PAPERS)}")
 
 
 def bottleneck(port_series, ports, name: str):
@@ -152,11 +167,13 @@ def _fmt(x, fmt, unit=""):
 def claims(scenario, metrics: dict) -> list[dict]:
     variants = scenario.variants()
     ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
+    fig4b = scenario.experiment.params.get("paper", "fig4a") == "fig4b"
+    table = CLAIMS_4B if fig4b else CLAIMS
     rows = []
     for v in variants:
         m = metrics.get(v.slug)
         alg = v.cc.algorithm
-        if m is None or alg not in CLAIMS:
+        if m is None or alg not in table:
             continue
         rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
         measured = (f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
@@ -177,6 +194,13 @@ def claims(scenario, metrics: dict) -> list[dict]:
             thr_ok = (m["throughput_pct"] or 0) >= NO_LOSS_PCT
             if ref is None:
                 verdict = "n/a: no PowerTCP variant to compare with"
+            elif fig4b:
+                excess = m["peak_queue_bytes"] - metrics[ref.slug]["peak_queue_bytes"]
+                ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
+                verdict = (("holds" if ok else "differs")
+                           + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+                             f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
+                             f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m))
             else:
                 r = metrics[ref.slug]
                 slow = m["recovery_ps"] is None or (r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"])
@@ -187,6 +211,15 @@ def claims(scenario, metrics: dict) -> list[dict]:
                            f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
                            f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
                            f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m))
+        elif fig4b:  # hpcc, timely: only the throughput loss is claimed
+            if ref is None:
+                verdict = "n/a: no PowerTCP variant to compare with"
+            else:
+                loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+                verdict = (("holds" if loss >= LOSS_MARGIN_PCT else "differs")
+                           + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+                             f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
+                           + _limit_note(m))
         else:  # hpcc
             if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
                 verdict = "n/a: no PowerTCP variant to compare with"
@@ -201,7 +234,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
                            f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
                            f"{'below' if loss >= 0 else 'above'} {ref.name}"
                            f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m))
-        rows.append({"variant": v.name, "claim": CLAIMS[alg], "measured": measured, "verdict": verdict})
+        rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
     rows.extend(_homa_overcommit_claim(variants, metrics))
     return rows
 
