@@ -63,6 +63,7 @@ class Switch:
     int_enabled: bool = True
     int_bytes_mode: str = "tx"
     ecn: Ecn = Ecn()
+    int_switches: Optional[tuple] = None  # brownfield: switches with INT (None = all)
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class Scenario:
                 "dt_alpha": self.switch.dt_alpha,
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
+                "int_switches": None if self.switch.int_switches is None else list(self.switch.int_switches),
                 "ecn": _ecn_to_engine(variant.ecn if variant is not None and variant.ecn is not None
                                       else self.switch.ecn),
             },

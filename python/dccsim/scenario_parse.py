@@ -22,7 +22,7 @@ FALLBACK_ALGORITHMS = ("powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dc
 
 TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "switch", "host",
             "cc", "flows", "workload", "metrics", "experiment")
-SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "ecn")
+SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn")
 INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax"),
              "curve": ("bdp", "tmin", "pmax")}
@@ -233,8 +233,17 @@ def _switch(data) -> Switch:
         dt_alpha=float(alpha),
         int_enabled=t.opt("int", _bool, d.int_enabled),
         int_bytes_mode=t.opt("int_bytes", _choice(INT_BYTES_MODES), d.int_bytes_mode),
+        int_switches=_int_switches(data["int_switches"]) if "int_switches" in data else None,
         ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
     )
+
+
+def _int_switches(v) -> tuple:
+    """Brownfield INT: the switches (by name, e.g. "tor0", "sw1") that support INT."""
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ScenarioError("switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], '
+                                                    f"got {_show(v)}")
+    return tuple(v)
 
 
 def _ecn(data, prefix: str = "switch.ecn") -> Ecn:

@@ -23,7 +23,7 @@ def test_valid_scenario_resolves_to_engine_json(base):
     assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["sw0->h0"], "flows": True, "start_ps": 0}
     assert cfg["base_rtt_ps"] is None
     assert cfg["switch"] == {"buffer_bytes": 4 * 2**20, "dt_alpha": 0.125, "int_enabled": True,
-                             "int_bytes_mode": "tx", "ecn": {"kind": "none"}}
+                             "int_bytes_mode": "tx", "int_switches": None, "ecn": {"kind": "none"}}
     assert cfg["host"]["payload_bytes"] == 1000 and cfg["host"]["rto_ps"] == 10**9
 
 
@@ -222,3 +222,15 @@ def test_fallback_algorithm_list_matches_the_engine():
     from dccsim import _engine
     from dccsim.scenario_parse import FALLBACK_ALGORITHMS
     assert sorted(FALLBACK_ALGORITHMS) == sorted(_engine.algorithms())
+
+
+def test_brownfield_int_switches_reach_the_engine_and_round_trip(base):
+    base["switch"] = {"int_switches": ["sw0"]}
+    scn = scenario.from_dict(base)
+    assert scn.to_engine_config()["switch"]["int_switches"] == ["sw0"]
+    from dccsim.scenario_toml import dump_toml
+    import tomllib
+    assert tomllib.loads(dump_toml(scn))["switch"]["int_switches"] == ["sw0"]
+    base["switch"] = {"int_switches": "sw0"}
+    e = err(base)
+    assert e.field == "switch.int_switches"

@@ -108,6 +108,10 @@ pub struct SwitchConfig {
     pub ecn: Ecn,
     /// Push INT records at egress dequeue.
     pub int_enabled: bool,
+    /// Brownfield: names of the switches that support INT (they push INT records and
+    /// max-aggregate the per-hop delay field); None = every switch.
+    #[serde(default)]
+    pub int_switches: Option<Vec<String>>,
     /// INT byte counter: "tx" (bytes transmitted, the paper) or "rx" (bytes received into the
     /// egress queue, the public ns-3 artifact).
     pub int_bytes_mode: IntBytesMode,
@@ -120,6 +124,7 @@ impl Default for SwitchConfig {
             dt_alpha: 1.0 / 8.0,
             ecn: Ecn::None,
             int_enabled: true,
+            int_switches: None,
             int_bytes_mode: IntBytesMode::Tx,
         }
     }

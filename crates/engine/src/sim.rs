@@ -83,6 +83,8 @@ struct PortState {
 
 struct SwitchState {
     used: u64,
+    /// Supports INT (brownfield deployments enable it on a subset of switches).
+    int: bool,
     rng: Rng,
 }
 
@@ -175,12 +177,24 @@ impl Simulator {
             Some(t) => t,
             None => net.max_base_rtt(full_data, ack),
         };
+        if let Some(names) = &cfg.switch.int_switches {
+            for n in names {
+                if !net.nodes.iter().any(|x| !x.is_host && &x.name == n) {
+                    let all: Vec<&str> = net.nodes.iter().filter(|x| !x.is_host).map(|x| x.name.as_str()).collect();
+                    return Err(ConfigError::new("switch.int_switches", format!("unknown switch '{n}'; switches are {}", all.join(", "))));
+                }
+            }
+        }
         let mut switches = Vec::new();
         let mut switch_of_node = vec![NONE; net.nodes.len()];
         for (n, node) in net.nodes.iter().enumerate() {
             if !node.is_host {
                 switch_of_node[n] = switches.len() as u32;
-                switches.push(SwitchState { used: 0, rng: Rng::new(mix(cfg.seed ^ (n as u64) << 20)) });
+                let int = match &cfg.switch.int_switches {
+                    None => true,
+                    Some(names) => names.iter().any(|x| x == &node.name),
+                };
+                switches.push(SwitchState { used: 0, int, rng: Rng::new(mix(cfg.seed ^ (n as u64) << 20)) });
             }
         }
         let ports = net
@@ -493,11 +507,13 @@ impl Simulator {
                     }
                 };
             }
-            let hop_delay = now - p.enqueued_at;
-            if hop_delay > p.max_hop_delay {
-                p.max_hop_delay = hop_delay;
+            if sw.int {
+                let hop_delay = now - p.enqueued_at;
+                if hop_delay > p.max_hop_delay {
+                    p.max_hop_delay = hop_delay;
+                }
             }
-            if self.cfg.switch.int_enabled && (p.n_hops as usize) < MAX_INT_HOPS {
+            if sw.int && self.cfg.switch.int_enabled && (p.n_hops as usize) < MAX_INT_HOPS {
                 let counter = match self.cfg.switch.int_bytes_mode {
                     IntBytesMode::Tx => ps.tx_bytes + size,
                     IntBytesMode::Rx => ps.rx_bytes,

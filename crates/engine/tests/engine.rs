@@ -167,3 +167,40 @@ fn bad_input_names_the_field() {
     let json_err = dccsim_engine::run_json(r#"{"duration_ps": 5, "topology": {"kind": "ring"}}"#).err().unwrap();
     assert!(json_err.message.contains("ring"), "{json_err}");
 }
+
+/// Brownfield INT (Poseidon §5.5): 4 Poseidon senders cross a 10 Gb/s link sw0→sw1. With INT
+/// only on sw1 the congested hop is invisible to the MPD signal, so plain Poseidon lets the
+/// queue grow; the brownfield option (max(MPD, e2e delay − INT delay)) restores control.
+#[test]
+fn brownfield_int_hides_a_hop_unless_poseidon_falls_back_to_e2e_delay() {
+    let run = |int_switches: Option<Vec<String>>, brownfield: bool| {
+        let mut cfg = common::star(4, 25_000_000_000, US, "poseidon", serde_json::json!({ "brownfield": brownfield }));
+        cfg.topology = Topology::Dumbbell {
+            left: 4,
+            right: 1,
+            host_rate_bps: 25_000_000_000,
+            host_delay_ps: US,
+            bottleneck_rate_bps: 10_000_000_000,
+            bottleneck_delay_ps: US,
+        };
+        cfg.flows = (0..4).map(|s| common::long_flow(s, 4, 0)).collect();
+        cfg.metrics.ports = vec!["sw0->sw1".into()];
+        cfg.switch.int_switches = int_switches;
+        cfg.duration_ps = 3 * MS;
+        let r = dccsim_engine::run(&cfg).unwrap();
+        common::assert_conserved(&r);
+        common::mean_queue(&r, MS, 3 * MS)
+    };
+    let only_sw1 = Some(vec!["sw1".to_string()]);
+    let full = run(None, false);
+    let blind = run(only_sw1.clone(), false);
+    let fallback = run(only_sw1, true);
+    assert!(blind > 4.0 * full.max(10_000.0), "blind {blind} vs full INT {full}");
+    assert!(fallback < 0.5 * blind, "brownfield {fallback} vs blind {blind}");
+
+    let mut cfg = common::star(2, 25_000_000_000, US, "poseidon", serde_json::json!({}));
+    cfg.switch.int_switches = Some(vec!["tor9".into()]);
+    let e = dccsim_engine::run(&cfg).err().unwrap();
+    assert_eq!(e.field, "switch.int_switches");
+    assert!(e.message.contains("sw0"), "{e}");
+}
