@@ -1,4 +1,4 @@
-"""`dccsim testbed run <scenario.toml|experiment> --cc <algorithm> [--out DIR] [--json] [--duration T]`
+"""`dccsim testbed run <scenario.toml|experiment> --cc <algorithm> [--out DIR] [--json] [--duration T] [--compare]`
 
 Runs a scenario on the real-Linux namespace testbed and writes the simulator's result schema.
 Exit codes: 0 ok, 1 the run failed, 2 bad input or missing kernel feature/tool."""
@@ -36,6 +36,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--tau", default=None, help="base RTT of the control laws (default: measured)")
     r.add_argument("--host-rate", default=None,
                    help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)")
+    r.add_argument("--compare", action="store_true",
+                   help="also run the simulator on the same scenario and law, then print `dccsim compare`")
+    r.add_argument("--sim-out", type=Path, default=None,
+                   help="result directory of the simulator's side of --compare (default OUT-sim)")
     r.add_argument("-q", "--quiet", action="store_true")
     sub.add_parser("cleanup", help="remove leftover testbed namespaces and BPF objects")
     return ap
@@ -80,6 +84,7 @@ def main(argv: list[str]) -> int:
     t_wall = time.time()
     code = 0
     interrupted = None
+    compare_with = None
     try:
         try:
             build_dir = bpfctl.build()
@@ -106,6 +111,7 @@ def main(argv: list[str]) -> int:
                   f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}")
         if "errors" in res.summary:
             code = 1
+        compare_with = res.params
     except (KeyboardInterrupt, _Interrupted) as e:
         interrupted = str(e) or "SIGINT"
     except Exception as e:  # noqa: BLE001  any other failure: clean up, one line, exit 1
@@ -122,7 +128,32 @@ def main(argv: list[str]) -> int:
                 signal.signal(s, h)
     if interrupted:
         code = _err(f"interrupted ({interrupted}); cleaned up", 130)
+    elif args.compare and compare_with is not None:
+        code = max(code, _compare(sc, alg, compare_with, out, args))
     return code
+
+
+def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
+    """--compare: the simulator on the same scenario, law and marking, then `dccsim compare`
+    (simulator = A, testbed = B). Runs after the teardown, so the testbed is already clean."""
+    from .. import compare
+    from . import simside
+
+    sim_out = args.sim_out or out.with_name(out.name + "-sim")
+    quiet = args.quiet or args.json
+    try:
+        _, matched = simside.run(sc, alg, testbed_params, sim_out, quiet=True)
+    except Exception as e:  # noqa: BLE001  the testbed run is written; say why the sim side is not
+        return _err(f"simulator side of --compare failed: {type(e).__name__}: {e}", 1)
+    cargs = simside.compare_args(sc, alg, sim_out, out) + (["--json"] if args.json else [])
+    if not quiet:
+        ecn = matched["ecn"]
+        print(f"simulator: tau {matched['tau_ps'] / 1e6:.1f} us, cc {json.dumps(matched['cc']['params'], sort_keys=True)}, "
+              f"ecn {json.dumps({k: v for k, v in ecn.items() if v is not None}, sort_keys=True)} -> {sim_out}")
+        print(f"testbed:   tau {testbed_params['tau_ns'] / 1e3:.1f} us, "
+              f"ecn {json.dumps(testbed_params.get('ecn'), sort_keys=True)}")
+        print("$ dccsim compare " + " ".join(cargs))
+    return compare.main(cargs)
 
 
 if __name__ == "__main__":

@@ -59,8 +59,8 @@ def _sim_analysis(source_text: str, name: str, alg: str, params: dict, host_rate
     if not scn.experiment or scn.experiment.analysis not in ANALYSES:
         return None
     values = dict(scn.topology.values)
-    if "host_rate_bps" in values:
-        values["host_rate_bps"] = host_rate_bps
+    if "host_rate" in values:
+        values["host_rate"] = host_rate_bps
     scn = dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values),
                               duration_ps=duration_ps)
     return scn, Variant(alg, CcSpec(alg, dict(params))), ANALYSES[scn.experiment.analysis]

@@ -15,6 +15,20 @@ use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
+/// Which reading of DCTCP to run.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// RFC 8257 §3.3 as written: a window closes when SND.UNA > WindowEnd, after the ACK's cut
+    /// decision; slow start grows by at most one MSS per ACK (RFC 5681 eq. (2)).
+    #[default]
+    Rfc,
+    /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
+    /// vectors"), as Linux's dctcp: a window closes when snd_una ≥ WindowEnd (`!before()`), α is
+    /// updated before the ACK's cut, and slow start grows by all bytes acknowledged.
+    Linux,
+}
+
 /// DCTCP parameters.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -29,11 +43,19 @@ pub struct DctcpParams {
     pub ai_mss_per_rtt: f64,
     /// Window ceiling (MSS), 0 = unbounded.
     pub max_cwnd_mss: f64,
+    pub variant: Variant,
 }
 
 impl Default for DctcpParams {
     fn default() -> Self {
-        DctcpParams { g: 1.0 / 16.0, init_alpha: 1.0, init_cwnd_mss: 10.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: 0.0 }
+        DctcpParams {
+            g: 1.0 / 16.0,
+            init_alpha: 1.0,
+            init_cwnd_mss: 10.0,
+            ai_mss_per_rtt: 1.0,
+            max_cwnd_mss: 0.0,
+            variant: Variant::Rfc,
+        }
     }
 }
 
@@ -46,11 +68,14 @@ pub struct AlphaEstimator {
     pub window_end: u64,
     pub bytes_acked: u64,
     pub bytes_marked: u64,
+    /// Close a window already when snd_una reaches WindowEnd (Linux), not only when it passes it
+    /// (RFC 8257).
+    pub close_at_end: bool,
 }
 
 impl AlphaEstimator {
     pub fn new(g: f64, alpha: f64) -> Self {
-        AlphaEstimator { alpha, g, window_end: 0, bytes_acked: 0, bytes_marked: 0 }
+        AlphaEstimator { alpha, g, window_end: 0, bytes_acked: 0, bytes_marked: 0, close_at_end: false }
     }
 
     /// Feed one ACK. Returns true when α was updated (end of an observation window).
@@ -60,8 +85,8 @@ impl AlphaEstimator {
         if ev.ecn {
             self.bytes_marked += ev.acked_bytes; // step 3: if ECE, BytesMarked += acked
         }
-        if ev.snd_una <= self.window_end {
-            return false; // step 4: SND.UNA ≤ WindowEnd → stop
+        if ev.snd_una < self.window_end || (ev.snd_una == self.window_end && !self.close_at_end) {
+            return false; // step 4: SND.UNA ≤ WindowEnd → stop (Linux: SND.UNA < WindowEnd)
         }
         let f = if self.bytes_acked > 0 { self.bytes_marked as f64 / self.bytes_acked as f64 } else { 0.0 }; // step 5: M = marked/acked
         self.alpha = self.alpha * (1.0 - self.g) + self.g * f; // step 6: α = α·(1 − g) + g·M
@@ -76,6 +101,7 @@ impl AlphaEstimator {
 pub struct Dctcp {
     pub core: RenoCore,
     pub est: AlphaEstimator,
+    pub variant: Variant,
 }
 
 impl Dctcp {
@@ -86,13 +112,29 @@ impl Dctcp {
             ai_mss_per_rtt: p.ai_mss_per_rtt,
             max_cwnd_mss: p.max_cwnd_mss,
         };
-        Dctcp { core: RenoCore::new(&rp, ctx), est: AlphaEstimator::new(p.g, p.init_alpha) }
+        let est = AlphaEstimator { close_at_end: p.variant == Variant::Linux, ..AlphaEstimator::new(p.g, p.init_alpha) };
+        Dctcp { core: RenoCore::new(&rp, ctx), est, variant: p.variant }
     }
 }
 
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.core.observe(ev);
+        if self.variant == Variant::Linux {
+            self.est.on_ack(ev); // α first: a cut on this ACK uses the window just closed
+            if ev.ecn {
+                if self.core.may_reduce() {
+                    let cut = self.core.cwnd * (1.0 - self.est.alpha / 2.0);
+                    self.core.reduce_to(cut);
+                }
+            } else if self.core.in_slow_start() {
+                let c = &mut self.core; // slow start by all bytes acknowledged, up to ssthresh
+                c.cwnd = (c.cwnd + ev.acked_bytes as f64).min(c.ssthresh).min(c.max_cwnd);
+            } else {
+                self.core.increase(ev.acked_bytes);
+            }
+            return;
+        }
         if ev.ecn && self.core.may_reduce() {
             // RFC 8257 §3.3 step 9: cwnd = cwnd·(1 − α/2), once per window (recover = snd_nxt).
             let cut = self.core.cwnd * (1.0 - self.est.alpha / 2.0);
@@ -113,6 +155,16 @@ impl CongestionControl for Dctcp {
     }
     fn pacing_rate(&self) -> f64 {
         f64::INFINITY
+    }
+    fn on_start(&mut self, snd_una: u64, snd_nxt: u64) {
+        // Linux dctcp_init: the first observation window ends at snd_nxt; a first ECE may cut at once.
+        self.est.window_end = snd_nxt;
+        self.core.recover = snd_una;
+        self.core.snd_una = snd_una;
+        self.core.snd_nxt = snd_nxt;
+    }
+    fn probe(&self, name: &str) -> Option<f64> {
+        (name == "alpha").then_some(self.est.alpha)
     }
 }
 
@@ -181,6 +233,29 @@ mod tests {
         d.on_ack(&ack(1, 1000, 1000, 10_000, 10, false));
         assert_eq!(d.est.alpha, 0.9375);
         assert_eq!(d.cwnd(), 11_000.0); // slow start +1 MSS
+    }
+
+    #[test]
+    fn linux_variant_updates_alpha_before_the_cut_and_closes_at_window_end() {
+        let p = DctcpParams { variant: Variant::Linux, init_cwnd_mss: 20.0, ..Default::default() };
+        let mut d = Dctcp::new(p, &ctx());
+        d.on_start(0, 4000);
+        // slow start by all bytes acked: +2000 for a 2-packet ACK (the RFC variant adds 1 MSS)
+        d.on_ack(&ack(1, 2000, 2000, 24_000, 10, false));
+        assert_eq!(d.cwnd(), 22_000.0);
+        assert_eq!(d.probe("alpha"), Some(1.0)); // 2000 < WindowEnd 4000: window still open
+        // snd_una = WindowEnd closes the window (RFC: only when passed): 4000 acked, 2000 marked,
+        // α = 15/16 + 0.5/16 = 0.96875, and the cut on this ACK uses it: 22 000·(1 − α/2).
+        d.on_ack(&ack(2, 2000, 4000, 26_000, 10, true));
+        assert_eq!(d.probe("alpha"), Some(0.96875));
+        assert!((d.cwnd() - 22_000.0 * (1.0 - 0.96875 / 2.0)).abs() < 1e-9);
+        // the same two ACKs with the RFC variant: the window has not closed, the cut uses α = 1
+        let mut r = Dctcp::new(DctcpParams { init_cwnd_mss: 20.0, ..Default::default() }, &ctx());
+        r.on_start(0, 4000);
+        r.on_ack(&ack(1, 2000, 2000, 24_000, 10, false));
+        r.on_ack(&ack(2, 2000, 4000, 26_000, 10, true));
+        assert_eq!(r.probe("alpha"), Some(1.0));
+        assert_eq!(r.cwnd(), 10_500.0);
     }
 
     #[test]

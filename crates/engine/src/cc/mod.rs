@@ -95,6 +95,16 @@ pub trait CongestionControl: Send {
     fn cwnd(&self) -> f64;
     /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
     fn pacing_rate(&self) -> f64;
+    /// The flow's sequence state when the controller takes over, as Linux's `init` callback reads
+    /// `snd_una`/`snd_nxt` from the socket. The engine's flows start at 0/0, which every
+    /// controller's initial state already assumes, so the engine never calls this; it lets a
+    /// controller start mid-stream (the shared test vectors, tests/vectors, do).
+    fn on_start(&mut self, _snd_una: u64, _snd_nxt: u64) {}
+    /// A named internal quantity, read-only, for tests and diagnostics (e.g. `"smoothed_power"`,
+    /// `"alpha"`). None when the controller has no such quantity.
+    fn probe(&self, _name: &str) -> Option<f64> {
+        None
+    }
 }
 
 /// How a receiver grants a receiver-driven flow (Homa): the first `rtt_bytes` are sent

@@ -22,6 +22,11 @@ pub enum Variant {
     /// by η, additive increase as a rate, rate clamped to [min_rate, line rate], R_c committed
     /// once per RTT. (Pair it with `switch.int_bytes = "rx"` to match its INT byte counter.)
     Artifact,
+    /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
+    /// vectors"): Algorithm 1's window law with the normalised power floored at `power_floor`
+    /// (default 0.01) before and after smoothing, and cwnd_old refreshed only by ACKs that update
+    /// the window (an ACK whose INT cannot be differenced, e.g. the first, changes nothing).
+    Linux,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -46,6 +51,9 @@ pub struct Params {
     /// Without it a sender that stops after a window cut makes λ ≈ 0 at the bottleneck, Γ ≈ 0,
     /// and the next update multiplies the window: see docs/models.md.
     pub current_floor: Option<f64>,
+    /// Lower bound of the normalised power Γ_norm and of Γ_smooth (a division guard). Algorithm 1
+    /// has none (paper and artifact: unset); the Linux variant's default is 0.01.
+    pub power_floor: Option<f64>,
 }
 
 impl Default for Params {
@@ -59,6 +67,7 @@ impl Default for Params {
             eta: 0.95,
             min_rate_bps: 100e6,
             current_floor: None,
+            power_floor: None,
         }
     }
 }
@@ -74,11 +83,25 @@ pub struct PowerMeter {
     tau: f64,
     /// Floor on the current λ as a fraction of the link rate (0 in the paper; 0.5 in the artifact).
     pub current_floor: f64,
+    /// Floor on Γ_norm and Γ_smooth (−∞ = none, the paper; 0.01 in the Linux variant).
+    pub power_floor: f64,
 }
 
 impl PowerMeter {
     pub fn new(tau: f64) -> Self {
-        PowerMeter { prev: [IntHop::default(); MAX_INT_HOPS], prev_n: 0, smooth: 1.0, tau, current_floor: 0.0 }
+        PowerMeter {
+            prev: [IntHop::default(); MAX_INT_HOPS],
+            prev_n: 0,
+            smooth: 1.0,
+            tau,
+            current_floor: 0.0,
+            power_floor: f64::NEG_INFINITY,
+        }
+    }
+
+    /// The same meter with Γ_norm and Γ_smooth floored at `floor`.
+    pub fn with_power_floor(self, floor: f64) -> Self {
+        PowerMeter { power_floor: floor, ..self }
     }
 
     /// normPower(ack): the largest per-hop normalised power, smoothed over τ.
@@ -110,10 +133,13 @@ impl PowerMeter {
         Some(self.smooth_with(norm, dt))
     }
 
-    /// Line 33: Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ, with Δt capped at τ.
+    /// Line 33: Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ, with Δt capped at τ. With a power
+    /// floor, Γ_norm is raised to it first and Γ_smooth after.
     pub fn smooth_with(&mut self, norm: f64, dt: f64) -> f64 {
         let dt = dt.min(self.tau);
+        let norm = norm.max(self.power_floor);
         self.smooth = (self.smooth * (self.tau - dt) + norm * dt) / self.tau;
+        self.smooth = self.smooth.max(self.power_floor);
         self.smooth
     }
 }
@@ -129,6 +155,10 @@ pub struct OldWindow {
 impl OldWindow {
     pub fn new(w: f64) -> Self {
         OldWindow { value: w, until_seq: 0 }
+    }
+    /// The next refresh waits until snd_una reaches `snd_nxt` (the flow's snd_nxt at start).
+    pub fn start_at(&mut self, snd_nxt: u64) {
+        self.until_seq = snd_nxt;
     }
     /// updateOld(cwnd, ack.seq): once snd_una passes the snd_nxt stored at the last refresh,
     /// store the current window and the current snd_nxt.
@@ -160,8 +190,12 @@ impl PowerTcp {
         let beta = p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0);
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
         let current_floor = p.current_floor.unwrap_or(match p.variant {
-            Variant::Paper => 0.0,
+            Variant::Paper | Variant::Linux => 0.0,
             Variant::Artifact => 0.5,
+        });
+        let power_floor = p.power_floor.unwrap_or(match p.variant {
+            Variant::Paper | Variant::Artifact => f64::NEG_INFINITY,
+            Variant::Linux => 0.01,
         });
         PowerTcp {
             tau,
@@ -172,7 +206,7 @@ impl PowerTcp {
             rate: ctx.host_rate_bps,
             mss: ctx.mss,
             line_rate: ctx.host_rate_bps,
-            meter: PowerMeter { current_floor, ..PowerMeter::new(tau) },
+            meter: PowerMeter { current_floor, power_floor, ..PowerMeter::new(tau) },
             old: OldWindow::new(cwnd),
             p,
         }
@@ -190,14 +224,17 @@ impl PowerTcp {
 impl CongestionControl for PowerTcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         let Some(power) = self.meter.update(ev.int) else {
-            // First ACK of the flow: remember the INT and do not update (line 11).
-            self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
+            // First ACK of the flow: remember the INT and do not update (line 11). The Linux law
+            // leaves cwnd_old alone on an ACK that does not update the window.
+            if self.p.variant != Variant::Linux {
+                self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
+            }
             return;
         };
         let power = power.max(1e-9); // a silent link gives Γ→0: the clamp below bounds the window
         let g = self.p.gamma;
         match self.p.variant {
-            Variant::Paper => {
+            Variant::Paper | Variant::Linux => {
                 // Eq. 7 / line 39: cwnd = γ·(cwnd_old/Γ + β) + (1 − γ)·cwnd
                 let w = g * (self.old.value / power + self.beta) + (1.0 - g) * self.cwnd;
                 self.cwnd = clamp(w, self.mss, self.host_bdp);
@@ -223,6 +260,14 @@ impl CongestionControl for PowerTcp {
 
     fn pacing_rate(&self) -> f64 {
         self.rate
+    }
+
+    fn on_start(&mut self, _snd_una: u64, snd_nxt: u64) {
+        self.old.start_at(snd_nxt);
+    }
+
+    fn probe(&self, name: &str) -> Option<f64> {
+        (name == "smoothed_power").then_some(self.meter.smooth)
     }
 }
 
@@ -341,6 +386,39 @@ mod tests {
         c.on_ack(&ack(&[hop(0, 0, 0)], 0, 0));
         c.on_ack(&ack(&[hop(0, 0, 500 * NS)], 0, 0));
         assert_close(c.cwnd(), 62_500.0);
+    }
+
+    #[test]
+    fn linux_variant_floors_the_power_and_keeps_cwnd_old_on_non_updates() {
+        let p = Params { variant: Variant::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_start(0, 50_000);
+        // The first INT only stores; cwnd_old keeps waiting for snd_una to reach 50 000.
+        c.on_ack(&ack(&[hop(0, 1_000_000, 10 * US)], 1000, 51_000));
+        // 1 µs later the port sent nothing and the queue stayed empty: Γ_norm = 0, raised to the
+        // floor 0.01; Γs = (1·19 + 0.01·1)/20 = 0.9505. The window law uses cwnd_old = 40 000
+        // (no refresh yet: snd_una 2000 < 50 000), then clamps to the host BDP.
+        c.on_ack(&ack(&[hop(0, 1_000_000, 11 * US)], 2000, 52_000));
+        assert_close(c.probe("smoothed_power").unwrap(), (19.0 + 0.01) / 20.0);
+        let w: f64 = 0.9 * (40_000.0 / 0.9505 + 1000.0) + 0.1 * 40_000.0;
+        assert_close(c.cwnd(), w.min(62_500.0));
+        // A long idle stretch (Δt ≥ τ) replaces Γs by the floor itself, never by 0.
+        c.on_ack(&ack(&[hop(0, 1_000_000, 100 * US)], 3000, 53_000));
+        assert_close(c.probe("smoothed_power").unwrap(), 0.01);
+        // The paper variant has no floor: the same sequence drives Γs to 0.
+        let mut c = PowerTcp::new(Params::default(), &ctx());
+        c.on_ack(&ack(&[hop(0, 1_000_000, 10 * US)], 1000, 51_000));
+        c.on_ack(&ack(&[hop(0, 1_000_000, 100 * US)], 2000, 52_000));
+        assert_eq!(c.probe("smoothed_power"), Some(0.0));
+    }
+
+    #[test]
+    fn power_floor_is_a_parameter_of_every_variant() {
+        let mut m = PowerMeter { power_floor: 0.2, ..PowerMeter::new(20e-6) };
+        assert_close(m.smooth_with(0.0, 20e-6), 0.2);
+        let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "linux", "power_floor": 0.05})).unwrap();
+        assert_eq!(p.variant, Variant::Linux);
+        assert_eq!(p.power_floor, Some(0.05));
     }
 
     #[test]

@@ -21,6 +21,20 @@ use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
+/// Which reading of TBTCP's QCD to run.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// §6: each ECE removes min(S·MSS, cwnd/2), while cwnd > `qcd_min_cwnd_mss`.
+    #[default]
+    Paper,
+    /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
+    /// vectors"): each ECE removes S·MSS, but the window never falls below half the window at the
+    /// start of the current RTT (a round ends when snd_una reaches the snd_nxt of its start) nor
+    /// below `qcd_min_cwnd_mss`; slow start grows by all bytes acknowledged.
+    Linux,
+}
+
 /// TBTCP sender parameters.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -38,11 +52,19 @@ pub struct TbtcpParams {
     pub init_cwnd_mss: f64,
     /// Window ceiling (MSS), 0 = unbounded.
     pub max_cwnd_mss: f64,
+    pub variant: Variant,
 }
 
 impl Default for TbtcpParams {
     fn default() -> Self {
-        TbtcpParams { s: 1.0, rai_alpha: 0.1, qcd_min_cwnd_mss: 2.0, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0 }
+        TbtcpParams {
+            s: 1.0,
+            rai_alpha: 0.1,
+            qcd_min_cwnd_mss: 2.0,
+            init_cwnd_mss: 10.0,
+            max_cwnd_mss: 0.0,
+            variant: Variant::Paper,
+        }
     }
 }
 
@@ -51,6 +73,11 @@ pub struct Tbtcp {
     pub core: RenoCore,
     pub s: f64,
     pub qcd_min_cwnd: f64,
+    pub variant: Variant,
+    /// Linux variant: the current round ends when snd_una reaches this.
+    round_end: u64,
+    /// Linux variant: half the window at the start of the current round.
+    round_floor: f64,
 }
 
 impl Tbtcp {
@@ -61,13 +88,37 @@ impl Tbtcp {
             ai_mss_per_rtt: p.rai_alpha, // RAI: α MSS per RTT in congestion avoidance
             max_cwnd_mss: p.max_cwnd_mss,
         };
-        Tbtcp { core: RenoCore::new(&rp, ctx), s: p.s, qcd_min_cwnd: p.qcd_min_cwnd_mss * ctx.mss }
+        let core = RenoCore::new(&rp, ctx);
+        let round_floor = core.cwnd / 2.0;
+        Tbtcp { core, s: p.s, qcd_min_cwnd: p.qcd_min_cwnd_mss * ctx.mss, variant: p.variant, round_end: 0, round_floor }
+    }
+
+    fn on_ack_linux(&mut self, ev: &AckEvent) {
+        let c = &mut self.core;
+        if ev.snd_una >= self.round_end {
+            self.round_end = ev.snd_nxt;
+            self.round_floor = c.cwnd / 2.0;
+        }
+        if ev.ecn {
+            let cut = self.s * c.mss;
+            let floor = self.round_floor.max(self.qcd_min_cwnd);
+            c.cwnd = if c.cwnd > floor + cut { c.cwnd - cut } else { c.cwnd.min(floor) };
+            c.cwnd = c.cwnd.max(self.qcd_min_cwnd);
+            c.ssthresh = c.cwnd; // the first mark ends slow start
+        } else if c.in_slow_start() {
+            c.cwnd = (c.cwnd + ev.acked_bytes as f64).min(c.ssthresh).min(c.max_cwnd);
+        } else {
+            c.increase(ev.acked_bytes); // RAI
+        }
     }
 }
 
 impl CongestionControl for Tbtcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.core.observe(ev);
+        if self.variant == Variant::Linux {
+            return self.on_ack_linux(ev);
+        }
         if ev.ecn {
             let c = &mut self.core;
             if c.cwnd > self.qcd_min_cwnd {
@@ -91,6 +142,11 @@ impl CongestionControl for Tbtcp {
     }
     fn pacing_rate(&self) -> f64 {
         f64::INFINITY
+    }
+    fn on_start(&mut self, snd_una: u64, snd_nxt: u64) {
+        self.round_end = snd_nxt;
+        self.core.snd_una = snd_una;
+        self.core.snd_nxt = snd_nxt;
     }
 }
 
@@ -125,6 +181,7 @@ pub fn dctcp_rai(p: DctcpRaiParams, ctx: &CcContext) -> Dctcp {
             init_cwnd_mss: p.init_cwnd_mss,
             ai_mss_per_rtt: p.rai_alpha,
             max_cwnd_mss: p.max_cwnd_mss,
+            variant: Default::default(),
         },
         ctx,
     )
@@ -179,6 +236,30 @@ mod tests {
         let expect = (4.4e8f64).sqrt();
         assert!((t.cwnd() - expect).abs() < 0.5, "{} vs {}", t.cwnd(), expect);
         assert!((t.cwnd() - 21_000.0).abs() < 30.0);
+    }
+
+    #[test]
+    fn linux_variant_cuts_per_mark_down_to_half_the_round_start_window() {
+        let p = TbtcpParams { variant: Variant::Linux, init_cwnd_mss: 10.0, ..Default::default() };
+        let mut t = Tbtcp::new(p, &ctx());
+        t.on_start(0, 10_000);
+        // slow start by all bytes acked: +2000 for a 2-packet ACK
+        t.on_ack(&ack(1, 2000, 2000, 12_000, 10, false));
+        assert_eq!(t.cwnd(), 12_000.0);
+        // round floor = 10 000/2 (set at init); marks remove 1 MSS each: 11 000, 10 000, …
+        let mut w = vec![];
+        for (i, una) in [3000, 4000, 5000, 6000, 7000, 8000, 9000, 9500].into_iter().enumerate() {
+            t.on_ack(&ack(2 + i as u64, 1000, una, 12_000, 10, true));
+            w.push(t.cwnd());
+        }
+        // … down to 6000; 6000 > 5000 + 1000 fails, so the next mark sets min(6000, 5000) = 5000
+        // and later marks cannot go below the floor (the paper variant would keep cutting).
+        assert_eq!(w, vec![11_000.0, 10_000.0, 9000.0, 8000.0, 7000.0, 6000.0, 5000.0, 5000.0]);
+        // A new round (snd_una reaches the 10 000 stored at start) sets the floor to 2500: the
+        // next mark cuts again.
+        t.on_ack(&ack(20, 1000, 10_000, 20_000, 10, true));
+        assert_eq!(t.cwnd(), 4000.0);
+        assert!(!t.core.in_slow_start());
     }
 
     #[test]

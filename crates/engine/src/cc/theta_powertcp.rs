@@ -18,6 +18,12 @@ pub enum Variant {
     /// The authors' ns-3 artifact: γ = 0.7 (unless set), normaliser 1.05·τ, gradient term
     /// (θ̇ + 1) floored at 0.5.
     Artifact,
+    /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
+    /// vectors"): θ is sampled once per RTT — an ACK counts only when snd_una has passed the
+    /// snd_nxt of the previous update, and other ACKs change nothing (no per-ACK smoothing) — the
+    /// gradient is taken between successive updates, (θ̇ + 1) is floored at 0, Γ_norm and Γ_smooth
+    /// are floored at `power_floor` (default 0.01), and the law uses cwnd_old = the current window.
+    Linux,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -30,15 +36,26 @@ pub struct Params {
     pub additive_increase_bps: f64,
     pub init_cwnd_bytes: Option<f64>,
     pub variant: Variant,
+    /// Lower bound of Γ_norm and Γ_smooth (see PowerTCP). Unset: none (paper, artifact); 0.01 in
+    /// the Linux variant.
+    pub power_floor: Option<f64>,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { gamma: None, beta_bytes: None, additive_increase_bps: 150e6, init_cwnd_bytes: None, variant: Variant::Paper }
+        Params {
+            gamma: None,
+            beta_bytes: None,
+            additive_increase_bps: 150e6,
+            init_cwnd_bytes: None,
+            variant: Variant::Paper,
+            power_floor: None,
+        }
     }
 }
 
 pub struct ThetaPowerTcp {
+    variant: Variant,
     gamma: f64,
     beta: f64,
     tau: f64,
@@ -62,8 +79,14 @@ impl ThetaPowerTcp {
         let (gamma, norm_tau, floor) = match p.variant {
             Variant::Paper => (p.gamma.unwrap_or(0.9), tau, f64::NEG_INFINITY),
             Variant::Artifact => (p.gamma.unwrap_or(0.7), 1.05 * tau, 0.5),
+            Variant::Linux => (p.gamma.unwrap_or(0.9), tau, 0.0),
         };
+        let power_floor = p.power_floor.unwrap_or(match p.variant {
+            Variant::Paper | Variant::Artifact => f64::NEG_INFINITY,
+            Variant::Linux => 0.01,
+        });
         ThetaPowerTcp {
+            variant: p.variant,
             gamma,
             beta: p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0),
             tau,
@@ -73,7 +96,7 @@ impl ThetaPowerTcp {
             host_bdp,
             cwnd,
             rate: ctx.host_rate_bps,
-            meter: PowerMeter::new(tau),
+            meter: PowerMeter::new(tau).with_power_floor(power_floor),
             old: OldWindow::new(cwnd),
             prev_rtt: None,
             last_updated: 0,
@@ -83,10 +106,35 @@ impl ThetaPowerTcp {
     pub fn smoothed_power(&self) -> f64 {
         self.meter.smooth
     }
+
+    /// The Linux variant: one update per RTT, everything measured between updates.
+    fn on_ack_linux(&mut self, ev: &AckEvent) {
+        let rtt = secs(ev.rtt);
+        let Some((prev_rtt, t_prev)) = self.prev_rtt else {
+            self.prev_rtt = Some((rtt, ev.now));
+            self.last_updated = ev.snd_nxt;
+            return;
+        };
+        if ev.snd_una < self.last_updated || ev.now <= t_prev {
+            return;
+        }
+        let dt = secs(ev.now - t_prev);
+        let norm = (1.0 + (rtt - prev_rtt) / dt).max(self.floor) * rtt / self.norm_tau;
+        let power = self.meter.smooth_with(norm, dt).max(1e-9);
+        let g = self.gamma;
+        let w = g * (self.cwnd / power + self.beta) + (1.0 - g) * self.cwnd;
+        self.cwnd = clamp(w, self.mss, self.host_bdp);
+        self.rate = self.cwnd * 8.0 / self.tau;
+        self.prev_rtt = Some((rtt, ev.now));
+        self.last_updated = ev.snd_nxt;
+    }
 }
 
 impl CongestionControl for ThetaPowerTcp {
     fn on_ack(&mut self, ev: &AckEvent) {
+        if self.variant == Variant::Linux {
+            return self.on_ack_linux(ev);
+        }
         let rtt = secs(ev.rtt);
         let Some((prev_rtt, t_prev)) = self.prev_rtt.replace((rtt, ev.now)) else {
             self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
@@ -117,6 +165,15 @@ impl CongestionControl for ThetaPowerTcp {
 
     fn pacing_rate(&self) -> f64 {
         self.rate
+    }
+
+    fn on_start(&mut self, _snd_una: u64, snd_nxt: u64) {
+        self.old.start_at(snd_nxt);
+        self.last_updated = snd_nxt;
+    }
+
+    fn probe(&self, name: &str) -> Option<f64> {
+        (name == "smoothed_power").then_some(self.meter.smooth)
     }
 }
 
@@ -158,6 +215,33 @@ mod tests {
         let s = (1.257 * 19.0 + 1.2) / 20.0;
         let w2 = 0.9 * (40_000.0 / s + 1000.0) + 0.1 * w1;
         assert!((c.cwnd() - w2).abs() < 1e-6, "{} vs {}", c.cwnd(), w2);
+    }
+
+    #[test]
+    fn linux_variant_samples_once_per_rtt_and_floors() {
+        let p = Params { variant: Variant::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+        let mut c = ThetaPowerTcp::new(p, &ctx());
+        c.on_ack(&ack(100 * US, 20 * US, 1000, 62_000)); // stores RTT, time and last_nxt = 62 000
+        // Inside the RTT: ignored entirely, not even smoothed.
+        c.on_ack(&ack(102 * US, 30 * US, 2000, 63_000));
+        assert_eq!(c.cwnd(), 40_000.0);
+        assert_eq!(c.smoothed_power(), 1.0);
+        // snd_una reaches 62 000, 10 µs after the stored sample, RTT 24 µs: θ̇ = 0.4,
+        // Γ_norm = 1.4·24/20 = 1.68; Γs = (1·10 + 1.68·10)/20 = 1.34; cwnd_old = cwnd = 40 000.
+        c.on_ack(&ack(110 * US, 24 * US, 62_000, 90_000));
+        assert_close(c.smoothed_power(), 1.34);
+        let w1 = 0.9 * (40_000.0 / 1.34 + 1000.0) + 0.1 * 40_000.0;
+        assert_close(c.cwnd(), w1);
+        // The RTT falls 14 µs in 10 µs: θ̇ + 1 = −0.4, floored at 0, so Γ_norm = 0, raised to
+        // the power floor 0.01: Γs = (1.34·10 + 0.01·10)/20 = 0.675.
+        c.on_ack(&ack(120 * US, 10 * US, 90_000, 120_000));
+        assert_close(c.smoothed_power(), 0.675);
+        let w2 = 0.9 * (w1 / 0.675 + 1000.0) + 0.1 * w1;
+        assert_close(c.cwnd(), w2);
+        // Δt = 30 µs ≥ τ and a flat RTT: Γs becomes this sample's Γ_norm = 10/20 = 0.5.
+        c.on_ack(&ack(150 * US, 10 * US, 120_000, 150_000));
+        assert_close(c.smoothed_power(), 0.5);
+        assert_close(c.cwnd(), (0.9 * (w2 / 0.5 + 1000.0) + 0.1 * w2).min(62_500.0));
     }
 
     #[test]

@@ -1,0 +1,134 @@
+"""The simulator's side of `dccsim testbed run … --compare`: the same scenario, the same control law
+and the same switch marking rule, run in the engine, then `dccsim compare` of the two.
+
+What is matched (docs/testbed.md, "Sim vs testbed in one command"):
+  - the scenario file with the testbed run's overrides (duration, host rate);
+  - the control law: the engine's `variant = "linux"` of the algorithm, which is the law the eBPF
+    controller runs (both are checked against tests/vectors/cc_vectors.json), with the testbed's
+    [cc] parameters translated to the engine's names; β = HostBw·τ/expected_flows with the
+    simulator's own τ, as the testbed derives it from its τ;
+  - the marking when the scenario has `ecn = none`: DCTCP gets the testbed's step K (bytes, as
+    recorded by the run), TBTCP the queue-cancelling curve p = q/(BDP + q) capped at 0.5 with
+    BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
+    its own marking keeps it on both sides.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+
+class SimSideError(RuntimeError):
+    pass
+
+
+def _scenario(sc, alg: str):
+    """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
+    is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`)."""
+    import copy
+
+    from ..scenario import from_dict
+
+    raw = copy.deepcopy(sc.raw)
+    raw["cc"] = {"algorithm": alg}
+    if isinstance(raw.get("experiment"), dict):
+        raw["experiment"].pop("variants", None)  # replaced by the one run matched to the testbed's
+    scn = from_dict(raw, default_name=sc.name)
+    values = dict(scn.topology.values)
+    if "host_rate" in values:
+        values["host_rate"] = sc.host_rate_bps
+    return dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values),
+                               duration_ps=sc.duration_ps)
+
+
+def sim_tau_ps(scn) -> int:
+    """τ the engine resolves for the scenario (its `base_rtt`, or the topology's maximum base RTT)."""
+    from .. import engine
+
+    cfg = scn.to_engine_config()
+    cfg["duration_ps"] = 1
+    cfg["flows"] = cfg["flows"][:1]
+    return int(engine.run(cfg)["summary"]["base_rtt_ps"])
+
+
+def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
+    """The engine's parameters of the Linux law for the testbed's [cc] table `tb`."""
+    if alg in ("powertcp", "theta-powertcp"):
+        from ..units import parse_size
+
+        host_bdp = host_rate_bps * tau_ps / 8e12
+        beta = (parse_size(tb["beta"], "cc.beta") if "beta" in tb
+                else max(1.0, host_bdp // int(tb.get("expected_flows", 10))))
+        return {"variant": "linux", "gamma": float(tb.get("gamma", 0.9)), "beta_bytes": float(beta),
+                "power_floor": float(tb.get("power_floor", 0.01))}
+    if alg == "dctcp":
+        return {"variant": "linux", "g": float(tb.get("g", 1 / 16))}
+    if alg == "tbtcp":
+        return {"variant": "linux", "s": float(tb.get("scale", 1)), "rai_alpha": float(tb.get("alpha", 0.1)),
+                "qcd_min_cwnd_mss": float(tb.get("min_cwnd_pkts", 2))}
+    raise SimSideError(f"no simulator mapping for '{alg}'")
+
+
+def sim_ecn(scn, alg: str, tb_ecn: dict, tau_ps: int):
+    """The Ecn the simulator uses for this run (None = the scenario's own)."""
+    from ..scenario import Ecn
+
+    if scn.switch.ecn.kind != "none":
+        return None
+    if alg == "dctcp" and tb_ecn.get("ecn_kind") == "step":
+        return Ecn("step", k_bytes=int(tb_ecn["k_bytes"]))
+    if alg == "tbtcp" and tb_ecn.get("ecn_kind") == "tbtcp":
+        # the marked port is the bottleneck: a host downlink, or a dumbbell's slower trunk
+        rate = min(v for k, v in scn.topology.values.items() if k in ("host_rate", "bottleneck_rate"))
+        bdp = max(int(rate * tau_ps // 8_000_000_000_000), 1)
+        return Ecn("curve", bdp_bytes=bdp, tmin_bytes=0, pmax=float(tb_ecn.get("pmax", 0.5)))
+    return None
+
+
+def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> tuple[Path, dict]:
+    """Run the simulator's side into OUT; returns (OUT, what was matched)."""
+    from .. import runner
+    from ..errors import ScenarioError
+    from ..scenario import CcSpec, Experiment, Variant
+
+    try:
+        scn = _scenario(sc, alg)
+    except (ScenarioError, ValueError) as e:
+        raise SimSideError(f"the simulator cannot load the scenario: {e}") from None
+    tau_ps = sim_tau_ps(scn)
+    cc = CcSpec(alg, sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
+    ecn = sim_ecn(scn, alg, testbed_params.get("ecn") or {}, tau_ps)
+    variant = Variant(alg, cc, ecn)
+    exp = scn.experiment or Experiment()
+    scn = dataclasses.replace(scn, experiment=dataclasses.replace(exp, variants=(variant,)))
+    argv = ["dccsim", "testbed", "--compare", "(simulator side)"]
+    try:
+        runner.run(scn, out, progress=not quiet, argv=argv)
+    except ScenarioError:
+        # the experiment's analysis cannot run on this duration (e.g. a short run ends before the
+        # last flow starts); compare does not need it
+        scn = dataclasses.replace(scn, experiment=dataclasses.replace(scn.experiment, analysis=None))
+        runner.run(scn, out, progress=not quiet, argv=argv)
+    matched = {"tau_ps": tau_ps, "cc": cc.to_engine(),
+               "ecn": dataclasses.asdict(ecn) if ecn is not None else dataclasses.asdict(scn.switch.ecn)}
+    (Path(out) / "matched.json").write_text(json.dumps(matched, indent=1, sort_keys=True) + "\n")
+    return Path(out), matched
+
+
+def compare_args(sc, alg: str, sim_out: Path, tb_out: Path) -> list[str]:
+    """`dccsim compare` arguments: simulator first, testbed second; the experiment's bottleneck and
+    incast start when it names them."""
+    from ..scenario import loads
+
+    args = [f"{sim_out}:{alg}", f"{tb_out}:{alg}"]
+    try:
+        exp = loads(sc.text, default_name=sc.name).experiment
+    except ValueError:
+        exp = None
+    params = exp.params if exp else {}
+    if params.get("bottleneck"):
+        args += ["--port", str(params["bottleneck"])]
+    if params.get("t0"):
+        args += ["--t0", f"{int(params['t0'])}ps"]
+    return args
