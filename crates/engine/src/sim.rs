@@ -130,6 +130,8 @@ struct Flow {
     granted_rx: u64,
     grant_prio: u8,
     rx_active: bool,
+    /// The window was the limit at the last transmission (see `AckEvent::cwnd_limited`).
+    cwnd_limited: bool,
 }
 
 /// An ACK of a receiver-driven flow carries the receiver's grant in `data_seq`:
@@ -290,6 +292,7 @@ impl Simulator {
                 granted_rx: homa.map_or(0, |g| g.rtt_bytes.min(size)),
                 grant_prio: homa.map_or(0, |g| g.first_sched_prio),
                 rx_active: false,
+                cwnd_limited: false,
             });
         }
         let mut monitored = Vec::new();
@@ -593,6 +596,8 @@ impl Simulator {
         }
         let was_idle = f.snd_nxt == f.snd_una;
         f.snd_nxt += payload;
+        // the window is the limit if it has no room for another full packet now
+        f.cwnd_limited = (f.snd_nxt - f.snd_una + payload_max) as f64 > f.cwnd;
         f.high_sent = f.high_sent.max(f.snd_nxt);
         if f.rate.is_finite() && f.rate > 0.0 {
             f.next_send = now + (size as f64 * 8.0 / f.rate * 1e12) as Time;
@@ -808,6 +813,7 @@ impl Simulator {
                 int: &self.pool.int(pkt)[..p.n_hops as usize],
                 max_hop_delay: p.max_hop_delay,
                 hops: p.n_hops,
+                cwnd_limited: f.cwnd_limited,
             };
             f.cc.on_ack(&ev);
         }

@@ -152,8 +152,8 @@ impl CongestionControl for Cubic {
             }
             return;
         }
-        if ev.acked_bytes == 0 {
-            return;
+        if ev.acked_bytes == 0 || !ev.cwnd_limited {
+            return; // no growth unless the window is the limit (RFC 9438 §4.8, RFC 7661)
         }
         if self.core.in_slow_start() {
             self.core.increase(ev.acked_bytes); // RFC 5681 slow start

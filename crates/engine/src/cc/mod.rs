@@ -45,6 +45,10 @@ pub struct AckEvent<'a> {
     pub max_hop_delay: Time,
     /// Number of switch hops of the forward path.
     pub hops: u8,
+    /// The window was the limit at the flow's last transmission (its bytes in flight then came
+    /// within one MSS of cwnd), as Linux's tcp_is_cwnd_limited: a flow held back by its NIC or
+    /// its pacing must not grow its window (RFC 7661).
+    pub cwnd_limited: bool,
 }
 
 /// Static facts about the flow a controller is created for.

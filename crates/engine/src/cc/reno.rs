@@ -50,6 +50,8 @@ pub struct RenoCore {
     /// Latest snd_una / snd_nxt seen on an ACK (NACK and RTO callbacks carry no sequence numbers).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The window was the limit at the last transmission (from the latest ACK).
+    pub cwnd_limited: bool,
 }
 
 impl RenoCore {
@@ -66,6 +68,7 @@ impl RenoCore {
             recover: 0,
             snd_una: 0,
             snd_nxt: 0,
+            cwnd_limited: true,
         }
     }
 
@@ -74,6 +77,7 @@ impl RenoCore {
     pub fn observe(&mut self, ev: &AckEvent) {
         self.snd_una = ev.snd_una;
         self.snd_nxt = self.snd_nxt.max(ev.snd_nxt);
+        self.cwnd_limited = ev.cwnd_limited;
     }
 
     #[inline]
@@ -91,7 +95,8 @@ impl RenoCore {
     /// Window growth for `acked` newly acknowledged bytes.
     #[inline]
     pub fn increase(&mut self, acked: u64) {
-        if acked == 0 {
+        // RFC 7661 / Linux tcp_is_cwnd_limited: no growth while the window is not the limit
+        if acked == 0 || !self.cwnd_limited {
             return;
         }
         let acked = acked as f64;
@@ -185,6 +190,7 @@ pub(crate) mod tests {
             int: &[],
             max_hop_delay: 0,
             hops: 0,
+            cwnd_limited: true,
         }
     }
 
@@ -208,6 +214,17 @@ pub(crate) mod tests {
         let w = r.cwnd();
         r.on_ack(&ack(20, 0, 17_000, 30_000, 10, false));
         assert_eq!(r.cwnd(), w);
+    }
+
+    #[test]
+    fn no_growth_while_the_window_is_not_the_limit() {
+        // RFC 7661: a sender held back by its NIC (cwnd_limited = false) keeps its window.
+        let mut c = Reno::new(RenoParams::default(), &ctx());
+        let w = c.cwnd();
+        c.on_ack(&AckEvent { cwnd_limited: false, ..ack(0, 1000, 1000, 11_000, 10_000_000, false) });
+        assert_eq!(c.cwnd(), w);
+        c.on_ack(&ack(0, 1000, 2000, 12_000, 10_000_000, false));
+        assert_eq!(c.cwnd(), w + 1000.0); // slow start resumes once the window limits again
     }
 
     #[test]

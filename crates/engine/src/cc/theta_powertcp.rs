@@ -187,7 +187,7 @@ mod tests {
         CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
     }
     fn ack(now: Time, rtt: Time, snd_una: u64, snd_nxt: u64) -> AckEvent<'static> {
-        AckEvent { now, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt, ecn: false, int: &[], max_hop_delay: 0, hops: 0 }
+        AckEvent { now, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt, ecn: false, int: &[], max_hop_delay: 0, hops: 0, cwnd_limited: true }
     }
 
     #[test]
