@@ -81,3 +81,20 @@ def test_tbtcp_buffer_small_at_two_bdps(tmp_path):
         b.append(m["buffer_pkts"])
     assert max(b) <= 1.5 * min(b)
     assert (tmp_path / "cdf" / "buffer_cdf.png").exists() and (tmp_path / "cdf" / "buffer_cdf.csv").exists()
+
+
+def test_rtt_fairness_uses_the_papers_section_5_4_setup_and_references():
+    from dccsim.analysis import fairness
+    s = get("tbtcp-rtt-fairness")
+    links = s.to_engine_config(s.variants()[0])["topology"]["links"]
+    # §5.4: each flow's maximum bandwidth 20 Gbps; the receiver link 40 Gbps
+    assert [l["rate_bps"] for l in links] == [20e9] * 4 + [40e9]
+    # curve BDP = 40 Gbps × 50 / 80 / 110 µs; DCTCP K = 60 KB (C·RTT/7 at the average 80 µs)
+    assert [s.to_engine_config(v)["switch"]["ecn"].get("bdp_bytes") for v in s.variants()][:3] == \
+        [250_000, 400_000, 550_000]
+    assert s.to_engine_config(s.variant("DCTCP"))["switch"]["ecn"] == {"kind": "step", "k_bytes": 60_000}
+    # each TBTCP variant is judged against its own paper value (0.98 / 0.87 / 0.85, holds at ≥ − 0.05)
+    ph = {"phases": [{"jain": 0.84, "converge_ps": None, "throughput_bps": {0: 1e9}}]}
+    rows = fairness.claims(s, {v.slug: ph for v in s.variants()})
+    got = {r["variant"]: r["verdict"].split(":")[0] for r in rows}
+    assert got == {"TBTCP": "differs", "TBTCP BDP avg": "holds", "TBTCP BDP max": "holds", "DCTCP": "differs"}
