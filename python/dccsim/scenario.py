@@ -105,6 +105,9 @@ class Variant:
     name: str
     cc: CcSpec
     ecn: Optional["Ecn"] = None  # switch ECN marking of this variant (None = the scenario's)
+    # rate/time fields of the scenario's topology that this variant overrides, as sorted
+    # (key, value) pairs (bits/s, ps); () = the scenario's topology unchanged
+    topology: tuple = ()
 
     @property
     def slug(self) -> str:
@@ -158,6 +161,12 @@ class Scenario:
         allowed = ", ".join(v.name for v in self.variants())
         raise ScenarioError("variant", f"unknown variant {name!r}; allowed: {allowed}")
 
+    def variant_topology(self, variant: Optional[Variant]) -> Topology:
+        """The topology a variant runs on: the scenario's, with the variant's rate/time overrides."""
+        if variant is None or not variant.topology:
+            return self.topology
+        return Topology(self.topology.kind, {**self.topology.values, **dict(variant.topology)})
+
     def engine_flows(self) -> list[dict]:
         out = []
         for f in self.flows:
@@ -180,7 +189,7 @@ class Scenario:
             "seed": self.seed,
             "duration_ps": self.duration_ps,
             "base_rtt_ps": self.base_rtt_ps,
-            "topology": _topology_to_engine(self.topology),
+            "topology": _topology_to_engine(self.variant_topology(variant)),
             "switch": {
                 "buffer_bytes": self.switch.buffer_bytes,
                 "dt_alpha": self.switch.dt_alpha,

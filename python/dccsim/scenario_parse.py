@@ -33,7 +33,7 @@ WORKLOAD_KINDS = ("permutation",)
 WORKLOAD_KEYS = ("kind", "start", "size")
 METRICS_KEYS = ("interval", "ports", "flows", "start")
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -352,7 +352,20 @@ def _metrics(data, topology: Topology) -> Metrics:
                    flows=t.opt("flows", _bool, False), start_ps=t.opt("start", _time, 0))
 
 
-def _experiment(data, algorithms, default_cc: CcSpec) -> Experiment:
+def _variant_topology(data, field: str, base: Topology) -> tuple:
+    """A variant's topology overrides: only the rate and time fields of the scenario's kind (the
+    counts and links fix the hosts that [[flows]] name, so a variant may not change them)."""
+    schema = {k: typ for k, typ in topo.FIELDS[base.kind].items() if typ in ("rate", "time")}
+    if not isinstance(data, dict):
+        raise ScenarioError(field, f"expected a table of {', '.join(schema) or 'no'} overrides")
+    t = _Table(data, field, tuple(schema))
+    out = {}
+    for key in data:
+        out[key] = t.req(key, _rate if schema[key] == "rate" else _time)
+    return tuple(sorted(out.items()))
+
+
+def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Experiment:
     from .analysis import ANALYSES
     analysis = data.get("analysis") if isinstance(data, dict) else None
     if analysis is not None:
@@ -372,7 +385,8 @@ def _experiment(data, algorithms, default_cc: CcSpec) -> Experiment:
         cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
         if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
             cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
-        v = Variant(name, cc, _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None)
+        v = Variant(name, cc, _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
+                    _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else ())
         if v.slug in slugs:
             raise ScenarioError(vt.f("name"), f"{name!r} clashes with variants[{slugs[v.slug]}] "
                                               f"(same directory name {v.slug!r})")
@@ -417,7 +431,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         flows=flows,
         workload=workload,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
-        experiment=_experiment(data["experiment"], algorithms, cc) if "experiment" in data else None,
+        experiment=_experiment(data["experiment"], algorithms, cc, topology) if "experiment" in data else None,
     )
     if scn.experiment is not None and scn.experiment.analysis:
         from .analysis import ANALYSES

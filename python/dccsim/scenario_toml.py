@@ -79,6 +79,9 @@ def to_dict(s: Scenario) -> dict:
                 if key in x.params:
                     xd[key] = units.format_time_exact(x.params[key]) if typ == "time" else x.params[key]
         xd["variants"] = [{"name": v.name, "cc": _cc_dict(v.cc)} | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
+                          | ({"topology": {k: units.format_rate_exact(val) if topo.FIELDS[s.topology.kind][k] == "rate"
+                                           else units.format_time_exact(val) for k, val in v.topology}}
+                             if v.topology else {})
                           for v in x.variants]
         out["experiment"] = xd
     return out

@@ -11,7 +11,7 @@ An analysis module provides:
 """
 from __future__ import annotations
 
-from . import fairness, incast, phase, poseidon, queue_sweep, shared
+from . import buffer_cdf, fairness, incast, phase, poseidon, queue_sweep, shared
 
-ANALYSES = {"incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase,
+ANALYSES = {"buffer_cdf": buffer_cdf, "incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase,
             "poseidon": poseidon}
