@@ -128,8 +128,7 @@ impl CongestionControl for Dctcp {
                     self.core.reduce_to(cut);
                 }
             } else if self.core.in_slow_start() {
-                let c = &mut self.core; // slow start by all bytes acknowledged, up to ssthresh
-                c.cwnd = (c.cwnd + ev.acked_bytes as f64).min(c.ssthresh).min(c.max_cwnd);
+                self.core.slow_start_all(ev.acked_bytes);
             } else {
                 self.core.increase(ev.acked_bytes);
             }

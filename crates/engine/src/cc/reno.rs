@@ -110,6 +110,15 @@ impl RenoCore {
         self.cwnd = self.cwnd.min(self.max_cwnd);
     }
 
+    /// Linux slow start (tcp_slow_start): grow by every acknowledged byte, up to ssthresh —
+    /// also only while the window is the limit.
+    #[inline]
+    pub fn slow_start_all(&mut self, acked: u64) {
+        if self.cwnd_limited {
+            self.cwnd = (self.cwnd + acked as f64).min(self.ssthresh).min(self.max_cwnd);
+        }
+    }
+
     /// Set the window to `new_cwnd` (= ssthresh) as one congestion response and open the recovery
     /// period. Floor 2 MSS (RFC 5681 eq. (4) ssthresh floor; Linux dctcp_ssthresh floor).
     #[inline]

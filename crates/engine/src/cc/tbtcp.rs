@@ -106,7 +106,7 @@ impl Tbtcp {
             c.cwnd = c.cwnd.max(self.qcd_min_cwnd);
             c.ssthresh = c.cwnd; // the first mark ends slow start
         } else if c.in_slow_start() {
-            c.cwnd = (c.cwnd + ev.acked_bytes as f64).min(c.ssthresh).min(c.max_cwnd);
+            c.slow_start_all(ev.acked_bytes);
         } else {
             c.increase(ev.acked_bytes); // RAI
         }
