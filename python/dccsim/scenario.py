@@ -54,6 +54,7 @@ class Ecn:
     pmax: Optional[float] = None
     bdp_bytes: Optional[int] = None   # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
     tmin_bytes: Optional[int] = None
+    steps: int = 0                    # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _ecn_to_engine(e: Ecn) -> dict:
         return {"kind": "step", "k_bytes": e.k_bytes}
     if e.kind == "red":
         return {"kind": "red", "kmin_bytes": e.kmin_bytes, "kmax_bytes": e.kmax_bytes,
-                "pmax": e.pmax}
+                "pmax": e.pmax, "steps": e.steps}
     if e.kind == "curve":
         return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
     return {"kind": "none"}

@@ -24,7 +24,7 @@ TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "
             "cc", "flows", "workload", "metrics", "experiment")
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn")
 INT_BYTES_MODES = ("tx", "rx")
-ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax"),
+ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax", "steps"),
              "curve": ("bdp", "tmin", "pmax")}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
@@ -260,7 +260,8 @@ def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
         pmax = float(t.req("pmax", _number))
         if not 0.0 <= pmax <= 1.0:
             raise ScenarioError(f"{prefix}.pmax", f"must lie in [0, 1], got {pmax}")
-        return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax)
+        steps = _int(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0)
+        return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
     if kind == "curve":
         pmax = float(t.opt("pmax", _number, CURVE_PMAX))
         if not 0.0 < pmax <= 1.0:

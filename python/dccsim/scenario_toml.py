@@ -99,6 +99,8 @@ def _ecn_dict(e) -> dict:
     elif e.kind == "red":
         ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
                    kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+        if e.steps:
+            ecn["steps"] = e.steps
     elif e.kind == "curve":
         ecn.update(bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes),
                    pmax=e.pmax)

@@ -166,7 +166,7 @@ def test_round_trip_of_every_optional_section(base):
     cfg = scn.to_engine_config("theta-powertcp")
     assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta": 2}}
     assert cfg["flows"][2]["cc"] == {"algorithm": "hpcc", "params": {"eta": 0.95}}
-    assert cfg["switch"]["ecn"] == {"kind": "red", "kmin_bytes": 100_000, "kmax_bytes": 400_000, "pmax": 0.2}
+    assert cfg["switch"]["ecn"] == {"kind": "red", "kmin_bytes": 100_000, "kmax_bytes": 400_000, "pmax": 0.2, "steps": 0}
     assert cfg["topology"]["links"][0] == {"a": "h0", "b": "s0", "rate_bps": 10**10, "delay_ps": 10**6}
     assert cfg["base_rtt_ps"] == 29 * 10**6
     assert len(cfg["flows"]) == 3 + 4 and cfg["flows"][3]["size_bytes"] == 10**6

@@ -144,8 +144,17 @@ pub enum Ecn {
     None,
     /// Mark when queue bytes exceed K.
     Step { k_bytes: u64 },
-    /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax.
-    Red { kmin_bytes: u64, kmax_bytes: u64, pmax: f64 },
+    /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With
+    /// `steps` > 0 the rise is a staircase of that many equal intervals, as switch chips
+    /// implement RED (TBTCP §6: 8 steps; interval i of [Kmin, Kmax) marks with Pmax·(i+1)/steps,
+    /// our reading of the paper's step function, whose formula did not survive extraction).
+    Red {
+        kmin_bytes: u64,
+        kmax_bytes: u64,
+        pmax: f64,
+        #[serde(default)]
+        steps: u32,
+    },
     /// TBTCP's queue-cancelling curve (tbtcp-tiny-buffer-tcp.txt §4.2 Eq. 6, §6): with
     /// x = queue − tmin, p = x / (BDP + x) for x > 0 (0 otherwise), capped at `pmax` (the paper:
     /// 0.5). `tmin_bytes` shifts the curve right (§6, burst tolerance; 0 = the ideal curve).
@@ -163,6 +172,20 @@ fn curve_pmax_default() -> f64 {
 }
 
 impl Ecn {
+    /// RED's marking probability at a queue of `q` bytes, linear or as a staircase of `steps`.
+    pub fn red_probability(kmin_bytes: u64, kmax_bytes: u64, pmax: f64, steps: u32, q: u64) -> f64 {
+        if q <= kmin_bytes {
+            0.0
+        } else if q >= kmax_bytes {
+            1.0
+        } else if steps == 0 {
+            pmax * (q - kmin_bytes) as f64 / (kmax_bytes - kmin_bytes) as f64
+        } else {
+            let i = (q - kmin_bytes) as u128 * steps as u128 / (kmax_bytes - kmin_bytes) as u128;
+            pmax * (i as f64 + 1.0) / steps as f64
+        }
+    }
+
     /// Marking probability of the `Curve` kind at a queue of `q` bytes (0 for the other kinds,
     /// which are not probabilistic curves of this shape).
     pub fn curve_probability(bdp_bytes: u64, tmin_bytes: u64, pmax: f64, q: u64) -> f64 {
@@ -319,7 +342,7 @@ impl Config {
             return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));
         }
         match self.switch.ecn {
-            Ecn::Red { kmin_bytes, kmax_bytes, pmax } => {
+            Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
                 if kmax_bytes <= kmin_bytes {
                     return Err(ConfigError::new("switch.ecn.kmax", "must be greater than kmin"));
                 }
@@ -358,6 +381,19 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::Ecn;
+
+    #[test]
+    fn red_staircase_has_eight_equal_steps() {
+        // TBTCP's fitted chip setting: Kmin 138 KB, Kmax 550 KB, Pmax 0.7 → step 51.5 KB
+        let p = |q| Ecn::red_probability(138_000, 550_000, 0.7, 8, q);
+        assert_eq!(p(138_000), 0.0);
+        assert!((p(138_001) - 0.7 / 8.0).abs() < 1e-12); // first interval
+        assert!((p(138_000 + 51_500) - 0.7 * 2.0 / 8.0).abs() < 1e-12); // second interval starts
+        assert!((p(549_999) - 0.7).abs() < 1e-12); // last interval: Pmax
+        assert_eq!(p(550_000), 1.0); // at Kmax and above: mark all
+        // the linear form for comparison, halfway: Pmax/2
+        assert!((Ecn::red_probability(0, 100, 0.4, 0, 50) - 0.2).abs() < 1e-12);
+    }
 
     #[test]
     fn curve_probability_is_q_over_bdp_plus_q_capped() {

@@ -493,15 +493,14 @@ impl Simulator {
                 p.ce = match self.cfg.switch.ecn {
                     Ecn::None => false,
                     Ecn::Step { k_bytes } => ps.queue_bytes > k_bytes,
-                    Ecn::Red { kmin_bytes, kmax_bytes, pmax } => {
+                    Ecn::Red { kmin_bytes, kmax_bytes, pmax, steps } => {
                         let q = ps.queue_bytes;
                         if q <= kmin_bytes {
                             false
                         } else if q >= kmax_bytes {
                             true
                         } else {
-                            let prob = pmax * (q - kmin_bytes) as f64 / (kmax_bytes - kmin_bytes) as f64;
-                            sw.rng.uniform() < prob
+                            sw.rng.uniform() < Ecn::red_probability(kmin_bytes, kmax_bytes, pmax, steps, q)
                         }
                     }
                     Ecn::Curve { bdp_bytes, tmin_bytes, pmax } => {

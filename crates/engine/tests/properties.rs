@@ -106,7 +106,7 @@ fn poseidon_holds_mpd_near_the_target_of_its_rate() {
 #[test]
 fn dcqcn_converges_to_a_fair_share() {
     let mut cfg = common::star(4, 25_000_000_000, US, "dcqcn", json!({}));
-    cfg.switch.ecn = Ecn::Red { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01 };
+    cfg.switch.ecn = Ecn::Red { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01, steps: 0 };
     cfg.duration_ps = 20 * MS;
     cfg.metrics.sample_interval_ps = 10 * US;
     let r = run(&cfg);
@@ -188,4 +188,37 @@ fn dctcp_queue_oscillates_around_k() {
     eprintln!("dctcp: mean queue {:.1} packets (K = 65), above K in {:.0} % of samples", mean / 1500.0, above * 100.0);
     assert!((mean - k).abs() <= 0.25 * k, "mean queue {:.1} packets vs K = 65", mean / 1500.0);
     assert!((0.1..=0.9).contains(&above), "queue above K in {:.0} % of samples", above * 100.0);
+}
+
+/// TBTCP on a switch chip's 8-step RED fitted to the curve with scaling factor S (TBTCP §6,
+/// Table 1: Kmin 138 KB, Kmax 550 KB for BDP 180 KB; S = 1 → Pmax 0.7, S = 4 → Pmax 0.2, and the
+/// sender cuts S MSS per mark), 100 flows on 10 Gb/s with a 150 µs RTT as the paper's testbed.
+/// Property: the staircase holds the queue inside its marking range [Kmin, Kmax] at full
+/// throughput for both S (utilisation ≥ 99% over the second half: no underflow, no overflow).
+/// The paper's testbed also reports 7.7 Gb/s at S = 1 rising with S; the simulator keeps the
+/// link full at both (measured 100%), so that difference is not reproduced (docs/experiments.md).
+#[test]
+fn tbtcp_on_eight_step_red_keeps_the_queue_in_the_marking_range() {
+    for (s, pmax) in [(1.0, 0.7), (4.0, 0.2)] {
+        let mut cfg = star_with_pkts(100, 10_000_000_000, 37_500_000, "tbtcp", json!({ "rai_alpha": 0.1, "s": s }), 1460, 40);
+        cfg.switch = SwitchConfig {
+            buffer_bytes: 9 * 1024 * 1024,
+            dt_alpha: 1.0,
+            ecn: Ecn::Red { kmin_bytes: 138_000, kmax_bytes: 550_000, pmax, steps: 8 },
+            ..cfg.switch
+        };
+        cfg.host.rto_ps = 10 * MS;
+        cfg.duration_ps = 60 * MS;
+        cfg.metrics.sample_interval_ps = 10 * US;
+        cfg.metrics.flows = false;
+        let r = run(&cfg);
+        let ps = &r.port_series;
+        let i0 = ps.time_ps.iter().position(|&t| t >= 30 * MS).unwrap();
+        let i1 = ps.time_ps.len() - 1;
+        let u = (ps.tx_bytes[i1] - ps.tx_bytes[i0]) as f64 * 8.0 / secs(ps.time_ps[i1] - ps.time_ps[i0]) / 10e9;
+        let q = common::mean_queue(&r, 30 * MS, 60 * MS);
+        eprintln!("tbtcp 8-step RED, S = {s}: utilisation {u:.3}, mean queue {q:.0} B");
+        assert!(u >= 0.99, "S = {s}: utilisation {u:.3}");
+        assert!((138_000.0..=550_000.0).contains(&q), "S = {s}: mean queue {q:.0} B outside [Kmin, Kmax]");
+    }
 }
