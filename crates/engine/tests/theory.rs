@@ -40,6 +40,7 @@ fn theorem1_equilibrium_window_and_queue() {
         let q_e = n as f64 * BETA;
         let w = common::mean_aggregate_cwnd(&r, 2 * MS, 4 * MS);
         let q = common::mean_queue(&r, 2 * MS, 4 * MS);
+        eprintln!("theorem 1, n = {n}: aggregate window {w:.0} B vs b·τ + n·β = {w_e:.0} B; queue {q:.0} B vs n·β = {q_e:.0} B");
         assert!((w - w_e).abs() <= 0.05 * w_e, "n={n}: aggregate window {w:.0} vs b·τ + n·β = {w_e:.0}");
         assert!((q - q_e).abs() <= 0.3 * q_e + 1090.0, "n={n}: queue {q:.0} vs n·β = {q_e:.0}");
         // the bottleneck stays busy: a window at b·τ + n·β never lets the queue run dry for long
@@ -71,6 +72,7 @@ fn theorem2_error_decays_exponentially_after_a_flow_joins() {
     assert!(ripple < 0.15, "steady ripple {ripple}");
     let e1 = err(join + tc);
     let e5 = err(join + 5 * tc);
+    eprintln!("theorem 2: error {e0:.3} at the join, {e1:.3} after τ/γ, {e5:.3} after 5τ/γ; steady ripple {ripple:.3}");
     assert!(e1 < e0 * (-1f64).exp() + ripple, "after τ/γ: {e1} vs e0 = {e0}");
     assert!(e5 <= 0.15, "after 5τ/γ: {e5}");
 }
