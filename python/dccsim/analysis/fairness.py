@@ -32,6 +32,8 @@ Claims (``[experiment] paper``):
 """
 from __future__ import annotations
 
+from .claims_text import claim_lines
+
 import numpy as np
 
 from ..errors import ScenarioError
@@ -218,9 +220,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
             lines.append(f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
                          f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
                          f"converged after {_ms(ph['converge_ps'])}")
-    lines += ["", "paper claim | ours | verdict"]
-    for c in claim_rows:
-        lines.append(f"{c['variant']}: {c['claim']} | {c['measured']} | {c['verdict']}")
+    lines += [""] + claim_lines(claim_rows)
     return "\n".join(lines)
 
 

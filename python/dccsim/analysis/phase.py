@@ -26,6 +26,8 @@ Verdicts and tolerances:
 """
 from __future__ import annotations
 
+from .claims_text import claim_lines
+
 import numpy as np
 
 from .. import fluid
@@ -152,10 +154,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
 
 
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    lines = ["paper claim | ours | verdict"]
-    for c in claim_rows:
-        lines.append(f"{c['variant']}: {c['claim']} | {c['measured']} | {c['verdict']}")
-    return "\n".join(lines)
+    return "\n".join(claim_lines(claim_rows))
 
 
 def figure(scenario, series: dict, path) -> None:

@@ -28,6 +28,8 @@ Claims and tolerances:
 """
 from __future__ import annotations
 
+from .claims_text import claim_lines
+
 import numpy as np
 
 from ..errors import ScenarioError
@@ -150,9 +152,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
-    lines += ["", "paper claim | ours | verdict"]
-    for c in claim_rows:
-        lines.append(f"{c['variant']}: {c['claim']} | {c['measured']} | {c['verdict']}")
+    lines += [""] + claim_lines(claim_rows)
     return "\n".join(lines)
 
 
