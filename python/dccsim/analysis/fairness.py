@@ -32,11 +32,12 @@ Claims (``[experiment] paper``):
 """
 from __future__ import annotations
 
+from .checks import require_binned_flow_sampling
+
 from .claims_text import claim_lines
 
 import numpy as np
 
-from ..errors import ScenarioError
 
 KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str",
         "fast": "time"}
@@ -54,13 +55,7 @@ FIG11_TBTCP_BY_BDP = {250_000: 0.98, 400_000: 0.87, 550_000: 0.85}
 
 
 def check(scn) -> None:
-    p = scn.experiment.params
-    if not scn.metrics.flows or scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.flows", "the fairness analysis needs flow sampling (flows = true, interval > 0)")
-    if p["paper"] not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
-    if p["bin"] < scn.metrics.interval_ps:
-        raise ScenarioError("experiment.bin", "must be at least metrics.interval")
+    require_binned_flow_sampling(scn, "fairness", PAPERS)
 
 
 def goodput(flow_series, bin_ps: int, end_ps: int):

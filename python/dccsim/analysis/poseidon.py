@@ -36,6 +36,8 @@ Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for
 """
 from __future__ import annotations
 
+from .checks import require_binned_flow_sampling
+
 import numpy as np
 
 from ..errors import ScenarioError
@@ -59,13 +61,8 @@ STD_CUT, STD_CUT_MIN = 0.70, 0.50
 
 
 def check(scn) -> None:
+    require_binned_flow_sampling(scn, "poseidon", PAPERS)
     p = scn.experiment.params
-    if not scn.metrics.flows or scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.flows", "the poseidon analysis needs flow sampling (flows = true, interval > 0)")
-    if p["paper"] not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
-    if p["bin"] < scn.metrics.interval_ps:
-        raise ScenarioError("experiment.bin", "must be at least metrics.interval")
     if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
         raise ScenarioError("experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports")
 
