@@ -4,7 +4,7 @@ PY ?= python3
 PIP := $(PY) -m pip
 export CARGO_TERM_COLOR := never
 
-.PHONY: install demo test test-rust test-python bench
+.PHONY: install demo test lint test-rust test-python bench
 
 # Build the Rust engine into the Python package and install it with its dependencies.
 install:
@@ -15,8 +15,14 @@ install:
 demo: install
 	$(PY) -m dccsim run powertcp-incast
 
-# The whole test suite: engine (Rust) and Python (unit + integration).
-test: install test-rust test-python
+# The whole test suite: formatting and lint, engine (Rust) and Python (unit + integration).
+test: install lint test-rust test-python
+
+# Formatting and lint are part of the suite: rustfmt (rustfmt.toml) and ruff (pyproject.toml).
+lint:
+	cargo fmt --all --check
+	$(PY) -m ruff format --check python tests
+	$(PY) -m ruff check python tests
 
 test-rust:
 	cargo test --release -p dccsim-engine

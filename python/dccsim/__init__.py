@@ -1,4 +1,5 @@
 """dccsim: a datacenter congestion-control simulator (Rust engine, Python front)."""
+
 from __future__ import annotations
 
 from .errors import ScenarioError

@@ -1,4 +1,5 @@
 """`python -m dccsim` is the `dccsim` command."""
+
 import sys
 
 from .cli import main

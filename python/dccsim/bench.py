@@ -4,6 +4,7 @@ Each case runs in a fresh Python subprocess (so peak RSS is that run's alone, re
 child's rusage via os.wait4). The child times only the engine call (mean over repetitions of runs shorter than 0.5 s); the
 rates divide the engine summary's `events`, `data_packets_delivered` and `packet_hops` by it.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,10 @@ def run_case(experiment: str, variant: Optional[str]) -> dict:
         out.seek(0)
         err.seek(0)
         if proc.returncode != 0:
-            raise RuntimeError(f"benchmark {experiment} {variant or ''} failed "
-                               f"(exit {proc.returncode}):\n{err.read()[-2000:]}")
+            raise RuntimeError(
+                f"benchmark {experiment} {variant or ''} failed "
+                f"(exit {proc.returncode}):\n{err.read()[-2000:]}"
+            )
         data = json.loads(out.read())
     s, t = data["summary"], data["engine_wall_s"]
     return {
@@ -80,12 +83,20 @@ def _table(rows: dict) -> str:
     head = ("case", "engine s", "RSS MiB", "events/s", "data pkts/s", "pkt-hops/s")
     lines = [head]
     for name, r in rows.items():
-        lines.append((name, f"{r['engine_wall_s']:.3f}", f"{r['peak_rss_mib']:.0f}",
-                      f"{r['events_per_s']:.3g}", f"{r['data_packets_delivered_per_s']:.3g}",
-                      f"{r['packet_hops_per_s']:.3g}"))
+        lines.append(
+            (
+                name,
+                f"{r['engine_wall_s']:.3f}",
+                f"{r['peak_rss_mib']:.0f}",
+                f"{r['events_per_s']:.3g}",
+                f"{r['data_packets_delivered_per_s']:.3g}",
+                f"{r['packet_hops_per_s']:.3g}",
+            )
+        )
     w = [max(len(l[i]) for l in lines) for i in range(len(head))]
-    return "\n".join("  ".join(c.rjust(x) if i else c.ljust(x) for i, (c, x) in enumerate(zip(l, w)))
-                     for l in lines)
+    return "\n".join(
+        "  ".join(c.rjust(x) if i else c.ljust(x) for i, (c, x) in enumerate(zip(l, w))) for l in lines
+    )
 
 
 def main(json_out: bool = False, only: Optional[str] = None) -> int:
@@ -97,8 +108,11 @@ def main(json_out: bool = False, only: Optional[str] = None) -> int:
     if only:
         todo = [c for c in todo if only in (c[0], c[1])]
         if not todo:
-            raise ScenarioError("--only", f"unknown benchmark {only!r}; allowed: "
-                                          f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases()]))}")
+            raise ScenarioError(
+                "--only",
+                f"unknown benchmark {only!r}; allowed: "
+                f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases()]))}",
+            )
     rows = {}
     for name, exp, variant in todo:
         if not json_out:

@@ -3,6 +3,7 @@
 Bad input (scenario errors, engine ValueErrors) prints one line
 `dccsim: error: <field>: <message>` on stderr and exits with status 2, never a traceback.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,8 +63,9 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     out = Path(args.out) if args.out else Path("runs") / f"{scn.name}-seed{scn.seed}"
     quiet = args.quiet or args.json
-    summary = runner.run(scn, out, variants=args.variant, progress=not quiet,
-                         argv=["dccsim"] + list(args.argv))
+    summary = runner.run(
+        scn, out, variants=args.variant, progress=not quiet, argv=["dccsim"] + list(args.argv)
+    )
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -105,8 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output directory (default runs/<name>-seed<N>)")
     s.add_argument("--seed", type=int, help="override the scenario's seed")
     s.add_argument("--json", action="store_true", help="print only the JSON summary on stdout")
-    s.add_argument("--variant", action="append", metavar="NAME",
-                   help="run only this variant (name or slug); repeatable")
+    s.add_argument(
+        "--variant", action="append", metavar="NAME", help="run only this variant (name or slug); repeatable"
+    )
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
     s.set_defaults(func=cmd_run)
 

@@ -14,6 +14,7 @@ Metrics per run (docs/testbed.md, "compare"):
 With --t0 T (e.g. the incast start) the peak is searched from T on, so that recovery is measured
 from the event; queue percentiles stay over the whole series.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -123,20 +124,29 @@ def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict
             total = sum(got.values())
             share = {str(fid): (got[fid] / total if total else 0.0) for fid in sorted(got)}
             jfi = jain([float(got[fid]) for fid in long_ids if fid in got])
-            window = {"from_ps": t0, "to_ps": t1,
-                      "throughput_bps": total * 8 / ((t1 - t0) / 1e12) if t1 > t0 else 0.0}
+            window = {
+                "from_ps": t0,
+                "to_ps": t1,
+                "throughput_bps": total * 8 / ((t1 - t0) / 1e12) if t1 > t0 else 0.0,
+            }
     # short flows: completion
     f_end, f_ideal = _col(flows, "end_ps"), _col(flows, "ideal_fct_ps")
     fct = [(e - s) for s, e, z in zip(f_start, f_end, f_size) if z >= 0 and e >= 0]
     slow = [(e - s) / i for s, e, z, i in zip(f_start, f_end, f_size, f_ideal) if z >= 0 and e >= 0 and i > 0]
     return {
         "port": names.get(port, str(port)),
-        "queue_p50": _percentile(qs, 0.5), "queue_p95": _percentile(qs, 0.95),
-        "queue_p99": _percentile(qs, 0.99), "queue_max": max(qs) if qs else 0,
-        "peak_queue_bytes": peak_q, "peak_time_ps": peak_t,
+        "queue_p50": _percentile(qs, 0.5),
+        "queue_p95": _percentile(qs, 0.95),
+        "queue_p99": _percentile(qs, 0.99),
+        "queue_max": max(qs) if qs else 0,
+        "peak_queue_bytes": peak_q,
+        "peak_time_ps": peak_t,
         "recovery_time_ps": recovery,
-        "share": share, "jain": jfi, "long_window": window,
-        "short_flows": sum(1 for z in f_size if z >= 0), "short_completed": len(fct),
+        "share": share,
+        "jain": jfi,
+        "long_window": window,
+        "short_flows": sum(1 for z in f_size if z >= 0),
+        "short_completed": len(fct),
         "short_fct_p50_ps": _percentile(fct, 0.5) if fct else None,
         "short_fct_p99_ps": _percentile(fct, 0.99) if fct else None,
         "short_slowdown_p50": _percentile(slow, 0.5) if slow else None,
@@ -162,17 +172,32 @@ def _rows(a: dict, b: dict) -> list[tuple[str, str, str]]:
     for fid in sorted(set(a["share"]) | set(b["share"]), key=int):
         rows.append((f"share flow {fid}", _fmt(a["share"].get(fid)), _fmt(b["share"].get(fid))))
     rows.append(("Jain's index (long flows)", _fmt(a["jain"]), _fmt(b["jain"])))
-    rows.append(("long-flow throughput", _fmt((a["long_window"] or {}).get("throughput_bps"), "bps"),
-                 _fmt((b["long_window"] or {}).get("throughput_bps"), "bps")))
+    rows.append(
+        (
+            "long-flow throughput",
+            _fmt((a["long_window"] or {}).get("throughput_bps"), "bps"),
+            _fmt((b["long_window"] or {}).get("throughput_bps"), "bps"),
+        )
+    )
     for k in ("queue_p50", "queue_p95", "queue_p99", "queue_max"):
         rows.append((k.replace("_", " "), _fmt(a[k], "B"), _fmt(b[k], "B")))
-    rows.append(("peak queue (per packet)", _fmt(a.get("peak_queue_per_packet_bytes"), "B"),
-                 _fmt(b.get("peak_queue_per_packet_bytes"), "B")))
+    rows.append(
+        (
+            "peak queue (per packet)",
+            _fmt(a.get("peak_queue_per_packet_bytes"), "B"),
+            _fmt(b.get("peak_queue_per_packet_bytes"), "B"),
+        )
+    )
     rows.append(("peak queue at", _fmt(a["peak_time_ps"], "ps"), _fmt(b["peak_time_ps"], "ps")))
     rows.append(("recovery time", _fmt(a["recovery_time_ps"], "ps"), _fmt(b["recovery_time_ps"], "ps")))
     if a["short_flows"] or b["short_flows"]:
-        rows.append(("short flows completed", f"{a['short_completed']}/{a['short_flows']}",
-                     f"{b['short_completed']}/{b['short_flows']}"))
+        rows.append(
+            (
+                "short flows completed",
+                f"{a['short_completed']}/{a['short_flows']}",
+                f"{b['short_completed']}/{b['short_flows']}",
+            )
+        )
         rows.append(("short FCT p50", _fmt(a["short_fct_p50_ps"], "ps"), _fmt(b["short_fct_p50_ps"], "ps")))
         rows.append(("short FCT p99", _fmt(a["short_fct_p99_ps"], "ps"), _fmt(b["short_fct_p99_ps"], "ps")))
     return rows
@@ -184,8 +209,10 @@ def _pairs(ra: dict[str, Path], rb: dict[str, Path]) -> list[tuple[str, str]]:
         return [(v, v) for v in common]
     if len(ra) == 1 and len(rb) == 1:
         return [(next(iter(ra)), next(iter(rb)))]
-    raise CompareError(f"no common variant (A: {', '.join(sorted(ra))}; B: {', '.join(sorted(rb))}); "
-                       "pick one with DIR:variant")
+    raise CompareError(
+        f"no common variant (A: {', '.join(sorted(ra))}; B: {', '.join(sorted(rb))}); "
+        "pick one with DIR:variant"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -203,12 +230,16 @@ def main(argv: list[str]) -> int:
         t0 = 0
         if args.t0 is not None:
             from .units import parse_time
+
             t0 = parse_time(args.t0, "--t0")
         da, ra, sa = _load_runs(args.a)
         db, rb, sb = _load_runs(args.b)
         if sa.get("experiment") != sb.get("experiment"):
-            print(f"dccsim compare: warning: different experiments '{sa.get('experiment')}' and "
-                  f"'{sb.get('experiment')}'", file=sys.stderr)
+            print(
+                f"dccsim compare: warning: different experiments '{sa.get('experiment')}' and "
+                f"'{sb.get('experiment')}'",
+                file=sys.stderr,
+            )
         out = []
         for va, vb in _pairs(ra, rb):
             a = {"dir": str(da), "variant": va, **analyse(ra[va], args.port, t0)}

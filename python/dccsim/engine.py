@@ -3,6 +3,7 @@
 Input errors the engine reports as ``ValueError("<field>: <message>")`` are re-raised as
 :class:`~dccsim.errors.ScenarioError` so the CLI treats them like front-side validation errors.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,8 @@ def _module():
     except ImportError as e:
         raise EngineUnavailable(
             "the compiled engine dccsim._engine is not installed; build it with "
-            "`maturin develop --release` (or `pip install .`)") from e
+            "`maturin develop --release` (or `pip install .`)"
+        ) from e
     return _engine
 
 

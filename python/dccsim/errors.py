@@ -1,4 +1,5 @@
 """Errors the front raises for bad input. The CLI turns them into one line and exit status 2."""
+
 from __future__ import annotations
 
 

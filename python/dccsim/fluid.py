@@ -23,6 +23,7 @@ update interval δt is τ; the aggregate window is capped at
 λ(t−θ)·θ(t−θ) = w(t−θ), the power law reduces to ẇ = γ/δt·(bτ + β̂ − w) (Eq. 15) whatever the
 queue, which is why it has the unique equilibrium (bτ + β̂, β̂).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,13 +39,13 @@ CURRENT_FLOOR = 0.5
 
 @dataclass(frozen=True)
 class Params:
-    b: float = 100e9 / 8          # bottleneck bandwidth, bytes/s (100 Gbps)
-    tau: float = 20e-6            # base RTT, s
-    beta_hat: float = 32_000.0    # aggregate additive increase β̂ = Σβ_i, bytes
-    gamma: float = 0.9            # EWMA weight
-    dt_update: float = 0.0        # δt; 0 = τ
-    step: float = 0.0             # integration step; 0 = τ/100
-    w_max_bdp: float = 10.0       # window ceiling in BDPs (the senders' NICs/window limit)
+    b: float = 100e9 / 8  # bottleneck bandwidth, bytes/s (100 Gbps)
+    tau: float = 20e-6  # base RTT, s
+    beta_hat: float = 32_000.0  # aggregate additive increase β̂ = Σβ_i, bytes
+    gamma: float = 0.9  # EWMA weight
+    dt_update: float = 0.0  # δt; 0 = τ
+    step: float = 0.0  # integration step; 0 = τ/100
+    w_max_bdp: float = 10.0  # window ceiling in BDPs (the senders' NICs/window limit)
 
     @property
     def bdp(self) -> float:
@@ -104,8 +105,14 @@ def _qdot0(w0, q0, p: Params) -> float:
 def default_initial_states(p: Params = Params()) -> list[tuple[float, float]]:
     """Initial (w, q): below, at and far above the BDP, with and without a standing queue."""
     d = p.bdp
-    return [(0.3 * d, 0.0), (1.0 * d, 1.5 * d), (2.0 * d, 0.0), (3.0 * d, 2.0 * d),
-            (2.5 * d, 0.5 * d), (0.6 * d, 1.0 * d)]
+    return [
+        (0.3 * d, 0.0),
+        (1.0 * d, 1.5 * d),
+        (2.0 * d, 0.0),
+        (3.0 * d, 2.0 * d),
+        (2.5 * d, 0.5 * d),
+        (0.6 * d, 1.0 * d),
+    ]
 
 
 def analyse(law: str, states, duration: float, p: Params = Params()) -> dict:
@@ -129,7 +136,7 @@ def analyse(law: str, states, duration: float, p: Params = Params()) -> dict:
         util = np.where(tr["q"] > 0, 1.0, np.minimum(tr["rate"] / p.b, 1.0))
         busy = np.nonzero(util >= 0.999)[0]
         if busy.size:
-            after = util[busy[0]:]
+            after = util[busy[0] :]
             min_util = min(min_util, float(after.min()))
             if w0 / (p.tau + q0 / p.b) >= p.b and after.min() < 0.99:
                 loss += 1
@@ -139,7 +146,14 @@ def analyse(law: str, states, duration: float, p: Params = Params()) -> dict:
                 settled = False
     e = np.array(ends)
     spread = float(max(np.ptp(e[:, 0]), np.ptp(e[:, 1])))
-    return {"law": law, "ends": ends, "spread_bytes": spread, "settled": settled,
-            "unique": bool(settled and spread < 0.01 * p.bdp), "loss_trajectories": loss,
-            "busy_start_trajectories": sum(1 for w0, q0 in states if w0 / (p.tau + q0 / p.b) >= p.b),
-            "min_util": min_util, "trajectories": trajs}
+    return {
+        "law": law,
+        "ends": ends,
+        "spread_bytes": spread,
+        "settled": settled,
+        "unique": bool(settled and spread < 0.01 * p.bdp),
+        "loss_trajectories": loss,
+        "busy_start_trajectories": sum(1 for w0, q0 in states if w0 / (p.tau + q0 / p.b) >= p.b),
+        "min_util": min_util,
+        "trajectories": trajs,
+    }

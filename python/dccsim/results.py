@@ -5,6 +5,7 @@ Parquet through pyarrow with fixed options and explicit column types, PNG withou
 software tag. Files are written to a temporary name and renamed, so a crash never leaves a
 half-written file, and each variant's files are written as soon as that variant finishes.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,17 +23,44 @@ _I = pa.int64()
 _F = pa.float64()
 # Column order and types of the Parquet tables (engine columns, see docs/engine-api.md).
 TABLES = {
-    "flows": [("flow_id", _I), ("src", _I), ("dst", _I), ("size_bytes", _I), ("start_ps", _I),
-              ("end_ps", _I), ("bytes_acked", _I), ("base_rtt_ps", _I), ("ideal_fct_ps", _I),
-              ("retransmits", _I), ("timeouts", _I), ("slowdown", _F)],
-    "port_series": [("time_ps", _I), ("port", _I), ("port_name", pa.string()),
-                    ("queue_bytes", _I), ("tx_bytes", _I)],
-    "flow_series": [("time_ps", _I), ("flow_id", _I), ("cwnd_bytes", _F), ("rate_bps", _F),
-                    ("bytes_acked", _I)],
+    "flows": [
+        ("flow_id", _I),
+        ("src", _I),
+        ("dst", _I),
+        ("size_bytes", _I),
+        ("start_ps", _I),
+        ("end_ps", _I),
+        ("bytes_acked", _I),
+        ("base_rtt_ps", _I),
+        ("ideal_fct_ps", _I),
+        ("retransmits", _I),
+        ("timeouts", _I),
+        ("slowdown", _F),
+    ],
+    "port_series": [
+        ("time_ps", _I),
+        ("port", _I),
+        ("port_name", pa.string()),
+        ("queue_bytes", _I),
+        ("tx_bytes", _I),
+    ],
+    "flow_series": [
+        ("time_ps", _I),
+        ("flow_id", _I),
+        ("cwnd_bytes", _F),
+        ("rate_bps", _F),
+        ("bytes_acked", _I),
+    ],
     "ports": [("port", _I), ("name", pa.string()), ("rate_bps", _I)],
 }
-PARQUET_OPTIONS = dict(compression="zstd", compression_level=3, use_dictionary=True,
-                       write_statistics=True, version="2.6", data_page_version="1.0")
+PARQUET_OPTIONS = dict(
+    compression="zstd",
+    compression_level=3,
+    use_dictionary=True,
+    write_statistics=True,
+    version="2.6",
+    data_page_version="1.0",
+)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -73,8 +101,10 @@ def with_slowdown(flows: dict) -> dict:
     if "slowdown" in flows or "end_ps" not in flows:
         return flows
     out = dict(flows)
-    out["slowdown"] = [(e - s) / i if e >= 0 and i > 0 else float("nan")
-                       for s, e, i in zip(flows["start_ps"], flows["end_ps"], flows["ideal_fct_ps"])]
+    out["slowdown"] = [
+        (e - s) / i if e >= 0 and i > 0 else float("nan")
+        for s, e, i in zip(flows["start_ps"], flows["end_ps"], flows["ideal_fct_ps"])
+    ]
     return out
 
 
@@ -107,14 +137,20 @@ def engine_tables(result: dict) -> dict:
     names = dict(zip(ports.get("port", []), ports.get("name", [])))
     ps = dict(result.get("port_series") or {})
     ps["port_name"] = [names.get(p, "") for p in ps.get("port", [])]
-    return {"flows": result.get("flows") or {}, "port_series": ps,
-            "flow_series": result.get("flow_series") or {}, "ports": ports}
+    return {
+        "flows": result.get("flows") or {},
+        "port_series": ps,
+        "flow_series": result.get("flow_series") or {},
+        "ports": ports,
+    }
 
 
 def ports_list(result: dict) -> list[dict]:
     p = result.get("ports") or {}
-    return [{"port": i, "name": n, "rate_bps": r}
-            for i, n, r in zip(p.get("port", []), p.get("name", []), p.get("rate_bps", []))]
+    return [
+        {"port": i, "name": n, "rate_bps": r}
+        for i, n, r in zip(p.get("port", []), p.get("name", []), p.get("rate_bps", []))
+    ]
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
@@ -136,18 +172,25 @@ def write_figure(fig_path: Path, draw) -> None:
 # ----------------------------------------------------------------------------------------------
 # Reading
 
+
 @dataclass
 class Results:
     summary: dict
-    flows: "object"        # pandas DataFrames; every row carries its variant's slug in `variant`
-    port_series: "object"
-    flow_series: "object"
-    ports: "object"
+    flows: object  # pandas DataFrames; every row carries its variant's slug in `variant`
+    port_series: object
+    flow_series: object
+    ports: object
 
     def variant(self, slug: str) -> dict:
-        return {name: df[df["variant"] == slug].drop(columns="variant").reset_index(drop=True)
-                for name, df in (("flows", self.flows), ("port_series", self.port_series),
-                                 ("flow_series", self.flow_series), ("ports", self.ports))}
+        return {
+            name: df[df["variant"] == slug].drop(columns="variant").reset_index(drop=True)
+            for name, df in (
+                ("flows", self.flows),
+                ("port_series", self.port_series),
+                ("flow_series", self.flow_series),
+                ("ports", self.ports),
+            )
+        }
 
 
 def load(out_dir) -> Results:
@@ -171,5 +214,10 @@ def load(out_dir) -> Results:
             return pd.concat(frames[name], ignore_index=True)
         return pd.DataFrame(columns=["variant"] + [c for c, _ in TABLES[name]])
 
-    return Results(summary=summary, flows=cat("flows"), port_series=cat("port_series"),
-                   flow_series=cat("flow_series"), ports=cat("ports"))
+    return Results(
+        summary=summary,
+        flows=cat("flows"),
+        port_series=cat("port_series"),
+        flow_series=cat("flow_series"),
+        ports=cat("ports"),
+    )

@@ -1,4 +1,5 @@
 """Run every variant of a scenario through the engine and write the output directory."""
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -45,8 +46,12 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": {"numpy": numpy.__version__, "pandas": pd.__version__,
-                      "pyarrow": pyarrow.__version__, "matplotlib": matplotlib.__version__},
+        "libraries": {
+            "numpy": numpy.__version__,
+            "pandas": pd.__version__,
+            "pyarrow": pyarrow.__version__,
+            "matplotlib": matplotlib.__version__,
+        },
     }
 
 
@@ -57,8 +62,13 @@ def select_variants(scn: Scenario, names: Optional[Sequence[str]]) -> list[Varia
     return [v for v in scn.variants() if v in chosen]  # scenario order, no duplicates
 
 
-def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progress: bool = True,
-        argv: Optional[Sequence[str]] = None) -> dict:
+def run(
+    scn: Scenario,
+    out_dir,
+    variants: Optional[Sequence[str]] = None,
+    progress: bool = True,
+    argv: Optional[Sequence[str]] = None,
+) -> dict:
     """Run the chosen variants (default: all), writing OUT as each finishes. Returns summary.json."""
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
@@ -87,8 +97,10 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
     wall: dict[str, float] = {}
 
     from tqdm import tqdm
-    bar = tqdm(total=len(configs), desc=scn.name, unit="run", file=sys.stderr,
-               disable=None if progress else True)  # None: only when stderr is a terminal
+
+    bar = tqdm(
+        total=len(configs), desc=scn.name, unit="run", file=sys.stderr, disable=None if progress else True
+    )  # None: only when stderr is a terminal
     try:
         for v, cfg in configs:
             bar.set_postfix_str(v.name)
@@ -105,19 +117,30 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
                 metrics = analysis.variant_metrics(scn, v, tables, eng_summary)
                 series[v.slug] = (v, tables, metrics)
             metrics_by_slug[v.slug] = metrics
-            vsum = {"variant": v.name, "slug": v.slug, "cc": v.cc.to_engine(),
-                    "engine": eng_summary, "metrics": metrics}
+            vsum = {
+                "variant": v.name,
+                "slug": v.slug,
+                "cc": v.cc.to_engine(),
+                "engine": eng_summary,
+                "metrics": metrics,
+            }
             results.write_variant(out, v.slug, res, vsum)
             summary["order"].append(v.slug)
-            summary["runs"][v.slug] = {"name": v.name, "algorithm": v.cc.algorithm,
-                                       "engine": eng_summary, "metrics": metrics}
+            summary["runs"][v.slug] = {
+                "name": v.name,
+                "algorithm": v.cc.algorithm,
+                "engine": eng_summary,
+                "metrics": metrics,
+            }
             results.write_json(out / "summary.json", summary)  # partial, rewritten after each variant
             bar.update(1)
     finally:
         bar.close()
         if wall:
-            results.write_json(out / "meta.json", _meta(argv if argv is not None else sys.argv,
-                                                         started, time.perf_counter() - t_start, wall))
+            results.write_json(
+                out / "meta.json",
+                _meta(argv if argv is not None else sys.argv, started, time.perf_counter() - t_start, wall),
+            )
 
     if analysis is not None:
         summary["claims"] = analysis.claims(scn, metrics_by_slug)
@@ -125,8 +148,10 @@ def run(scn: Scenario, out_dir, variants: Optional[Sequence[str]] = None, progre
         summary["figures"] = [analysis.FIGURE]
     summary["complete"] = True
     results.write_json(out / "summary.json", summary)
-    results.write_json(out / "meta.json", _meta(argv if argv is not None else sys.argv,
-                                                 started, time.perf_counter() - t_start, wall))
+    results.write_json(
+        out / "meta.json",
+        _meta(argv if argv is not None else sys.argv, started, time.perf_counter() - t_start, wall),
+    )
     return summary
 
 

@@ -8,6 +8,7 @@ Congestion-control parameters (the keys beside ``algorithm`` in ``[cc]``) are pa
 unchanged as ``params``: write them as plain numbers (or booleans) in SI units (seconds, bits/s,
 bytes), never as unit strings.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -21,6 +22,7 @@ from .workload import permutation_pairs
 
 # ----------------------------------------------------------------------------------------------
 # The validated scenario (all quantities resolved to the engine's integer SI units)
+
 
 @dataclass(frozen=True)
 class CcSpec:
@@ -52,9 +54,9 @@ class Ecn:
     kmin_bytes: Optional[int] = None
     kmax_bytes: Optional[int] = None
     pmax: Optional[float] = None
-    bdp_bytes: Optional[int] = None   # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
+    bdp_bytes: Optional[int] = None  # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
     tmin_bytes: Optional[int] = None
-    steps: int = 0                    # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
+    steps: int = 0  # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ class Metrics:
 class Variant:
     name: str
     cc: CcSpec
-    ecn: Optional["Ecn"] = None  # switch ECN marking of this variant (None = the scenario's)
+    ecn: Optional[Ecn] = None  # switch ECN marking of this variant (None = the scenario's)
     # rate/time fields of the scenario's topology that this variant overrides, as sorted
     # (key, value) pairs (bits/s, ps); () = the scenario's topology unchanged
     topology: tuple = ()
@@ -143,7 +145,7 @@ class Scenario:
     def host_count(self) -> int:
         return topo.host_count(self.topology.kind, self.topology.values)
 
-    def with_seed(self, seed: int) -> "Scenario":
+    def with_seed(self, seed: int) -> Scenario:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ScenarioError("seed", f"must be an integer >= 0, got {seed!r}")
         return dataclasses.replace(self, seed=seed)
@@ -171,14 +173,27 @@ class Scenario:
     def engine_flows(self) -> list[dict]:
         out = []
         for f in self.flows:
-            for s in (f.src if isinstance(f.src, tuple) else (f.src,)):
-                out.append({"src": s, "dst": f.dst, "size_bytes": f.size_bytes,
-                            "start_ps": f.start_ps,
-                            "cc": f.cc.to_engine() if f.cc else None})
+            for s in f.src if isinstance(f.src, tuple) else (f.src,):
+                out.append(
+                    {
+                        "src": s,
+                        "dst": f.dst,
+                        "size_bytes": f.size_bytes,
+                        "start_ps": f.start_ps,
+                        "cc": f.cc.to_engine() if f.cc else None,
+                    }
+                )
         if self.workload is not None and self.workload.kind == "permutation":
             for s, d in permutation_pairs(self.host_count, self.seed):
-                out.append({"src": s, "dst": d, "size_bytes": self.workload.size_bytes,
-                            "start_ps": self.workload.start_ps, "cc": None})
+                out.append(
+                    {
+                        "src": s,
+                        "dst": d,
+                        "size_bytes": self.workload.size_bytes,
+                        "start_ps": self.workload.start_ps,
+                        "cc": None,
+                    }
+                )
         return out
 
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
@@ -197,8 +212,9 @@ class Scenario:
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
                 "int_switches": None if self.switch.int_switches is None else list(self.switch.int_switches),
-                "ecn": _ecn_to_engine(variant.ecn if variant is not None and variant.ecn is not None
-                                      else self.switch.ecn),
+                "ecn": _ecn_to_engine(
+                    variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
+                ),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
@@ -214,8 +230,16 @@ class Scenario:
 
 def slugify(name: str) -> str:
     """Directory-safe variant name: 'θ-PowerTCP' -> 'theta-powertcp'."""
-    greek = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda",
-             "μ": "mu", "τ": "tau"}
+    greek = {
+        "α": "alpha",
+        "β": "beta",
+        "γ": "gamma",
+        "δ": "delta",
+        "θ": "theta",
+        "λ": "lambda",
+        "μ": "mu",
+        "τ": "tau",
+    }
     s = "".join(greek.get(c, c) for c in name.lower())
     s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
     return s or "variant"
@@ -229,8 +253,10 @@ def _topology_to_engine(t: Topology) -> dict:
         elif typ == "time":
             out[f"{key}_ps"] = t.values[key]
         elif typ == "links":
-            out["links"] = [{"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps}
-                            for l in t.values["links"]]
+            out["links"] = [
+                {"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps}
+                for l in t.values["links"]
+            ]
         else:
             out[key] = t.values[key]
     return out
@@ -240,17 +266,31 @@ def _ecn_to_engine(e: Ecn) -> dict:
     if e.kind == "step":
         return {"kind": "step", "k_bytes": e.k_bytes}
     if e.kind == "red":
-        return {"kind": "red", "kmin_bytes": e.kmin_bytes, "kmax_bytes": e.kmax_bytes,
-                "pmax": e.pmax, "steps": e.steps}
+        return {
+            "kind": "red",
+            "kmin_bytes": e.kmin_bytes,
+            "kmax_bytes": e.kmax_bytes,
+            "pmax": e.pmax,
+            "steps": e.steps,
+        }
     if e.kind == "curve":
         return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
     return {"kind": "none"}
-
 
 
 # Loading (validation) and writing back live in their own modules; the public API is here.
 from .scenario_parse import from_dict, known_algorithms, load, loads  # noqa: E402
 from .scenario_toml import dump_toml, to_dict  # noqa: E402
 
-__all__ = ["Scenario", "Variant", "CcSpec", "load", "loads", "from_dict", "dump_toml", "to_dict",
-           "known_algorithms", "slugify"]
+__all__ = [
+    "Scenario",
+    "Variant",
+    "CcSpec",
+    "load",
+    "loads",
+    "from_dict",
+    "dump_toml",
+    "to_dict",
+    "known_algorithms",
+    "slugify",
+]

@@ -1,4 +1,5 @@
 """Reading scenario TOML: every field checked, errors name the field and the allowed values."""
+
 from __future__ import annotations
 
 import re
@@ -8,8 +9,20 @@ from typing import Any, Optional, Union
 from . import topology as topo
 from . import units
 from .errors import ScenarioError
-from .scenario import (CcSpec, Ecn, Experiment, Flow, Host, Link, Metrics, Scenario, Switch,
-                       Topology, Variant, Workload)
+from .scenario import (
+    CcSpec,
+    Ecn,
+    Experiment,
+    Flow,
+    Host,
+    Link,
+    Metrics,
+    Scenario,
+    Switch,
+    Topology,
+    Variant,
+    Workload,
+)
 
 try:
     import tomllib
@@ -17,15 +30,45 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
 # Used when the compiled engine is not importable (e.g. validating a file on a machine without it).
-FALLBACK_ALGORITHMS = ("powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic",
-                       "dcqcn", "timely", "swift", "poseidon")
+FALLBACK_ALGORITHMS = (
+    "powertcp",
+    "theta-powertcp",
+    "hpcc",
+    "homa",
+    "reno",
+    "dctcp",
+    "dctcp-rai",
+    "tbtcp",
+    "cubic",
+    "dcqcn",
+    "timely",
+    "swift",
+    "poseidon",
+)
 
-TOP_KEYS = ("name", "description", "seed", "duration", "base_rtt", "topology", "switch", "host",
-            "cc", "flows", "workload", "metrics", "experiment")
+TOP_KEYS = (
+    "name",
+    "description",
+    "seed",
+    "duration",
+    "base_rtt",
+    "topology",
+    "switch",
+    "host",
+    "cc",
+    "flows",
+    "workload",
+    "metrics",
+    "experiment",
+)
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn")
 INT_BYTES_MODES = ("tx", "rx")
-ECN_KINDS = {"none": (), "step": ("k",), "red": ("kmin", "kmax", "pmax", "steps"),
-             "curve": ("bdp", "tmin", "pmax")}
+ECN_KINDS = {
+    "none": (),
+    "step": ("k",),
+    "red": ("kmin", "kmax", "pmax", "steps"),
+    "curve": ("bdp", "tmin", "pmax"),
+}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
@@ -39,9 +82,11 @@ VARIANT_KEYS = ("name", "cc", "ecn", "topology")
 # ----------------------------------------------------------------------------------------------
 # Loading and validation
 
+
 def known_algorithms() -> list[str]:
     """Controller names: the engine's own list when it is installed, else the documented ones."""
     from . import engine
+
     if engine.available():
         return engine.algorithms()
     return list(FALLBACK_ALGORITHMS)
@@ -103,7 +148,8 @@ def _unit(parse):
             return parse(v, f)
         except units.UnitError as e:
             msg = str(e)
-            raise ScenarioError(f, msg[len(f) + 2:] if msg.startswith(f + ": ") else msg) from None
+            raise ScenarioError(f, msg[len(f) + 2 :] if msg.startswith(f + ": ") else msg) from None
+
     return conv
 
 
@@ -159,6 +205,7 @@ def _choice(allowed):
         if not isinstance(v, str) or v not in allowed:
             raise ScenarioError(f, f"unknown value {v!r}; allowed: {', '.join(allowed)}")
         return v
+
     return conv
 
 
@@ -176,9 +223,12 @@ def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
         if isinstance(v, (bool, int, float)) or (k == "variant" and isinstance(v, str)):
             params[k] = v  # the engine checks names, ranges and variant choices
         else:
-            raise ScenarioError(f"{prefix}.{k}", f"CC parameters are plain numbers in SI units "
-                                                 f"(seconds, bits/s, bytes) or booleans (and a "
-                                                 f"`variant` name), got {_show(v)}")
+            raise ScenarioError(
+                f"{prefix}.{k}",
+                f"CC parameters are plain numbers in SI units "
+                f"(seconds, bits/s, bytes) or booleans (and a "
+                f"`variant` name), got {_show(v)}",
+            )
     return CcSpec(algorithm, params)
 
 
@@ -200,13 +250,14 @@ def _topology(data) -> Topology:
         elif typ == "time":
             values[key] = t.req(key, _time)
     if kind == "fattree" and values["pods"] > 1 and values["cores"] % values["aggs_per_pod"]:
-        raise ScenarioError("topology.cores", f"must be a multiple of aggs_per_pod "
-                                              f"({values['aggs_per_pod']}), got {values['cores']}")
+        raise ScenarioError(
+            "topology.cores",
+            f"must be a multiple of aggs_per_pod ({values['aggs_per_pod']}), got {values['cores']}",
+        )
     if kind == "custom":
         raw = t.req("links", lambda v, f: v)
         if not isinstance(raw, list) or not raw:
-            raise ScenarioError("topology.links", "expected a non-empty list of "
-                                                  "{a, b, rate, delay} tables")
+            raise ScenarioError("topology.links", "expected a non-empty list of {a, b, rate, delay} tables")
         links = []
         for i, ld in enumerate(raw):
             lt = _Table(ld, f"topology.links[{i}]", tuple(topo.LINK_FIELDS))
@@ -214,8 +265,9 @@ def _topology(data) -> Topology:
             for end in ("a", "b"):
                 node = lt.req(end, _str)
                 if not topo.node_exists(kind, values, node):
-                    raise ScenarioError(lt.f(end), f"unknown node {node!r}; nodes: "
-                                                   f"{topo.node_names_hint(kind, values)}")
+                    raise ScenarioError(
+                        lt.f(end), f"unknown node {node!r}; nodes: {topo.node_names_hint(kind, values)}"
+                    )
                 ends.append(node)
             links.append(Link(ends[0], ends[1], lt.req("rate", _rate), lt.req("delay", _time)))
         values["links"] = tuple(links)
@@ -241,8 +293,9 @@ def _switch(data) -> Switch:
 def _int_switches(v) -> tuple:
     """Brownfield INT: the switches (by name, e.g. "tor0", "sw1") that support INT."""
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ScenarioError("switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], '
-                                                    f"got {_show(v)}")
+        raise ScenarioError(
+            "switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], got {_show(v)}'
+        )
     return tuple(v)
 
 
@@ -289,6 +342,7 @@ def _host_index(n_hosts: int):
         if h >= n_hosts:
             raise ScenarioError(f, f"host {h} does not exist; hosts are 0..{n_hosts - 1}")
         return h
+
     return conv
 
 
@@ -311,12 +365,15 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
             srcs = (src,)
         if dst in srcs:
             raise ScenarioError(t.f("dst"), f"must differ from src (both are host {dst})")
-        out.append(Flow(
-            src=src, dst=dst,
-            size_bytes=t.opt("size", _pos_size, None),
-            start_ps=t.opt("start", _time, 0),
-            cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
-        ))
+        out.append(
+            Flow(
+                src=src,
+                dst=dst,
+                size_bytes=t.opt("size", _pos_size, None),
+                start_ps=t.opt("start", _time, 0),
+                cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
+            )
+        )
     return tuple(out)
 
 
@@ -341,16 +398,25 @@ def _metrics(data, topology: Topology) -> Metrics:
             if p != "*":
                 m = re.fullmatch(r"([a-z]+[0-9]+)->([a-z]+[0-9]+)", p)
                 if not m:
-                    raise ScenarioError(fj, f"cannot read {p!r}; write '<node>-><peer>', e.g. 'tor0->h16', or '*'")
+                    raise ScenarioError(
+                        fj, f"cannot read {p!r}; write '<node>-><peer>', e.g. 'tor0->h16', or '*'"
+                    )
                 for node in m.groups():
                     if not topo.node_exists(topology.kind, topology.values, node):
-                        raise ScenarioError(fj, f"unknown node {node!r}; nodes: "
-                                                f"{topo.node_names_hint(topology.kind, topology.values)}")
+                        raise ScenarioError(
+                            fj,
+                            f"unknown node {node!r}; nodes: "
+                            f"{topo.node_names_hint(topology.kind, topology.values)}",
+                        )
             out.append(p)
         return tuple(out)
 
-    return Metrics(interval_ps=t.opt("interval", _time, 0), ports=t.opt("ports", ports, ()),
-                   flows=t.opt("flows", _bool, False), start_ps=t.opt("start", _time, 0))
+    return Metrics(
+        interval_ps=t.opt("interval", _time, 0),
+        ports=t.opt("ports", ports, ()),
+        flows=t.opt("flows", _bool, False),
+        start_ps=t.opt("start", _time, 0),
+    )
 
 
 def _variant_topology(data, field: str, base: Topology) -> tuple:
@@ -368,6 +434,7 @@ def _variant_topology(data, field: str, base: Topology) -> tuple:
 
 def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Experiment:
     from .analysis import ANALYSES
+
     analysis = data.get("analysis") if isinstance(data, dict) else None
     if analysis is not None:
         analysis = _choice(tuple(ANALYSES))(analysis, "experiment.analysis")
@@ -386,11 +453,17 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
         cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
         if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
             cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
-        v = Variant(name, cc, _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
-                    _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else ())
+        v = Variant(
+            name,
+            cc,
+            _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
+            _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else (),
+        )
         if v.slug in slugs:
-            raise ScenarioError(vt.f("name"), f"{name!r} clashes with variants[{slugs[v.slug]}] "
-                                              f"(same directory name {v.slug!r})")
+            raise ScenarioError(
+                vt.f("name"),
+                f"{name!r} clashes with variants[{slugs[v.slug]}] (same directory name {v.slug!r})",
+            )
         slugs[v.slug] = i
         variants.append(v)
     params = {}
@@ -399,8 +472,9 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
             raise ScenarioError(t.f(key), f"missing (required by analysis {analysis!r})")
         if key in data:
             params[key] = {"time": _time, "str": _str, "number": _number}[typ](data[key], t.f(key))
-    return Experiment(title=t.opt("title", _str, ""), analysis=analysis, variants=tuple(variants),
-                      params=params)
+    return Experiment(
+        title=t.opt("title", _str, ""), analysis=analysis, variants=tuple(variants), params=params
+    )
 
 
 def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
@@ -432,10 +506,12 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         flows=flows,
         workload=workload,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
-        experiment=_experiment(data["experiment"], algorithms, cc, topology) if "experiment" in data else None,
+        experiment=_experiment(data["experiment"], algorithms, cc, topology)
+        if "experiment" in data
+        else None,
     )
     if scn.experiment is not None and scn.experiment.analysis:
         from .analysis import ANALYSES
+
         ANALYSES[scn.experiment.analysis].check(scn)
     return scn
-

@@ -1,4 +1,5 @@
 """Writing a scenario back to TOML (`dccsim show`): exact units, all defaults filled in."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,6 +12,7 @@ from .scenario import CcSpec, Scenario
 
 # ----------------------------------------------------------------------------------------------
 # Writing back (dccsim show): to_dict(load(x)) loads to an equal Scenario
+
 
 def _cc_dict(cc: CcSpec) -> dict:
     return {"algorithm": cc.algorithm, **cc.params}
@@ -25,8 +27,15 @@ def to_dict(s: Scenario) -> dict:
         elif typ == "time":
             topology[key] = units.format_time_exact(tv[key])
         elif typ == "links":
-            topology[key] = [{"a": l.a, "b": l.b, "rate": units.format_rate_exact(l.rate_bps),
-                              "delay": units.format_time_exact(l.delay_ps)} for l in tv[key]]
+            topology[key] = [
+                {
+                    "a": l.a,
+                    "b": l.b,
+                    "rate": units.format_rate_exact(l.rate_bps),
+                    "delay": units.format_time_exact(l.delay_ps),
+                }
+                for l in tv[key]
+            ]
         else:
             topology[key] = tv[key]
     ecn = _ecn_dict(s.switch.ecn)
@@ -38,16 +47,22 @@ def to_dict(s: Scenario) -> dict:
         "duration": units.format_time_exact(s.duration_ps),
         "base_rtt": "auto" if s.base_rtt_ps is None else units.format_time_exact(s.base_rtt_ps),
         "topology": topology,
-        "switch": {"buffer": units.format_size_exact(s.switch.buffer_bytes),
-                   "dt_alpha": s.switch.dt_alpha, "int": s.switch.int_enabled,
-                   "int_bytes": s.switch.int_bytes_mode, "ecn": ecn,
-                   **({} if s.switch.int_switches is None else {"int_switches": list(s.switch.int_switches)})},
-        "host": {"payload": units.format_size_exact(h.payload_bytes),
-                 "header": units.format_size_exact(h.header_bytes),
-                 "int_header": units.format_size_exact(h.int_header_bytes),
-                 "ack": units.format_size_exact(h.ack_bytes),
-                 "rto": units.format_time_exact(h.rto_ps),
-                 "nack_interval": units.format_time_exact(h.nack_interval_ps)},
+        "switch": {
+            "buffer": units.format_size_exact(s.switch.buffer_bytes),
+            "dt_alpha": s.switch.dt_alpha,
+            "int": s.switch.int_enabled,
+            "int_bytes": s.switch.int_bytes_mode,
+            "ecn": ecn,
+            **({} if s.switch.int_switches is None else {"int_switches": list(s.switch.int_switches)}),
+        },
+        "host": {
+            "payload": units.format_size_exact(h.payload_bytes),
+            "header": units.format_size_exact(h.header_bytes),
+            "int_header": units.format_size_exact(h.int_header_bytes),
+            "ack": units.format_size_exact(h.ack_bytes),
+            "rto": units.format_time_exact(h.rto_ps),
+            "nack_interval": units.format_time_exact(h.nack_interval_ps),
+        },
         "cc": _cc_dict(s.cc),
     }
     if s.flows:
@@ -67,22 +82,39 @@ def to_dict(s: Scenario) -> dict:
             w["size"] = units.format_size_exact(s.workload.size_bytes)
         out["workload"] = w
     m = s.metrics
-    out["metrics"] = {"interval": units.format_time_exact(m.interval_ps), "ports": list(m.ports),
-                      "flows": m.flows, "start": units.format_time_exact(m.start_ps)}
+    out["metrics"] = {
+        "interval": units.format_time_exact(m.interval_ps),
+        "ports": list(m.ports),
+        "flows": m.flows,
+        "start": units.format_time_exact(m.start_ps),
+    }
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}
         if x.analysis:
             xd["analysis"] = x.analysis
             from .analysis import ANALYSES
+
             for key, typ in ANALYSES[x.analysis].KEYS.items():
                 if key in x.params:
                     xd[key] = units.format_time_exact(x.params[key]) if typ == "time" else x.params[key]
-        xd["variants"] = [{"name": v.name, "cc": _cc_dict(v.cc)} | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
-                          | ({"topology": {k: units.format_rate_exact(val) if topo.FIELDS[s.topology.kind][k] == "rate"
-                                           else units.format_time_exact(val) for k, val in v.topology}}
-                             if v.topology else {})
-                          for v in x.variants]
+        xd["variants"] = [
+            {"name": v.name, "cc": _cc_dict(v.cc)}
+            | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
+            | (
+                {
+                    "topology": {
+                        k: units.format_rate_exact(val)
+                        if topo.FIELDS[s.topology.kind][k] == "rate"
+                        else units.format_time_exact(val)
+                        for k, val in v.topology
+                    }
+                }
+                if v.topology
+                else {}
+            )
+            for v in x.variants
+        ]
         out["experiment"] = xd
     return out
 
@@ -97,11 +129,15 @@ def _ecn_dict(e) -> dict:
     if e.kind == "step":
         ecn["k"] = units.format_size_exact(e.k_bytes)
     elif e.kind == "red":
-        ecn.update(kmin=units.format_size_exact(e.kmin_bytes),
-                   kmax=units.format_size_exact(e.kmax_bytes), pmax=e.pmax)
+        ecn.update(
+            kmin=units.format_size_exact(e.kmin_bytes),
+            kmax=units.format_size_exact(e.kmax_bytes),
+            pmax=e.pmax,
+        )
         if e.steps:
             ecn["steps"] = e.steps
     elif e.kind == "curve":
-        ecn.update(bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes),
-                   pmax=e.pmax)
+        ecn.update(
+            bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes), pmax=e.pmax
+        )
     return ecn

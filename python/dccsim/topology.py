@@ -3,6 +3,7 @@
 The engine builds the actual graph; here we only know enough to validate a scenario and to
 generate workloads (how many hosts there are, which node names exist).
 """
+
 from __future__ import annotations
 
 import re
@@ -13,12 +14,27 @@ KINDS = ("star", "dumbbell", "fattree", "custom")
 # in ZERO_OK; "rate"/"time" carry units; "links" is the custom topology's link list.
 FIELDS: dict[str, dict[str, str]] = {
     "star": {"hosts": "count", "host_rate": "rate", "host_delay": "time"},
-    "dumbbell": {"left": "count", "right": "count", "host_rate": "rate", "host_delay": "time",
-                 "bottleneck_rate": "rate", "bottleneck_delay": "time"},
-    "fattree": {"pods": "count", "tors_per_pod": "count", "aggs_per_pod": "count", "cores": "count",
-                "servers_per_tor": "count", "host_rate": "rate", "host_delay": "time",
-                "tor_agg_rate": "rate", "tor_agg_delay": "time",
-                "agg_core_rate": "rate", "agg_core_delay": "time"},
+    "dumbbell": {
+        "left": "count",
+        "right": "count",
+        "host_rate": "rate",
+        "host_delay": "time",
+        "bottleneck_rate": "rate",
+        "bottleneck_delay": "time",
+    },
+    "fattree": {
+        "pods": "count",
+        "tors_per_pod": "count",
+        "aggs_per_pod": "count",
+        "cores": "count",
+        "servers_per_tor": "count",
+        "host_rate": "rate",
+        "host_delay": "time",
+        "tor_agg_rate": "rate",
+        "tor_agg_delay": "time",
+        "agg_core_rate": "rate",
+        "agg_core_delay": "time",
+    },
     "custom": {"hosts": "count", "switches": "count", "links": "links"},
 }
 ZERO_OK = {("custom", "switches")}

@@ -3,6 +3,7 @@
 Rates become integer bits/s, times integer picoseconds, sizes integer bytes (the engine's units).
 A bare number means the SI base unit (bits/s, seconds, bytes).
 """
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,7 @@ import re
 _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 _RATE = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12}
 _TIME = {"ps": 1, "ns": 1e3, "us": 1e6, "µs": 1e6, "ms": 1e9, "s": 1e12}
-_SIZE = {"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2**10, "mib": 2**20, "gib": 2**30,
-         "pkt": None}
+_SIZE = {"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2**10, "mib": 2**20, "gib": 2**30, "pkt": None}
 
 
 class UnitError(ValueError):
@@ -27,13 +27,16 @@ def _split(field: str, value, table: dict, what: str, example: str):
         raise UnitError(f"{field}: expected a {what} such as {example!r}, got {value!r}")
     m = re.fullmatch(_NUM + r"\s*([A-Za-zµ]+)", value.strip())
     if not m:
-        raise UnitError(f"{field}: cannot read {value!r} as a {what}; write e.g. {example!r} "
-                        f"(units: {', '.join(k for k in table if table[k])})")
+        raise UnitError(
+            f"{field}: cannot read {value!r} as a {what}; write e.g. {example!r} "
+            f"(units: {', '.join(k for k in table if table[k])})"
+        )
     num, unit = float(m.group(1)), m.group(2)
     key = unit.lower() if unit not in ("µs",) else unit
     if key not in table or table[key] is None:
-        raise UnitError(f"{field}: unknown unit {unit!r} in {value!r}; allowed: "
-                        f"{', '.join(k for k in table if table[k])}")
+        raise UnitError(
+            f"{field}: unknown unit {unit!r} in {value!r}; allowed: {', '.join(k for k in table if table[k])}"
+        )
     return num, table[key]
 
 
@@ -88,6 +91,7 @@ def format_size(b: float) -> str:
 # Exact formatting: the largest unit that divides the value exactly, so that parsing the text
 # gives back the same integer (used when a scenario is written back to TOML).
 
+
 def _exact(value: int, units: tuple, base: str) -> str:
     value = int(value)
     best = None
@@ -116,5 +120,6 @@ def format_size_exact(b: int) -> str:
     parse_size() of the result is the same integer."""
     if int(b) < 10**4:
         return f"{int(b)}B"
-    return _exact(b, (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10),
-                      ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)), "B")
+    return _exact(
+        b, (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)), "B"
+    )

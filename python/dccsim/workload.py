@@ -1,4 +1,5 @@
 """Generated workloads."""
+
 from __future__ import annotations
 
 import numpy as np

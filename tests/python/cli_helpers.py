@@ -11,8 +11,14 @@ def dccsim(*args, cwd=None):
     """Run the CLI in a fresh interpreter, as a user would."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "python"), env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "dccsim.cli", *map(str, args)], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "dccsim.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=900,
+    )
 
 
 def assert_input_error(proc, field):

@@ -3,6 +3,7 @@
 They are never skipped silently: without the extension they fail with the build hint. To run only
 the pure-Python set on a machine without a build, deselect them explicitly: `pytest -m "not engine"`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -35,6 +36,10 @@ def base():
 def pytest_runtest_setup(item):
     if item.get_closest_marker("engine") is not None:
         from dccsim import engine
+
         if not engine.available():
-            pytest.fail("integration test needs the compiled engine dccsim._engine; build it with "
-                        "`maturin develop --release`, or deselect with -m 'not engine'", pytrace=False)
+            pytest.fail(
+                "integration test needs the compiled engine dccsim._engine; build it with "
+                "`maturin develop --release`, or deselect with -m 'not engine'",
+                pytrace=False,
+            )

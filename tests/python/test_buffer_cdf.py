@@ -1,5 +1,6 @@
 """tbtcp-buffer-cdf (TBTCP Fig. 6/7): variant topology overrides, the analysis on hand-built
 series, and a shortened real run."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +21,9 @@ def test_variant_topology_override_reaches_engine_and_round_trips():
     assert sorted(set(delays)) == [20_000_000, 40_000_000, 80_000_000]
     assert [buffer_cdf.bdp_bytes(s, v) for v in s.variants()][:4] == [400_000, 400_000, 400_000, 800_000]
     # counts may not be overridden (they fix the hosts [[flows]] names)
-    bad = text("tbtcp-buffer-cdf").replace('topology = { host_delay = "20us" }', 'topology = { hosts = 3 }', 1)
+    bad = text("tbtcp-buffer-cdf").replace(
+        'topology = { host_delay = "20us" }', "topology = { hosts = 3 }", 1
+    )
     with pytest.raises(ScenarioError):
         loads(bad)
 
@@ -53,8 +56,13 @@ def test_claims_on_hand_built_queues():
     m90 = buffer_cdf.variant_metrics(s, v["DCTCP K=90 800KB"], _tables(range(150), util=0.97), {})
     m76 = buffer_cdf.variant_metrics(s, v["DCTCP K=76 800KB"], _tables(range(150), util=0.97), {})
     mrai = buffer_cdf.variant_metrics(s, v["DCTCP+RAI K=38 800KB"], _tables(range(20, 50)), {})
-    metrics = {v["TBTCP 800KB"].slug: m_tb, v["TBTCP 400KB"].slug: m_tb4, v["DCTCP K=90 800KB"].slug: m90,
-               v["DCTCP K=76 800KB"].slug: m76, v["DCTCP+RAI K=38 800KB"].slug: mrai}
+    metrics = {
+        v["TBTCP 800KB"].slug: m_tb,
+        v["TBTCP 400KB"].slug: m_tb4,
+        v["DCTCP K=90 800KB"].slug: m90,
+        v["DCTCP K=76 800KB"].slug: m76,
+        v["DCTCP+RAI K=38 800KB"].slug: mrai,
+    }
     rows = {r["variant"]: r["verdict"] for r in buffer_cdf.claims(s, metrics)}
     assert rows["TBTCP 800KB"].startswith("holds")
     assert rows["TBTCP 400KB"].startswith("partly")
@@ -68,16 +76,27 @@ def test_claims_on_hand_built_queues():
 @pytest.mark.engine
 def test_tbtcp_buffer_small_at_two_bdps(tmp_path):
     from dccsim import runner
+
     # TBTCP only, at 400 KB and 800 KB, 100 ms (last 50 ms): the claim-relevant property is that the
     # p99 queue stays within the analysis's bound (≤ 30 packets) at full rate at both BDPs, and
     # does not grow with the BDP by more than the analysis's 1.5×
-    scn = loads(text("tbtcp-buffer-cdf").replace('duration = "200ms"', 'duration = "100ms"')
-                .replace('window = "100ms"', 'window = "50ms"'), default_name="tbtcp-buffer-cdf")
-    s = runner.run(scn, tmp_path / "cdf", variants=["TBTCP 400KB", "TBTCP 800KB"], progress=False, argv=["test"])
+    scn = loads(
+        text("tbtcp-buffer-cdf")
+        .replace('duration = "200ms"', 'duration = "100ms"')
+        .replace('window = "100ms"', 'window = "50ms"'),
+        default_name="tbtcp-buffer-cdf",
+    )
+    s = runner.run(
+        scn, tmp_path / "cdf", variants=["TBTCP 400KB", "TBTCP 800KB"], progress=False, argv=["test"]
+    )
     b = []
     for slug, r in s["runs"].items():
         m = r["metrics"]
-        assert m["buffer_pkts"] <= 30 and m["utilization_pct"] >= 99, (slug, m["buffer_pkts"], m["utilization_pct"])
+        assert m["buffer_pkts"] <= 30 and m["utilization_pct"] >= 99, (
+            slug,
+            m["buffer_pkts"],
+            m["utilization_pct"],
+        )
         b.append(m["buffer_pkts"])
     assert max(b) <= 1.5 * min(b)
     assert (tmp_path / "cdf" / "buffer_cdf.png").exists() and (tmp_path / "cdf" / "buffer_cdf.csv").exists()
@@ -85,13 +104,17 @@ def test_tbtcp_buffer_small_at_two_bdps(tmp_path):
 
 def test_rtt_fairness_uses_the_papers_section_5_4_setup_and_references():
     from dccsim.analysis import fairness
+
     s = get("tbtcp-rtt-fairness")
     links = s.to_engine_config(s.variants()[0])["topology"]["links"]
     # §5.4: each flow's maximum bandwidth 20 Gbps; the receiver link 40 Gbps
     assert [l["rate_bps"] for l in links] == [20e9] * 4 + [40e9]
     # curve BDP = 40 Gbps × 50 / 80 / 110 µs; DCTCP K = 60 KB (C·RTT/7 at the average 80 µs)
-    assert [s.to_engine_config(v)["switch"]["ecn"].get("bdp_bytes") for v in s.variants()][:3] == \
-        [250_000, 400_000, 550_000]
+    assert [s.to_engine_config(v)["switch"]["ecn"].get("bdp_bytes") for v in s.variants()][:3] == [
+        250_000,
+        400_000,
+        550_000,
+    ]
     assert s.to_engine_config(s.variant("DCTCP"))["switch"]["ecn"] == {"kind": "step", "k_bytes": 60_000}
     # each TBTCP variant is judged against its own paper value (0.98 / 0.87 / 0.85, holds at ≥ − 0.05)
     ph = {"phases": [{"jain": 0.84, "converge_ps": None, "throughput_bps": {0: 1e9}}]}

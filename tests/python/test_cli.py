@@ -1,4 +1,5 @@
 """CLI behaviour that does not need the engine."""
+
 from cli_helpers import DATA, assert_input_error, dccsim
 
 from dccsim import experiments, scenario
@@ -51,8 +52,11 @@ def test_unknown_experiment_and_variant():
 
 def test_delegated_commands_report_missing_modules():
     import importlib.util
-    for args, module in ((("compare", "a", "b"), "dccsim.compare"),
-                         (("testbed", "run", "x.toml", "--cc", "hpcc"), "dccsim.testbed.cli")):
+
+    for args, module in (
+        (("compare", "a", "b"), "dccsim.compare"),
+        (("testbed", "run", "x.toml", "--cc", "hpcc"), "dccsim.testbed.cli"),
+    ):
         try:
             present = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

@@ -1,4 +1,5 @@
 """The incast metrics on hand-built port series (the rules, not the engine)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,10 +12,18 @@ RATE = 25 * 10**9
 
 
 def make(base, series_q, tx_rate_fn=lambda t: RATE):
-    base.update(duration="3ms", experiment={
-        "analysis": "incast", "t0": "500us", "bottleneck": "sw0->h0",
-        "variants": [{"name": "PowerTCP", "cc": {"algorithm": "powertcp"}},
-                     {"name": "HPCC", "cc": {"algorithm": "hpcc"}}]})
+    base.update(
+        duration="3ms",
+        experiment={
+            "analysis": "incast",
+            "t0": "500us",
+            "bottleneck": "sw0->h0",
+            "variants": [
+                {"name": "PowerTCP", "cc": {"algorithm": "powertcp"}},
+                {"name": "HPCC", "cc": {"algorithm": "hpcc"}},
+            ],
+        },
+    )
     scn = scenario.from_dict(base)
     t = np.arange(0, 3000 * US + 1, US)
     tx = np.concatenate([[0], np.cumsum([tx_rate_fn(x) / 8 * 1e-6 for x in t[1:]])])
@@ -29,6 +38,7 @@ def tri_queue(peak, rise_us, fall_us):
         up = np.clip(x, 0, rise_us) * peak // rise_us
         down = np.clip(rise_us + fall_us - x, 0, fall_us) * peak // fall_us
         return np.where(x < rise_us, up, down)
+
     return q
 
 
@@ -51,6 +61,7 @@ def test_short_dip_is_not_recovery(base):
         out = np.where((x >= 0) & (x < 400), 100_000, 0)
         out = np.where((x >= 50) & (x < 100), 1_000, out)  # a 50 µs dip, shorter than the 0.1 ms hold
         return out
+
     scn, tables = make(base, q)
     m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["recovery_ps"] == 400 * US
@@ -66,6 +77,7 @@ def test_throughput_loss_is_measured(base):
     # link idle for 300 µs of the 1 ms window -> 70 %
     def rate(t):
         return 0 if 600 * US < t <= 900 * US else RATE
+
     scn, tables = make(base, tri_queue(100_000, 10, 10), rate)
     m = incast.variant_metrics(scn, scn.variants()[0], tables)
     assert m["throughput_pct"] == pytest.approx(70, abs=0.1)
@@ -112,6 +124,7 @@ def test_figure_is_written(base, tmp_path):
 def test_homa_overcommit_claim_picks_the_lowest_peak_that_keeps_throughput():
     from dccsim import experiments
     from dccsim.analysis import incast
+
     scn = experiments.get("powertcp-homa-overcommit")
     vs = [v for v in scn.variants() if v.cc.algorithm == "homa"]
     m = {v.slug: {"peak_queue_bytes": 1000 - 10 * i, "throughput_pct": 100.0} for i, v in enumerate(vs)}

@@ -3,6 +3,7 @@
 Without the extension these tests FAIL with a build hint (see conftest.py); deselect them
 explicitly with `-m "not engine"` on a machine that has no build.
 """
+
 import json
 
 import pytest
@@ -50,8 +51,13 @@ def test_output_layout_and_load(incast_runs):
     out, _ = incast_runs["a"]
     names = set(files(out))
     for slug in ("powertcp", "hpcc"):
-        for f in ("flows.parquet", "port_series.parquet", "flow_series.parquet", "ports.parquet",
-                  "summary.json"):
+        for f in (
+            "flows.parquet",
+            "port_series.parquet",
+            "flow_series.parquet",
+            "ports.parquet",
+            "summary.json",
+        ):
             assert f"{slug}/{f}" in names
     assert {"summary.json", "scenario.toml", "meta.json", "incast.png"} <= names
     r = results.load(out)
@@ -91,8 +97,11 @@ def test_engine_side_error_exits_2_without_traceback(tmp_path):
 
 
 def test_unknown_cc_parameter_is_reported_by_the_engine(tmp_path):
-    text = (DATA / "incast-small.toml").read_text().replace(
-        '[cc]\nalgorithm = "powertcp"', '[cc]\nalgorithm = "powertcp"\ngama = 0.9')
+    text = (
+        (DATA / "incast-small.toml")
+        .read_text()
+        .replace('[cc]\nalgorithm = "powertcp"', '[cc]\nalgorithm = "powertcp"\ngama = 0.9')
+    )
     assert "gama" in text
     f = tmp_path / "bad.toml"
     f.write_text(text)

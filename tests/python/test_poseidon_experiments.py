@@ -1,4 +1,5 @@
 """The Poseidon experiments (S-fig14/15/17/18) and the 255:1 incast (P-fig4b)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,12 +10,19 @@ from dccsim.analysis import poseidon
 from dccsim.experiments import get, list_experiments, text
 from dccsim.scenario import loads
 
-NEW = ("poseidon-multihop", "poseidon-reverse-path", "poseidon-convergence", "poseidon-stability",
-       "poseidon-rtt", "powertcp-incast-255")
+NEW = (
+    "poseidon-multihop",
+    "poseidon-reverse-path",
+    "poseidon-convergence",
+    "poseidon-stability",
+    "poseidon-rtt",
+    "powertcp-incast-255",
+)
 
 
 def test_experiments_listed_and_round_trip():
     from dccsim.scenario import dump_toml
+
     for name in NEW:
         assert name in list_experiments()
         s = get(name)
@@ -45,8 +53,12 @@ def _tables(victim_gbps, others, t_end_ps=4 * 10**9):
     for fid, src, dst, start, g in flows:
         acked = np.where(t >= start, (t - start) / 1e12 * g * 1e9 / 8, 0)
         rows += [{"time_ps": int(a), "flow_id": fid, "bytes_acked": int(b)} for a, b in zip(t, acked)]
-    fl = pd.DataFrame([{"flow_id": f, "src": s, "dst": d, "start_ps": st, "base_rtt_ps": 4 * 10**6}
-                       for f, s, d, st, _ in flows])
+    fl = pd.DataFrame(
+        [
+            {"flow_id": f, "src": s, "dst": d, "start_ps": st, "base_rtt_ps": 4 * 10**6}
+            for f, s, d, st, _ in flows
+        ]
+    )
     ps = pd.DataFrame({"time_ps": t, "port": 0, "port_name": "s1->h10", "queue_bytes": 0, "tx_bytes": 0})
     ports = pd.DataFrame({"port": [0], "name": ["s1->h10"], "rate_bps": [200_000_000_000]})
     return {"flows": fl, "flow_series": pd.DataFrame(rows), "port_series": ps, "ports": ports}
@@ -73,6 +85,7 @@ def test_multihop_stages_shares_and_verdicts():
 @pytest.mark.engine
 def test_poseidon_multihop_and_reverse_path_hold(tmp_path):
     from dccsim import runner
+
     for name in ("poseidon-multihop", "poseidon-reverse-path"):
         scn = loads(text(name), default_name=name)
         s = runner.run(scn, tmp_path / name, progress=False, argv=["test"])

@@ -22,8 +22,14 @@ def test_valid_scenario_resolves_to_engine_json(base):
     ]
     assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["sw0->h0"], "flows": True, "start_ps": 0}
     assert cfg["base_rtt_ps"] is None
-    assert cfg["switch"] == {"buffer_bytes": 4 * 2**20, "dt_alpha": 0.125, "int_enabled": True,
-                             "int_bytes_mode": "tx", "int_switches": None, "ecn": {"kind": "none"}}
+    assert cfg["switch"] == {
+        "buffer_bytes": 4 * 2**20,
+        "dt_alpha": 0.125,
+        "int_enabled": True,
+        "int_bytes_mode": "tx",
+        "int_switches": None,
+        "ecn": {"kind": "none"},
+    }
     assert cfg["host"]["payload_bytes"] == 1000 and cfg["host"]["rto_ps"] == 10**9
 
 
@@ -64,11 +70,14 @@ def test_unknown_key(base):
     assert str(e) == "topology.hostz: unknown key; allowed: kind, hosts, host_rate, host_delay"
 
 
-@pytest.mark.parametrize("path,value,field", [
-    (("flows", 0, "sizee"), 1, "flows[0].sizee"),
-    (("bogus",), 1, "bogus"),
-    (("metrics", "intervall"), "1us", "metrics.intervall"),
-])
+@pytest.mark.parametrize(
+    "path,value,field",
+    [
+        (("flows", 0, "sizee"), 1, "flows[0].sizee"),
+        (("bogus",), 1, "bogus"),
+        (("metrics", "intervall"), "1us", "metrics.intervall"),
+    ],
+)
 def test_unknown_keys_everywhere(base, path, value, field):
     d = base
     for p in path[:-1]:
@@ -78,48 +87,79 @@ def test_unknown_keys_everywhere(base, path, value, field):
     assert e.field == field and "unknown key" in e.message
 
 
-@pytest.mark.parametrize("mutate,field", [
-    (lambda d: d["flows"][0].update(src=[1, 9]), "flows[0].src[1]"),
-    (lambda d: d["flows"][0].update(dst=1, src=1), "flows[0].dst"),
-    (lambda d: d["flows"][0].update(size="0B"), "flows[0].size"),
-    (lambda d: d.update(duration="0s"), "duration"),
-    (lambda d: d.pop("duration"), "duration"),
-    (lambda d: d.update(base_rtt="fast"), "base_rtt"),
-    (lambda d: d.update(seed=-1), "seed"),
-    (lambda d: d.update(switch={"dt_alpha": 0}), "switch.dt_alpha"),
-    (lambda d: d.update(switch={"int_bytes": "both"}), "switch.int_bytes"),
-    (lambda d: d.update(switch={"ecn": {"kind": "red", "kmin": "100KB", "kmax": "50KB", "pmax": 0.2}}),
-     "switch.ecn.kmax"),
-    (lambda d: d.update(switch={"ecn": {"kind": "wred"}}), "switch.ecn.kind"),
-    (lambda d: d["metrics"].update(ports=["sw0->h9"]), "metrics.ports[0]"),
-    (lambda d: d["metrics"].update(ports=["sw0-h1"]), "metrics.ports[0]"),
-    (lambda d: d["cc"].update(gamma="0.9"), "cc.gamma"),
-    (lambda d: d.update(workload={"kind": "alltoall"}), "workload.kind"),
-    (lambda d: d.pop("flows"), "flows"),
-    (lambda d: d["topology"].update(hosts=0), "topology.hosts"),
-    (lambda d: d["topology"].update(host_delay="1 parsec"), "topology.host_delay"),
-    (lambda d: d.update(experiment={"analysis": "incast", "t0": "1us"}), "experiment.bottleneck"),
-    (lambda d: d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h1"}),
-     "experiment.bottleneck"),
-    (lambda d: (d["metrics"].update(interval="0s"),
-                d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h0"})),
-     "metrics.interval"),
-    (lambda d: d.update(experiment={"variants": [{"name": "A", "cc": {"algorithm": "nope"}}]}),
-     "experiment.variants[0].cc.algorithm"),
-    (lambda d: d.update(experiment={"variants": [{"name": "A b", "cc": {"algorithm": "hpcc"}},
-                                                 {"name": "a-B", "cc": {"algorithm": "hpcc"}}]}),
-     "experiment.variants[1].name"),
-])
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda d: d["flows"][0].update(src=[1, 9]), "flows[0].src[1]"),
+        (lambda d: d["flows"][0].update(dst=1, src=1), "flows[0].dst"),
+        (lambda d: d["flows"][0].update(size="0B"), "flows[0].size"),
+        (lambda d: d.update(duration="0s"), "duration"),
+        (lambda d: d.pop("duration"), "duration"),
+        (lambda d: d.update(base_rtt="fast"), "base_rtt"),
+        (lambda d: d.update(seed=-1), "seed"),
+        (lambda d: d.update(switch={"dt_alpha": 0}), "switch.dt_alpha"),
+        (lambda d: d.update(switch={"int_bytes": "both"}), "switch.int_bytes"),
+        (
+            lambda d: d.update(switch={"ecn": {"kind": "red", "kmin": "100KB", "kmax": "50KB", "pmax": 0.2}}),
+            "switch.ecn.kmax",
+        ),
+        (lambda d: d.update(switch={"ecn": {"kind": "wred"}}), "switch.ecn.kind"),
+        (lambda d: d["metrics"].update(ports=["sw0->h9"]), "metrics.ports[0]"),
+        (lambda d: d["metrics"].update(ports=["sw0-h1"]), "metrics.ports[0]"),
+        (lambda d: d["cc"].update(gamma="0.9"), "cc.gamma"),
+        (lambda d: d.update(workload={"kind": "alltoall"}), "workload.kind"),
+        (lambda d: d.pop("flows"), "flows"),
+        (lambda d: d["topology"].update(hosts=0), "topology.hosts"),
+        (lambda d: d["topology"].update(host_delay="1 parsec"), "topology.host_delay"),
+        (lambda d: d.update(experiment={"analysis": "incast", "t0": "1us"}), "experiment.bottleneck"),
+        (
+            lambda d: d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h1"}),
+            "experiment.bottleneck",
+        ),
+        (
+            lambda d: (
+                d["metrics"].update(interval="0s"),
+                d.update(experiment={"analysis": "incast", "t0": "1us", "bottleneck": "sw0->h0"}),
+            ),
+            "metrics.interval",
+        ),
+        (
+            lambda d: d.update(experiment={"variants": [{"name": "A", "cc": {"algorithm": "nope"}}]}),
+            "experiment.variants[0].cc.algorithm",
+        ),
+        (
+            lambda d: d.update(
+                experiment={
+                    "variants": [
+                        {"name": "A b", "cc": {"algorithm": "hpcc"}},
+                        {"name": "a-B", "cc": {"algorithm": "hpcc"}},
+                    ]
+                }
+            ),
+            "experiment.variants[1].name",
+        ),
+    ],
+)
 def test_errors_name_the_field(base, mutate, field):
     mutate(base)
     assert err(base).field == field
 
 
 def test_fattree_cores_must_divide(base):
-    base["topology"] = {"kind": "fattree", "pods": 2, "tors_per_pod": 1, "aggs_per_pod": 2, "cores": 3,
-                        "servers_per_tor": 4, "host_rate": "25Gbps", "host_delay": "1us",
-                        "tor_agg_rate": "100Gbps", "tor_agg_delay": "1us",
-                        "agg_core_rate": "100Gbps", "agg_core_delay": "5us"}
+    base["topology"] = {
+        "kind": "fattree",
+        "pods": 2,
+        "tors_per_pod": 1,
+        "aggs_per_pod": 2,
+        "cores": 3,
+        "servers_per_tor": 4,
+        "host_rate": "25Gbps",
+        "host_delay": "1us",
+        "tor_agg_rate": "100Gbps",
+        "tor_agg_delay": "1us",
+        "agg_core_rate": "100Gbps",
+        "agg_core_delay": "5us",
+    }
     base["metrics"]["ports"] = ["tor0->h1"]
     assert err(base).field == "topology.cores"
 
@@ -148,17 +188,32 @@ def test_show_round_trip(name):
 
 def test_round_trip_of_every_optional_section(base):
     base.update(
-        base_rtt="29us", description="d",
-        switch={"buffer": "2MB", "dt_alpha": 0.5, "int": False, "int_bytes": "rx",
-                "ecn": {"kind": "red", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2}},
+        base_rtt="29us",
+        description="d",
+        switch={
+            "buffer": "2MB",
+            "dt_alpha": 0.5,
+            "int": False,
+            "int_bytes": "rx",
+            "ecn": {"kind": "red", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
+        },
         host={"payload": "4096B", "rto": "2ms"},
         workload={"kind": "permutation", "start": "5us", "size": "1MB"},
-        experiment={"title": "x", "analysis": "incast", "t0": "100us", "bottleneck": "sw0->h0",
-                    "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta": 2}}]},
+        experiment={
+            "title": "x",
+            "analysis": "incast",
+            "t0": "100us",
+            "bottleneck": "sw0->h0",
+            "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta": 2}}],
+        },
     )
     base["flows"].append({"src": 3, "dst": 2, "cc": {"algorithm": "hpcc", "eta": 0.95}})
-    base["topology"] = {"kind": "custom", "hosts": 4, "switches": 1,
-                        "links": [{"a": f"h{i}", "b": "s0", "rate": "10Gbps", "delay": "1us"} for i in range(4)]}
+    base["topology"] = {
+        "kind": "custom",
+        "hosts": 4,
+        "switches": 1,
+        "links": [{"a": f"h{i}", "b": "s0", "rate": "10Gbps", "delay": "1us"} for i in range(4)],
+    }
     base["metrics"]["ports"] = ["s0->h0"]
     base["experiment"]["bottleneck"] = "s0->h0"
     scn = scenario.from_dict(base)
@@ -166,7 +221,13 @@ def test_round_trip_of_every_optional_section(base):
     cfg = scn.to_engine_config("theta-powertcp")
     assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta": 2}}
     assert cfg["flows"][2]["cc"] == {"algorithm": "hpcc", "params": {"eta": 0.95}}
-    assert cfg["switch"]["ecn"] == {"kind": "red", "kmin_bytes": 100_000, "kmax_bytes": 400_000, "pmax": 0.2, "steps": 0}
+    assert cfg["switch"]["ecn"] == {
+        "kind": "red",
+        "kmin_bytes": 100_000,
+        "kmax_bytes": 400_000,
+        "pmax": 0.2,
+        "steps": 0,
+    }
     assert cfg["topology"]["links"][0] == {"a": "h0", "b": "s0", "rate_bps": 10**10, "delay_ps": 10**6}
     assert cfg["base_rtt_ps"] == 29 * 10**6
     assert len(cfg["flows"]) == 3 + 4 and cfg["flows"][3]["size_bytes"] == 10**6
@@ -179,7 +240,9 @@ def test_variants():
         ("PowerTCP (artifact)", "powertcp-artifact", "powertcp"),
         ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
-        ("HPCC", "hpcc", "hpcc"), ("Homa", "homa", "homa")]
+        ("HPCC", "hpcc", "hpcc"),
+        ("Homa", "homa", "homa"),
+    ]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
     assert scn.to_engine_config("PowerTCP (artifact)")["cc"]["params"] == {"variant": "artifact"}
     with pytest.raises(ScenarioError) as e:
@@ -188,8 +251,12 @@ def test_variants():
 
 
 def test_variant_inherits_cc_params_only_for_the_same_algorithm(base):
-    base["experiment"] = {"variants": [{"name": "P", "cc": {"algorithm": "powertcp", "beta": 3}},
-                                       {"name": "H", "cc": {"algorithm": "hpcc"}}]}
+    base["experiment"] = {
+        "variants": [
+            {"name": "P", "cc": {"algorithm": "powertcp", "beta": 3}},
+            {"name": "H", "cc": {"algorithm": "hpcc"}},
+        ]
+    }
     scn = scenario.from_dict(base)
     assert scn.to_engine_config("P")["cc"] == {"algorithm": "powertcp", "params": {"gamma": 0.9, "beta": 3}}
     assert scn.to_engine_config("H")["cc"] == {"algorithm": "hpcc", "params": {}}
@@ -204,7 +271,13 @@ def test_scenario_without_experiment_is_one_variant_named_after_algorithm(base):
 def test_powertcp_incast_matches_the_paper_setup():
     cfg = experiments.get("powertcp-incast").to_engine_config("PowerTCP")
     t = cfg["topology"]
-    assert (t["pods"], t["tors_per_pod"], t["aggs_per_pod"], t["cores"], t["servers_per_tor"]) == (4, 2, 2, 4, 32)
+    assert (t["pods"], t["tors_per_pod"], t["aggs_per_pod"], t["cores"], t["servers_per_tor"]) == (
+        4,
+        2,
+        2,
+        4,
+        32,
+    )
     assert (t["host_rate_bps"], t["tor_agg_rate_bps"], t["agg_core_rate_bps"]) == (25e9, 100e9, 100e9)
     assert (t["host_delay_ps"], t["tor_agg_delay_ps"], t["agg_core_delay_ps"]) == (10**6, 10**6, 5 * 10**6)
     # 4 MiB as the artifact; alpha = 1 because we model lossy egress admission (see the TOML)
@@ -214,13 +287,19 @@ def test_powertcp_incast_matches_the_paper_setup():
     # the authors' flow-burstExp.txt: 0->16 first, 1..10->16 at t0
     assert flows == [(0, 16, 0, None)] + [(s, 16, 5 * 10**8, None) for s in range(1, 11)]
     assert cfg["duration_ps"] == 3 * 10**9
-    assert cfg["metrics"] == {"sample_interval_ps": 10**6, "ports": ["tor0->h16"], "flows": True, "start_ps": 0}
+    assert cfg["metrics"] == {
+        "sample_interval_ps": 10**6,
+        "ports": ["tor0->h16"],
+        "flows": True,
+        "start_ps": 0,
+    }
 
 
 def test_fallback_algorithm_list_matches_the_engine():
     # scenarios are validated without a built engine (e.g. by the testbed) against this list
     from dccsim import _engine
     from dccsim.scenario_parse import FALLBACK_ALGORITHMS
+
     assert sorted(FALLBACK_ALGORITHMS) == sorted(_engine.algorithms())
 
 
@@ -230,6 +309,7 @@ def test_brownfield_int_switches_reach_the_engine_and_round_trip(base):
     assert scn.to_engine_config()["switch"]["int_switches"] == ["sw0"]
     from dccsim.scenario_toml import dump_toml
     import tomllib
+
     assert tomllib.loads(dump_toml(scn))["switch"]["int_switches"] == ["sw0"]
     base["switch"] = {"int_switches": "sw0"}
     e = err(base)

@@ -1,4 +1,5 @@
 """The shared-bottleneck metrics on hand-built tables."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,24 +13,54 @@ RATE = 10 * 10**9
 
 
 def make(base, warmup="0s"):
-    base.update(duration="1ms", flows=[{"src": 1, "dst": 0}, {"src": 2, "dst": 0, "start": "100us"},
-                                       {"src": 3, "dst": 2}],
-                experiment={"analysis": "shared", "bottleneck": "sw0->h0", "warmup": warmup,
-                            "variants": [{"name": "P", "cc": {"algorithm": "powertcp"}}]})
+    base.update(
+        duration="1ms",
+        flows=[{"src": 1, "dst": 0}, {"src": 2, "dst": 0, "start": "100us"}, {"src": 3, "dst": 2}],
+        experiment={
+            "analysis": "shared",
+            "bottleneck": "sw0->h0",
+            "warmup": warmup,
+            "variants": [{"name": "P", "cc": {"algorithm": "powertcp"}}],
+        },
+    )
     scn = scenario.from_dict(base)
     t = np.arange(0, 1000 * US + 1, 10 * US)
     # flow 0 gets 3/4 and flow 1 1/4 of the link from 100 µs on; flow 2 goes elsewhere
     r0 = np.where(t < 100 * US, RATE, 0.75 * RATE)
     cum = lambda r: np.concatenate([[0], np.cumsum(r[1:] / 8 * 10e-6)])
     r1 = np.where(t < 100 * US, 0, 0.25 * RATE)
-    fs = pd.concat([pd.DataFrame({"time_ps": t, "flow_id": fid, "cwnd_bytes": 0.0, "rate_bps": 0.0,
-                                  "bytes_acked": cum(r).round().astype(np.int64)})
-                    for fid, r in ((0, r0), (1, r1), (2, r0))])
-    flows = pd.DataFrame({"flow_id": [0, 1, 2], "src": [1, 2, 3], "dst": [0, 0, 2],
-                          "start_ps": [0, 100 * US, 0], "end_ps": [-1, -1, -1],
-                          "bytes_acked": [0, 0, 0]})
-    ps = pd.DataFrame({"time_ps": t, "port": 1, "queue_bytes": np.where(t > 500 * US, 2000, 1000),
-                       "tx_bytes": cum(np.full(len(t), RATE)).round()})
+    fs = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "time_ps": t,
+                    "flow_id": fid,
+                    "cwnd_bytes": 0.0,
+                    "rate_bps": 0.0,
+                    "bytes_acked": cum(r).round().astype(np.int64),
+                }
+            )
+            for fid, r in ((0, r0), (1, r1), (2, r0))
+        ]
+    )
+    flows = pd.DataFrame(
+        {
+            "flow_id": [0, 1, 2],
+            "src": [1, 2, 3],
+            "dst": [0, 0, 2],
+            "start_ps": [0, 100 * US, 0],
+            "end_ps": [-1, -1, -1],
+            "bytes_acked": [0, 0, 0],
+        }
+    )
+    ps = pd.DataFrame(
+        {
+            "time_ps": t,
+            "port": 1,
+            "queue_bytes": np.where(t > 500 * US, 2000, 1000),
+            "tx_bytes": cum(np.full(len(t), RATE)).round(),
+        }
+    )
     ports = pd.DataFrame({"port": [1], "name": ["sw0->h0"], "rate_bps": [RATE]})
     return scn, {"flows": flows, "flow_series": fs, "port_series": ps, "ports": ports}
 

@@ -3,8 +3,18 @@ import pytest
 from dccsim import units
 
 
-@pytest.mark.parametrize("text,ps", [("1us", 10**6), ("0.5ms", 5 * 10**8), ("130ns", 130_000),
-                                     ("2s", 2 * 10**12), ("10ps", 10), (0, 0), (1e-6, 10**6)])
+@pytest.mark.parametrize(
+    "text,ps",
+    [
+        ("1us", 10**6),
+        ("0.5ms", 5 * 10**8),
+        ("130ns", 130_000),
+        ("2s", 2 * 10**12),
+        ("10ps", 10),
+        (0, 0),
+        (1e-6, 10**6),
+    ],
+)
 def test_parse_time(text, ps):
     assert units.parse_time(text) == ps
 

@@ -7,6 +7,7 @@ import tb_helpers  # noqa: F401  (puts python/ on the path)
 def clean_testbed():
     """Start and end with no testbed state, and fail if a test left some behind."""
     from dccsim.testbed import bpfctl, topology
+
     topology.cleanup_all()
     yield
     left = topology.leftover_namespaces() + [n for n in bpfctl.registered() if n.startswith("dccsim_")]

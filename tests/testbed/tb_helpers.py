@@ -1,4 +1,5 @@
 """Shared helpers of the testbed tests (a module name of its own: tests/python has a conftest)."""
+
 import os
 import shutil
 import sys

@@ -1,4 +1,5 @@
 """Each algorithm builds, registers as a kernel congestion control and unregisters cleanly."""
+
 import pytest
 
 from tb_helpers import needs_testbed
@@ -10,6 +11,7 @@ ALGS = ["powertcp", "theta-powertcp", "dctcp", "tbtcp"]
 @pytest.mark.parametrize("alg", ALGS)
 def test_register_and_unregister(alg, clean_testbed):
     from dccsim.testbed import bpfctl
+
     build = bpfctl.build()
     bpfctl.ensure_bpffs()
     name = bpfctl.register(alg, build)
@@ -23,11 +25,13 @@ def test_register_and_unregister(alg, clean_testbed):
 @needs_testbed
 def test_tc_programs_load_and_share_the_int_map(clean_testbed):
     from dccsim.testbed import bpfctl
+
     build = bpfctl.build()
     bpfctl.ensure_bpffs()
     bpfctl.register("powertcp", build)
     progs = bpfctl.load_tc(build)
     import os
+
     for p in progs.values():
         assert os.path.exists(p)
     # the struct_ops object and the tc object use one pinned INT map

@@ -1,4 +1,5 @@
 """Bad input exits 2 with one line; interrupted runs clean up."""
+
 import os
 import signal
 import subprocess
@@ -47,9 +48,24 @@ def test_not_root_exits_2():
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupted_run_cleans_up(sig, tmp_path, clean_testbed):
     from dccsim.testbed import topology
-    p = subprocess.Popen([sys.executable, "-m", "dccsim.testbed", "run", "testbed-shared-4", "--cc", "powertcp",
-                          "--out", str(tmp_path / "o")], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dccsim.testbed",
+            "run",
+            "testbed-shared-4",
+            "--cc",
+            "powertcp",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 30
     while time.time() < deadline and not topology.leftover_namespaces():
         time.sleep(0.1)

@@ -1,4 +1,5 @@
 """dccsim compare on synthetic result directories (no root needed)."""
+
 import json
 
 import pyarrow as pa
@@ -10,18 +11,52 @@ from dccsim import compare
 
 def _write(d, variant, shares, queue):
     (d / variant).mkdir(parents=True)
-    (d / "summary.json").write_text(json.dumps({"schema": "dccsim-results/1", "experiment": "x", "seed": 1,
-                                                "order": [variant], "runs": {variant: {"engine": {}}}}))
+    (d / "summary.json").write_text(
+        json.dumps(
+            {
+                "schema": "dccsim-results/1",
+                "experiment": "x",
+                "seed": 1,
+                "order": [variant],
+                "runs": {variant: {"engine": {}}},
+            }
+        )
+    )
     n = len(shares)
-    pq.write_table(pa.table({"flow_id": list(range(n)), "src": list(range(n)), "dst": [9] * n,
-                             "size_bytes": [-1] * n, "start_ps": [0] * n, "end_ps": [-1] * n,
-                             "bytes_acked": [0] * n, "base_rtt_ps": [1] * n, "ideal_fct_ps": [-1] * n,
-                             "retransmits": [0] * n, "timeouts": [0] * n}), d / variant / "flows.parquet")
-    pq.write_table(pa.table({"port": [0, 1], "name": ["sw0->h9", "h0->sw0"], "rate_bps": [10**9] * 2}),
-                   d / variant / "ports.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "flow_id": list(range(n)),
+                "src": list(range(n)),
+                "dst": [9] * n,
+                "size_bytes": [-1] * n,
+                "start_ps": [0] * n,
+                "end_ps": [-1] * n,
+                "bytes_acked": [0] * n,
+                "base_rtt_ps": [1] * n,
+                "ideal_fct_ps": [-1] * n,
+                "retransmits": [0] * n,
+                "timeouts": [0] * n,
+            }
+        ),
+        d / variant / "flows.parquet",
+    )
+    pq.write_table(
+        pa.table({"port": [0, 1], "name": ["sw0->h9", "h0->sw0"], "rate_bps": [10**9] * 2}),
+        d / variant / "ports.parquet",
+    )
     t = [i * 10**9 for i in range(len(queue))]
-    pq.write_table(pa.table({"time_ps": t, "port": [0] * len(t), "queue_bytes": queue,
-                             "tx_bytes": [i * 1000 for i in range(len(t))]}), d / variant / "port_series.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "time_ps": t,
+                "port": [0] * len(t),
+                "queue_bytes": queue,
+                "tx_bytes": [i * 1000 for i in range(len(t))],
+            }
+        ),
+        d / variant / "port_series.parquet",
+    )
     rows = {"time_ps": [], "flow_id": [], "cwnd_bytes": [], "rate_bps": [], "bytes_acked": []}
     for k in range(11):
         for f, s in enumerate(shares):
@@ -41,10 +76,10 @@ def test_shares_jain_queue_and_recovery(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     ca, cb = out["comparisons"][0]["a"], out["comparisons"][0]["b"]
     assert abs(ca["jain"] - 1.0) < 1e-9
-    assert abs(cb["jain"] - 36 / 48) < 1e-9            # (3+1+1+1)^2 / (4 * (9+1+1+1))
+    assert abs(cb["jain"] - 36 / 48) < 1e-9  # (3+1+1+1)^2 / (4 * (9+1+1+1))
     assert abs(cb["share"]["0"] - 0.5) < 1e-9
     assert ca["queue_max"] == 50000 and ca["peak_time_ps"] == 3 * 10**9
-    assert ca["recovery_time_ps"] == 2 * 10**9        # back to <= max(5000, median(0,0,3000)+1500) at t=5
+    assert ca["recovery_time_ps"] == 2 * 10**9  # back to <= max(5000, median(0,0,3000)+1500) at t=5
     assert compare.main([str(a), str(b)]) == 0
     assert "Jain" in capsys.readouterr().out
 

@@ -9,6 +9,7 @@ the fair window is a third of the solo one, so 80% leaves room for the testbed's
 controller that ignores its signal (INT power, RTT gradient, ECN marks) keeps its solo window and
 fails.
 """
+
 import json
 
 import pyarrow.parquet as pq
@@ -55,6 +56,7 @@ def _median(xs):
 @pytest.mark.parametrize("alg", ["powertcp", "theta-powertcp", "dctcp", "tbtcp"])
 def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
     from dccsim.testbed.cli import main
+
     sc = tmp_path / "s.toml"
     sc.write_text(SCENARIO)
     out = tmp_path / "out"
@@ -79,14 +81,25 @@ def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
     assert _median(shared) <= 0.8 * _median(solo), (alg, _median(solo), _median(shared))
     # the result schema
     assert pq.read_table(out / alg / "port_series.parquet").column_names == [
-        "time_ps", "port", "port_name", "queue_bytes", "tx_bytes"]
+        "time_ps",
+        "port",
+        "port_name",
+        "queue_bytes",
+        "tx_bytes",
+    ]
     assert pq.read_table(out / alg / "flow_series.parquet").column_names[:5] == [
-        "time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked"]
+        "time_ps",
+        "flow_id",
+        "cwnd_bytes",
+        "rate_bps",
+        "bytes_acked",
+    ]
     assert (out / alg / "summary.json").exists() and (out / "scenario.toml").exists()
     names = pq.read_table(out / alg / "ports.parquet").column("name").to_pylist()
     assert "sw0->h3" in names and "h0->sw0" in names
     assert "testbed_params" in json.loads((out / "meta.json").read_text())["testbed"]["runs"][alg]
     from dccsim.results import load
+
     r = load(out)  # the project's reader understands the directory
     assert len(r.flows) == 3 and set(r.flows["variant"]) == {alg}
 
@@ -95,49 +108,65 @@ def test_flow_moves_data_and_reacts(alg, tmp_path, clean_testbed, capsys):
 def test_red_marking_from_the_scenario(tmp_path, clean_testbed):
     """The scenario's own ECN curve (RED here) replaces the algorithm's default marking."""
     from dccsim.testbed.cli import main
+
     sc = tmp_path / "s.toml"
-    sc.write_text(SCENARIO.replace('ecn = { kind = "none" }',
-                                   'ecn = { kind = "red", kmin = "3KB", kmax = "30KB", pmax = 0.2 }'))
+    sc.write_text(
+        SCENARIO.replace(
+            'ecn = { kind = "none" }', 'ecn = { kind = "red", kmin = "3KB", kmax = "30KB", pmax = 0.2 }'
+        )
+    )
     out = tmp_path / "out"
     assert main(["run", str(sc), "--cc", "dctcp", "--out", str(out), "--duration", "1.2s", "-q"]) == 0
     meta = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["dctcp"]
-    assert meta["testbed_params"]["ecn"] == {"ecn_kind": "red", "kmin_bytes": 3000, "kmax_bytes": 30000,
-                                             "pmax": 0.2}
+    assert meta["testbed_params"]["ecn"] == {
+        "ecn_kind": "red",
+        "kmin_bytes": 3000,
+        "kmax_bytes": 30000,
+        "pmax": 0.2,
+    }
     run = json.loads((out / "summary.json").read_text())["runs"]["dctcp"]["engine"]
     assert run["ecn_marked"] > 0
     # RED marks every packet above kmax, so DCTCP holds the queue near or below it; 2x kmax
     # leaves room for the 1 ms sampler catching a burst
     ps = pq.read_table(out / "dctcp" / "port_series.parquet").to_pylist()
-    q = sorted(r["queue_bytes"] for r in ps if r["port_name"] == "sw0->h3" and r["time_ps"] > JOIN_PS + SETTLE_PS)
+    q = sorted(
+        r["queue_bytes"] for r in ps if r["port_name"] == "sw0->h3" and r["time_ps"] > JOIN_PS + SETTLE_PS
+    )
     assert q and q[int(0.99 * (len(q) - 1))] < 60_000
 
 
-DUMBBELL = SCENARIO.replace('''[topology]
+DUMBBELL = SCENARIO.replace(
+    '''[topology]
 kind = "star"
 hosts = 4
 host_rate = "300Mbps"
-host_delay = "1us"''', '''[topology]
+host_delay = "1us"''',
+    '''[topology]
 kind = "dumbbell"
 left = 2
 right = 1
 host_rate = "300Mbps"
 host_delay = "1us"
 bottleneck_rate = "100Mbps"
-bottleneck_delay = "1us"''').replace('''[[flows]]
+bottleneck_delay = "1us"''',
+).replace(
+    '''[[flows]]
 src = 0
 dst = 3
 start = "0s"
 [[flows]]
 src = [1, 2]
 dst = 3
-start = "0.8s"''', '''[[flows]]
+start = "0.8s"''',
+    '''[[flows]]
 src = 0
 dst = 2
 start = "0s"
 [[flows]]
 src = 1
 dst = 2
-start = "0.8s"''')
+start = "0.8s"''',
+)
 
 
 @needs_testbed
@@ -146,6 +175,7 @@ def test_powertcp_two_int_hops_on_a_dumbbell(tmp_path, clean_testbed):
     must act on the hop with the larger normalised power, the 100 Mbps trunk: when a second flow
     joins, flow 0's window falls to about half (criterion <= 80%, as above)."""
     from dccsim.testbed.cli import main
+
     assert 'kind = "dumbbell"' in DUMBBELL and "dst = 2" in DUMBBELL
     sc = tmp_path / "d.toml"
     sc.write_text(DUMBBELL)

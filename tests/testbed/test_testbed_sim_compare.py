@@ -1,5 +1,6 @@
 """`dccsim testbed run … --compare`: the testbed run, the simulator on the same scenario and law,
 and `dccsim compare` of the two, in one command."""
+
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 def _engine_missing():
     try:
         from dccsim import engine
+
         engine.require()
     except Exception as e:  # noqa: BLE001
         return f"simulator engine not built: {e}"
@@ -38,8 +40,12 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
     cc = simside.sim_cc("powertcp", {}, sc.host_rate_bps, tau)
     assert cc["variant"] == "linux" and cc["power_floor"] == 0.01
     assert cc["beta_bytes"] == (300e6 * tau / 8e12) // 10
-    assert simside.sim_cc("tbtcp", {"alpha": 0.2, "min_cwnd_pkts": 3}, sc.host_rate_bps, tau) == \
-        {"variant": "linux", "s": 1.0, "rai_alpha": 0.2, "qcd_min_cwnd_mss": 3.0}
+    assert simside.sim_cc("tbtcp", {"alpha": 0.2, "min_cwnd_pkts": 3}, sc.host_rate_bps, tau) == {
+        "variant": "linux",
+        "s": 1.0,
+        "rai_alpha": 0.2,
+        "qcd_min_cwnd_mss": 3.0,
+    }
     # the testbed's marker when the scenario has none: DCTCP's K as recorded, TBTCP's curve with BDP = C·τ
     step = simside.sim_ecn(scn, "dctcp", {"ecn_kind": "step", "k_bytes": 30280}, tau)
     assert (step.kind, step.k_bytes) == ("step", 30280)
@@ -52,9 +58,27 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
 @needs_engine
 def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_testbed):
     out = tmp_path / "shared4"
-    p = subprocess.run([sys.executable, "-m", "dccsim.testbed", "run", "testbed-shared-4", "--cc", "powertcp",
-                        "--duration", "1500ms", "--out", str(out), "--compare", "--json"],
-                       capture_output=True, text=True, env=ENV, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dccsim.testbed",
+            "run",
+            "testbed-shared-4",
+            "--cc",
+            "powertcp",
+            "--duration",
+            "1500ms",
+            "--out",
+            str(out),
+            "--compare",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
     assert len(lines) == 2  # the run's summary, then the comparison

@@ -1,4 +1,5 @@
 """The fixed-point control laws (bpf/cc_math.h) against the shared float reference vectors."""
+
 import json
 import shutil
 import subprocess
@@ -47,6 +48,6 @@ def test_c_test_detects_a_wrong_law(tmp_path):
                 s["expect_cwnd_bytes"] *= 1.005
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    subprocess.run(["make", "-s", "-C", str(ROOT / "bpf"), str("build/test_cc_math")], check=True)
+    subprocess.run(["make", "-s", "-C", str(ROOT / "bpf"), "build/test_cc_math"], check=True)
     p = subprocess.run([str(ROOT / "bpf/build/test_cc_math"), str(bad)], capture_output=True, text=True)
     assert p.returncode == 1

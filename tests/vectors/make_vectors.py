@@ -7,6 +7,7 @@ expected window after every step.  The fixed-point BPF arithmetic (bpf/cc_math.h
 bpf/test/test_cc_math.c) and the simulator's controllers are tested against these numbers.  The
 format is documented in docs/testbed.md ("Test vectors").  Run: python3 tests/vectors/make_vectors.py
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ OUT = Path(__file__).with_name("cc_vectors.json")
 TOLERANCE = {
     # fixed point: 2^-20 for dimensionless factors, 2^-10 byte windows, integer-byte BDPs; the worst
     # case over a vector is ~1e-4 relative, so 1e-3 leaves margin but still catches a wrong law
-    "cwnd_rel": 1e-3, "cwnd_abs_bytes": 1.0,
-    "power_rel": 1e-3, "power_abs": 1e-5,
+    "cwnd_rel": 1e-3,
+    "cwnd_abs_bytes": 1.0,
+    "power_rel": 1e-3,
+    "power_abs": 1e-5,
     "alpha_abs": 1e-4,
 }
 
@@ -36,8 +39,8 @@ class Power:
         self.cwnd_old = self.cwnd
         self.last_nxt = snd_nxt
         self.smooth = 1.0
-        self.prev = None          # INT hops of the previous ACK
-        self.prev_rtt = None      # theta
+        self.prev = None  # INT hops of the previous ACK
+        self.prev_rtt = None  # theta
         self.prev_t = None
 
     def _smooth_and_window(self, gamma_norm: float, dt: float, cwnd_old: float):
@@ -60,9 +63,9 @@ class Power:
                     continue
                 qdot = (h["qlen_bytes"] - q["qlen_bytes"]) / dt
                 mu = (h["tx_bytes"] - q["tx_bytes"]) / dt
-                lam = max(qdot + mu, 0.0)                 # bytes/s
-                b = h["rate_bps"] / 8                      # bytes/s
-                nu = h["qlen_bytes"] + b * tau             # bytes
+                lam = max(qdot + mu, 0.0)  # bytes/s
+                b = h["rate_bps"] / 8  # bytes/s
+                nu = h["qlen_bytes"] + b * tau  # bytes
                 g = lam * nu / (b * b * tau)
                 if best is None or g > best[0]:
                     best = (g, dt)
@@ -157,8 +160,14 @@ MSS = 1448
 
 def power_params(rate_bps: int, tau_ns: int, n_expected: int = 10, gamma: float = 0.9) -> dict:
     bdp = rate_bps // 1000 * tau_ns // 8_000_000
-    return {"mss_bytes": MSS, "tau_s": tau_ns / 1e9, "host_bdp_bytes": bdp,
-            "beta_bytes": bdp // n_expected, "gamma": gamma, "power_floor": 0.01}
+    return {
+        "mss_bytes": MSS,
+        "tau_s": tau_ns / 1e9,
+        "host_bdp_bytes": bdp,
+        "beta_bytes": bdp // n_expected,
+        "gamma": gamma,
+        "power_floor": 0.01,
+    }
 
 
 def powertcp_case(name, params, snd_nxt, hop_seq, acks_per_rtt=8, note=""):
@@ -169,14 +178,28 @@ def powertcp_case(name, params, snd_nxt, hop_seq, acks_per_rtt=8, note=""):
     for hops in hop_seq:
         una += MSS
         nxt += MSS
-        hs = [{"qlen_bytes": h["q"], "tx_bytes": h["tx"], "ts_s": h["ts_ns"] / 1e9, "rate_bps": h["rate"]}
-              for h in hops]
+        hs = [
+            {"qlen_bytes": h["q"], "tx_bytes": h["tx"], "ts_s": h["ts_ns"] / 1e9, "rate_bps": h["rate"]}
+            for h in hops
+        ]
         upd = st.powertcp(una, nxt, hs)
-        steps.append({"una": una, "nxt": nxt, "hops": hs, "updated": upd,
-                      "expect_cwnd_bytes": st.cwnd, "expect_smoothed_power": st.smooth})
-    return {"name": name, "note": note, "params": params,
-            "init": {"cwnd_bytes": params["host_bdp_bytes"], "snd_nxt": snd_nxt, "smoothed_power": 1.0},
-            "steps": steps}
+        steps.append(
+            {
+                "una": una,
+                "nxt": nxt,
+                "hops": hs,
+                "updated": upd,
+                "expect_cwnd_bytes": st.cwnd,
+                "expect_smoothed_power": st.smooth,
+            }
+        )
+    return {
+        "name": name,
+        "note": note,
+        "params": params,
+        "init": {"cwnd_bytes": params["host_bdp_bytes"], "snd_nxt": snd_nxt, "smoothed_power": 1.0},
+        "steps": steps,
+    }
 
 
 def link_trace(rate, t0_ns, tx0, q0, n, dt_ns, arrival_factor, q_cap=None):
@@ -200,31 +223,56 @@ def link_trace(rate, t0_ns, tx0, q0, n, dt_ns, arrival_factor, q_cap=None):
 
 def make_powertcp():
     cases = []
-    p = power_params(10_000_000_000, 20_000)       # 10G, 20 us: host BDP 25000 B
-    cases.append(powertcp_case(
-        "line-rate-no-queue", p, 100000,
-        [[h] for h in link_trace(10_000_000_000, 1_000_000, 5_000_000, 0, 12, 1200, 1.0)],
-        note="Gamma_norm = 1: the window stays at the host-BDP cap"))
-    cases.append(powertcp_case(
-        "queue-build-then-drain", p, 100000,
-        [[h] for h in link_trace(10_000_000_000, 1_000_000, 5_000_000, 0, 20, 1200, 1.6)
-         + link_trace(10_000_000_000, 1_000_000 + 20 * 1200, 5_000_000 + 20 * 1500, 4000, 20, 1200, 0.7)],
-        note="arrivals at 1.6x line rate then 0.7x: power rises above 1, window falls, then recovers"))
-    p25 = power_params(25_000_000_000, 10_000)     # 25G, 10 us
+    p = power_params(10_000_000_000, 20_000)  # 10G, 20 us: host BDP 25000 B
+    cases.append(
+        powertcp_case(
+            "line-rate-no-queue",
+            p,
+            100000,
+            [[h] for h in link_trace(10_000_000_000, 1_000_000, 5_000_000, 0, 12, 1200, 1.0)],
+            note="Gamma_norm = 1: the window stays at the host-BDP cap",
+        )
+    )
+    cases.append(
+        powertcp_case(
+            "queue-build-then-drain",
+            p,
+            100000,
+            [
+                [h]
+                for h in link_trace(10_000_000_000, 1_000_000, 5_000_000, 0, 20, 1200, 1.6)
+                + link_trace(
+                    10_000_000_000, 1_000_000 + 20 * 1200, 5_000_000 + 20 * 1500, 4000, 20, 1200, 0.7
+                )
+            ],
+            note="arrivals at 1.6x line rate then 0.7x: power rises above 1, window falls, then recovers",
+        )
+    )
+    p25 = power_params(25_000_000_000, 10_000)  # 25G, 10 us
     a = link_trace(25_000_000_000, 2_000_000, 10**9, 0, 16, 500, 1.0)
     b = link_trace(10_000_000_000, 2_000_000 + 300, 7 * 10**8, 2000, 16, 500, 1.3)
-    cases.append(powertcp_case(
-        "two-hops-second-congested", p25, 5000,
-        [[x, y] for x, y in zip(a, b)],
-        note="the hop with the larger normalised power (the 10G hop) drives the update"))
+    cases.append(
+        powertcp_case(
+            "two-hops-second-congested",
+            p25,
+            5000,
+            [[x, y] for x, y in zip(a, b)],
+            note="the hop with the larger normalised power (the 10G hop) drives the update",
+        )
+    )
     # wrap-around of the 32-bit wire fields: tx crosses 2^32, timestamps cross 2^32 ns
     p1 = power_params(1_000_000_000, 50_000)
     w = link_trace(1_000_000_000, 2**32 - 30_000, 2**32 - 8000, 3000, 10, 6000, 1.2)
-    cases.append(powertcp_case(
-        "wire-field-wraparound", p1, 2**20,
-        [[h] for h in w],
-        note="tx_bytes and ts cross 2^32 (bytes, ns): implementations using 32-bit wire fields must "
-             "take differences modulo 2^32"))
+    cases.append(
+        powertcp_case(
+            "wire-field-wraparound",
+            p1,
+            2**20,
+            [[h] for h in w],
+            note="tx_bytes and ts cross 2^32 (bytes, ns): implementations using 32-bit wire fields must "
+            "take differences modulo 2^32",
+        )
+    )
     rnd = random.Random(7)
     trace, t, tx, q = [], 3_000_000, 123_456, 0.0
     for _ in range(30):
@@ -235,8 +283,11 @@ def make_powertcp():
         tx += int(served)
         t += dt
         trace.append([{"q": int(q), "tx": tx, "ts_ns": t, "rate": 10_000_000_000}])
-    cases.append(powertcp_case("random-walk", p, 7_000_000, trace,
-                               note="seeded random arrival factors and INT intervals"))
+    cases.append(
+        powertcp_case(
+            "random-walk", p, 7_000_000, trace, note="seeded random arrival factors and INT intervals"
+        )
+    )
     return cases
 
 
@@ -249,11 +300,24 @@ def theta_case(name, params, snd_nxt, samples, note=""):
         una += adv
         nxt += adv
         upd = st.theta(una, nxt, now_ns / 1e9, rtt_ns / 1e9)
-        steps.append({"una": una, "nxt": nxt, "now_s": now_ns / 1e9, "rtt_s": rtt_ns / 1e9,
-                      "updated": upd, "expect_cwnd_bytes": st.cwnd, "expect_smoothed_power": st.smooth})
-    return {"name": name, "note": note, "params": params,
-            "init": {"cwnd_bytes": params["host_bdp_bytes"], "snd_nxt": snd_nxt, "smoothed_power": 1.0},
-            "steps": steps}
+        steps.append(
+            {
+                "una": una,
+                "nxt": nxt,
+                "now_s": now_ns / 1e9,
+                "rtt_s": rtt_ns / 1e9,
+                "updated": upd,
+                "expect_cwnd_bytes": st.cwnd,
+                "expect_smoothed_power": st.smooth,
+            }
+        )
+    return {
+        "name": name,
+        "note": note,
+        "params": params,
+        "init": {"cwnd_bytes": params["host_bdp_bytes"], "snd_nxt": snd_nxt, "smoothed_power": 1.0},
+        "steps": steps,
+    }
 
 
 def make_theta():
@@ -271,8 +335,15 @@ def make_theta():
         t += 6_000
         rtt += 1_500 if i < 20 else -1_500
         s.append((bdp // 4, t, rtt))
-    cases.append(theta_case("rtt-rise-then-fall", p, 50_000, s,
-                            note="rising RTT (positive gradient) shrinks the window, falling RTT grows it"))
+    cases.append(
+        theta_case(
+            "rtt-rise-then-fall",
+            p,
+            50_000,
+            s,
+            note="rising RTT (positive gradient) shrinks the window, falling RTT grows it",
+        )
+    )
     rnd = random.Random(11)
     s, t = [], 2_000_000
     for i in range(40):
@@ -285,8 +356,11 @@ def make_theta():
 def make_dctcp():
     p = {"mss_bytes": MSS, "g": 1 / 16, "min_cwnd_bytes": 2 * MSS}
     cases = []
-    for name, seed, pmark in (("slow-start-then-marks", 3, 0.3), ("light-marking", 5, 0.05),
-                               ("heavy-marking", 9, 0.8)):
+    for name, seed, pmark in (
+        ("slow-start-then-marks", 3, 0.3),
+        ("light-marking", 5, 0.05),
+        ("heavy-marking", 9, 0.8),
+    ):
         rnd = random.Random(seed)
         cwnd0, una, nxt = 10 * MSS, 1000, 1000 + 10 * MSS
         st = Dctcp(p, cwnd0, una, nxt)
@@ -297,19 +371,37 @@ def make_dctcp():
             nxt = max(nxt, una + int(st.cwnd))
             ece = i >= 12 and rnd.random() < pmark
             st.ack(una, nxt, acked, ece)
-            steps.append({"una": una, "nxt": nxt, "acked_bytes": acked, "ece": ece,
-                          "expect_cwnd_bytes": st.cwnd, "expect_alpha": st.alpha})
-        cases.append({"name": name, "note": f"ECE with probability {pmark} after 12 ACKs",
-                      "params": p, "init": {"cwnd_bytes": cwnd0, "snd_una": 1000, "snd_nxt": 1000 + 10 * MSS,
-                                            "alpha": 1.0}, "steps": steps})
+            steps.append(
+                {
+                    "una": una,
+                    "nxt": nxt,
+                    "acked_bytes": acked,
+                    "ece": ece,
+                    "expect_cwnd_bytes": st.cwnd,
+                    "expect_alpha": st.alpha,
+                }
+            )
+        cases.append(
+            {
+                "name": name,
+                "note": f"ECE with probability {pmark} after 12 ACKs",
+                "params": p,
+                "init": {"cwnd_bytes": cwnd0, "snd_una": 1000, "snd_nxt": 1000 + 10 * MSS, "alpha": 1.0},
+                "steps": steps,
+            }
+        )
     return cases
 
 
 def make_tbtcp():
     p = {"mss_bytes": MSS, "alpha": 0.1, "scale": 1, "min_cwnd_bytes": 2 * MSS}
     cases = []
-    for name, seed, pmark, scale in (("slow-start-then-qcd", 4, 0.25, 1), ("rai-sparse-marks", 6, 0.03, 1),
-                                      ("scaled-cut-s2", 8, 0.2, 2), ("burst-of-marks-50pct-floor", 10, 0.9, 1)):
+    for name, seed, pmark, scale in (
+        ("slow-start-then-qcd", 4, 0.25, 1),
+        ("rai-sparse-marks", 6, 0.03, 1),
+        ("scaled-cut-s2", 8, 0.2, 2),
+        ("burst-of-marks-50pct-floor", 10, 0.9, 1),
+    ):
         pp = dict(p, scale=scale)
         rnd = random.Random(seed)
         cwnd0, una, nxt = 10 * MSS, 0, 10 * MSS
@@ -322,10 +414,24 @@ def make_tbtcp():
             nxt = max(nxt, una + int(st.cwnd))
             marked = sum(1 for _ in range(pk) if i >= 10 and rnd.random() < pmark)
             st.ack(una, nxt, acked, marked)
-            steps.append({"una": una, "nxt": nxt, "acked_bytes": acked, "marked_packets": marked,
-                          "expect_cwnd_bytes": st.cwnd})
-        cases.append({"name": name, "note": f"each packet CE with probability {pmark} after 10 ACKs",
-                      "params": pp, "init": {"cwnd_bytes": cwnd0, "snd_nxt": 10 * MSS}, "steps": steps})
+            steps.append(
+                {
+                    "una": una,
+                    "nxt": nxt,
+                    "acked_bytes": acked,
+                    "marked_packets": marked,
+                    "expect_cwnd_bytes": st.cwnd,
+                }
+            )
+        cases.append(
+            {
+                "name": name,
+                "note": f"each packet CE with probability {pmark} after 10 ACKs",
+                "params": pp,
+                "init": {"cwnd_bytes": cwnd0, "snd_nxt": 10 * MSS},
+                "steps": steps,
+            }
+        )
     return cases
 
 

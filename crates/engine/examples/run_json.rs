@@ -9,6 +9,10 @@ fn main() {
     let m = &r.summary;
     println!(
         "wall {s:.3}s events {} ({:.2} M/s) packet-hops {} ({:.2} M/s) drops {}",
-        m.events, m.events as f64 / s / 1e6, m.packet_hops, m.packet_hops as f64 / s / 1e6, m.packets_dropped
+        m.events,
+        m.events as f64 / s / 1e6,
+        m.packet_hops,
+        m.packet_hops as f64 / s / 1e6,
+        m.packets_dropped
     );
 }

@@ -61,14 +61,7 @@ pub enum Topology {
     /// `hosts` hosts on one switch "sw0".
     Star { hosts: u32, host_rate_bps: u64, host_delay_ps: u64 },
     /// `left` hosts on switch "sw0", `right` hosts on "sw1", sw0–sw1 the bottleneck link.
-    Dumbbell {
-        left: u32,
-        right: u32,
-        host_rate_bps: u64,
-        host_delay_ps: u64,
-        bottleneck_rate_bps: u64,
-        bottleneck_delay_ps: u64,
-    },
+    Dumbbell { left: u32, right: u32, host_rate_bps: u64, host_delay_ps: u64, bottleneck_rate_bps: u64, bottleneck_delay_ps: u64 },
     /// FatTree: `pods` pods of `tors_per_pod` ToRs and `aggs_per_pod` aggregation switches, every
     /// ToR wired to every aggregation switch of its pod; aggregation switch j of each pod wired to
     /// the cores j·c/a .. (j+1)·c/a − 1 (c cores, a aggregation switches per pod).
@@ -143,7 +136,9 @@ pub enum IntBytesMode {
 pub enum Ecn {
     None,
     /// Mark when queue bytes exceed K.
-    Step { k_bytes: u64 },
+    Step {
+        k_bytes: u64,
+    },
     /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With
     /// `steps` > 0 the rise is a staircase of that many equal intervals, as switch chips
     /// implement RED (TBTCP §6: 8 steps; interval i of [Kmin, Kmax) marks with Pmax·(i+1)/steps,
@@ -221,7 +216,7 @@ impl Default for HostConfig {
             header_bytes: 48,
             int_header_bytes: 42,
             ack_bytes: 60,
-            rto_ps: 1_000_000_000, // 1 ms
+            rto_ps: 1_000_000_000,         // 1 ms
             nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC
         }
     }
@@ -391,7 +386,7 @@ mod tests {
         assert!((p(138_000 + 51_500) - 0.7 * 2.0 / 8.0).abs() < 1e-12); // second interval starts
         assert!((p(549_999) - 0.7).abs() < 1e-12); // last interval: Pmax
         assert_eq!(p(550_000), 1.0); // at Kmax and above: mark all
-        // the linear form for comparison, halfway: Pmax/2
+                                     // the linear form for comparison, halfway: Pmax/2
         assert!((Ecn::red_probability(0, 100, 0.4, 0, 50) - 0.2).abs() < 1e-12);
     }
 

@@ -226,7 +226,10 @@ impl Simulator {
         for (i, f) in cfg.flows.iter().enumerate() {
             for (field, v) in [("src", f.src), ("dst", f.dst)] {
                 if v >= h {
-                    return Err(ConfigError::new(&format!("flows[{i}].{field}"), format!("host {v} does not exist; hosts are 0..{}", h - 1)));
+                    return Err(ConfigError::new(
+                        &format!("flows[{i}].{field}"),
+                        format!("host {v} does not exist; hosts are 0..{}", h - 1),
+                    ));
                 }
             }
             if !net.connected(f.src, f.dst) {
@@ -446,7 +449,10 @@ impl Simulator {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
             1 => hops[0],
             // multiply-shift maps the 64-bit hash onto 0..n without a division
-            n => hops[((mix(((flow as u64) << 32) ^ node as u64 ^ self.cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D)) as u128 * n as u128) >> 64) as usize],
+            n => {
+                hops[((mix(((flow as u64) << 32) ^ node as u64 ^ self.cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D)) as u128 * n as u128)
+                    >> 64) as usize]
+            }
         };
         let ps = &mut self.ports[port as usize];
         let sw = &mut self.switches[ps.switch as usize];

@@ -101,8 +101,7 @@ impl Network {
                 let mut b = Builder::new(hosts);
                 let tor_ids: Vec<u32> = (0..tors).map(|i| b.switch(format!("tor{i}"))).collect();
                 let agg_ids: Vec<u32> = (0..pods * aggs_per_pod).map(|i| b.switch(format!("agg{i}"))).collect();
-                let core_ids: Vec<u32> =
-                    if pods > 1 { (0..cores).map(|i| b.switch(format!("core{i}"))).collect() } else { vec![] };
+                let core_ids: Vec<u32> = if pods > 1 { (0..cores).map(|i| b.switch(format!("core{i}"))).collect() } else { vec![] };
                 for h in 0..hosts {
                     b.link(h, tor_ids[(h / servers_per_tor) as usize], host_rate_bps, host_delay_ps);
                 }
@@ -120,7 +119,12 @@ impl Network {
                     for p in 0..pods {
                         for a in 0..aggs_per_pod {
                             for c in a * per_agg..(a + 1) * per_agg {
-                                b.link(agg_ids[(p * aggs_per_pod + a) as usize], core_ids[c as usize], agg_core_rate_bps, agg_core_delay_ps);
+                                b.link(
+                                    agg_ids[(p * aggs_per_pod + a) as usize],
+                                    core_ids[c as usize],
+                                    agg_core_rate_bps,
+                                    agg_core_delay_ps,
+                                );
                             }
                         }
                     }
@@ -134,7 +138,10 @@ impl Network {
                 }
                 let node = |s: &str, field: &str| -> Result<u32, ConfigError> {
                     let bad = || {
-                        ConfigError::new(field, format!("'{s}' is not a node; use h0..h{} or s0..s{}", hosts.saturating_sub(1), switches.saturating_sub(1)))
+                        ConfigError::new(
+                            field,
+                            format!("'{s}' is not a node; use h0..h{} or s0..s{}", hosts.saturating_sub(1), switches.saturating_sub(1)),
+                        )
                     };
                     let (kind, num) = s.split_at(1);
                     let i: u32 = num.parse().map_err(|_| bad())?;

@@ -30,7 +30,13 @@ fn overcommit_one_grants_one_message_at_a_time_in_srpt_order() {
     let fs = &r.flow_series;
     for i in 0..fs.time_ps.len() {
         if (fs.time_ps[i] as i64) < end[0] && fs.flow_id[i] != 0 {
-            assert!(fs.bytes_acked[i] <= rtt_bytes, "flow {} at {} ps: {} > RTTbytes {rtt_bytes}", fs.flow_id[i], fs.time_ps[i], fs.bytes_acked[i]);
+            assert!(
+                fs.bytes_acked[i] <= rtt_bytes,
+                "flow {} at {} ps: {} > RTTbytes {rtt_bytes}",
+                fs.flow_id[i],
+                fs.time_ps[i],
+                fs.bytes_acked[i]
+            );
         }
     }
     // The receiver link stays busy: 2 MB of payload (plus headers) at 25 Gb/s is ≈ 698 µs;

@@ -99,7 +99,19 @@ fn ps(seconds: f64) -> Time {
 }
 
 fn event<'a>(now: Time, acked: u64, una: u64, nxt: u64, rtt: Time, ecn: bool, int: &'a [IntHop]) -> AckEvent<'a> {
-    AckEvent { now, acked_bytes: acked, seq: una, snd_una: una, snd_nxt: nxt, rtt, ecn, int, max_hop_delay: 0, hops: int.len() as u8, cwnd_limited: true }
+    AckEvent {
+        now,
+        acked_bytes: acked,
+        seq: una,
+        snd_una: una,
+        snd_nxt: nxt,
+        rtt,
+        ecn,
+        int,
+        max_hop_delay: 0,
+        hops: int.len() as u8,
+        cwnd_limited: true,
+    }
 }
 
 /// All cases of one algorithm; returns the tally.

@@ -9,9 +9,17 @@ An analysis module provides:
   report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)
   FIGURE: file name; figure(scenario, series_by_slug, path), series = slug -> (variant, tables, metrics) draws it
 """
+
 from __future__ import annotations
 
 from . import buffer_cdf, fairness, incast, phase, poseidon, queue_sweep, shared
 
-ANALYSES = {"buffer_cdf": buffer_cdf, "incast": incast, "shared": shared, "queue_sweep": queue_sweep, "fairness": fairness, "phase": phase,
-            "poseidon": poseidon}
+ANALYSES = {
+    "buffer_cdf": buffer_cdf,
+    "incast": incast,
+    "shared": shared,
+    "queue_sweep": queue_sweep,
+    "fairness": fairness,
+    "phase": phase,
+    "poseidon": poseidon,
+}

@@ -27,6 +27,7 @@ Claims and tolerances:
 * DCTCP+RAI on the Fig. 7 setup: "works with K = 38" — holds at utilisation ≥ 99 %.
 * Other variants get an informational row (n/a) with their buffer and utilisation.
 """
+
 from __future__ import annotations
 
 from .claims_text import claim_lines
@@ -51,7 +52,9 @@ K_OK, K_THEORY, K_RAI = 90, 76, 38
 
 def check(scn) -> None:
     if scn.topology.kind != "star":
-        raise ScenarioError("topology.kind", "the buffer_cdf analysis needs a star (one bottleneck to the receiver)")
+        raise ScenarioError(
+            "topology.kind", "the buffer_cdf analysis needs a star (one bottleneck to the receiver)"
+        )
     queue_sweep.check(scn)
 
 
@@ -71,8 +74,14 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     m = queue_sweep.variant_metrics(scenario, variant, tables, engine_summary)
     t, q, _, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
     cdf = cdf_points(q[t >= m["window_start_ps"]], float(p["packet"]))
-    return {**m, "algorithm": variant.cc.algorithm, "bdp_bytes": bdp_bytes(scenario, variant),
-            "cdf_pkts": cdf, "buffer_pkts": cdf[99], "max_pkts": cdf[100]}
+    return {
+        **m,
+        "algorithm": variant.cc.algorithm,
+        "bdp_bytes": bdp_bytes(scenario, variant),
+        "cdf_pkts": cdf,
+        "buffer_pkts": cdf[99],
+        "max_pkts": cdf[100],
+    }
 
 
 def _kb(b) -> str:
@@ -80,8 +89,10 @@ def _kb(b) -> str:
 
 
 def _measured(m) -> str:
-    return (f"buffer (p99) {m['buffer_pkts']:.0f} pkts, max {m['max_pkts']:.0f}, mean {m['queue_mean_pkts']:.1f}; "
-            f"empty {m['underflow_pct']:.1f}% of samples; utilisation {m['utilization_pct']:.1f}%")
+    return (
+        f"buffer (p99) {m['buffer_pkts']:.0f} pkts, max {m['max_pkts']:.0f}, mean {m['queue_mean_pkts']:.1f}; "
+        f"empty {m['underflow_pct']:.1f}% of samples; utilisation {m['utilization_pct']:.1f}%"
+    )
 
 
 def claims(scenario, metrics: dict) -> list[dict]:
@@ -98,33 +109,63 @@ def claims(scenario, metrics: dict) -> list[dict]:
             tb.append(m)
             lim = TBTCP_BUFFER_PKTS * (1 + TBTCP_TOL)
             ok_b = m["buffer_pkts"] <= lim
-            verdict = ("holds" if ok_b and ok_u else "partly holds" if ok_b or ok_u else "differs") + \
-                f": p99 {m['buffer_pkts']:.0f} pkts (≤ {lim:g} = 20 + 50 %), utilisation {m['utilization_pct']:.1f}% (≥ {full:g}%)"
-            rows.append({"variant": v.name, "claim": f"TBTCP needs ≈ 20 packets of buffer (BDP {_kb(bdp)})",
-                         "measured": _measured(m), "verdict": verdict})
+            verdict = (
+                ("holds" if ok_b and ok_u else "partly holds" if ok_b or ok_u else "differs")
+                + f": p99 {m['buffer_pkts']:.0f} pkts (≤ {lim:g} = 20 + 50 %), utilisation {m['utilization_pct']:.1f}% (≥ {full:g}%)"
+            )
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": f"TBTCP needs ≈ 20 packets of buffer (BDP {_kb(bdp)})",
+                    "measured": _measured(m),
+                    "verdict": verdict,
+                }
+            )
         elif bdp == PAPER_BDP and k is not None and alg == "dctcp" and round(k) in (K_OK, K_THEORY):
             if round(k) == K_OK:
                 claim, ok = f"DCTCP: K = {K_OK} pkts avoids underflow", ok_u
             else:
                 claim, ok = f"DCTCP: the theoretical K = {K_THEORY} pkts is not enough (underflow)", not ok_u
-            rows.append({"variant": v.name, "claim": claim, "measured": _measured(m),
-                         "verdict": ("holds" if ok else "differs") +
-                         f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)"})
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": claim,
+                    "measured": _measured(m),
+                    "verdict": ("holds" if ok else "differs")
+                    + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
+                }
+            )
         elif bdp == PAPER_BDP and k is not None and alg == "dctcp-rai" and round(k) == K_RAI:
-            rows.append({"variant": v.name, "claim": f"DCTCP+RAI works with K = {K_RAI} pkts (no underflow)",
-                         "measured": _measured(m),
-                         "verdict": ("holds" if ok_u else "differs") +
-                         f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)"})
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": f"DCTCP+RAI works with K = {K_RAI} pkts (no underflow)",
+                    "measured": _measured(m),
+                    "verdict": ("holds" if ok_u else "differs")
+                    + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
+                }
+            )
         else:
-            rows.append({"variant": v.name, "claim": "(shown in Fig. 6; no number claimed)", "measured": _measured(m),
-                         "verdict": "n/a"})
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "(shown in Fig. 6; no number claimed)",
+                    "measured": _measured(m),
+                    "verdict": "n/a",
+                }
+            )
     if len(tb) >= 2:
         b = [m["buffer_pkts"] for m in tb]
         ratio = max(b) / max(min(b), 1.0)
-        rows.append({"variant": "TBTCP across BDPs", "claim": "the buffer TBTCP needs does not depend on the BDP",
-                     "measured": ", ".join(f"{_kb(m['bdp_bytes'])}: {m['buffer_pkts']:.0f}" for m in tb),
-                     "verdict": ("holds" if ratio <= BDP_SPREAD else "differs") +
-                     f": largest/smallest p99 = {ratio:.2f} (≤ {BDP_SPREAD:g})"})
+        rows.append(
+            {
+                "variant": "TBTCP across BDPs",
+                "claim": "the buffer TBTCP needs does not depend on the BDP",
+                "measured": ", ".join(f"{_kb(m['bdp_bytes'])}: {m['buffer_pkts']:.0f}" for m in tb),
+                "verdict": ("holds" if ratio <= BDP_SPREAD else "differs")
+                + f": largest/smallest p99 = {ratio:.2f} (≤ {BDP_SPREAD:g})",
+            }
+        )
     return rows
 
 
@@ -135,9 +176,19 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         m = metrics.get(v.slug)
         if m is None:
             continue
-        rows.append((v.name, _kb(m["bdp_bytes"]), "—" if m["k_pkts"] is None else f"{m['k_pkts']:g}",
-                     f"{m['queue_mean_pkts']:.1f}", f"{m['cdf_pkts'][50]:.0f}", f"{m['buffer_pkts']:.0f}",
-                     f"{m['max_pkts']:.0f}", f"{m['underflow_pct']:.1f} %", f"{m['utilization_pct']:.1f} %"))
+        rows.append(
+            (
+                v.name,
+                _kb(m["bdp_bytes"]),
+                "—" if m["k_pkts"] is None else f"{m['k_pkts']:g}",
+                f"{m['queue_mean_pkts']:.1f}",
+                f"{m['cdf_pkts'][50]:.0f}",
+                f"{m['buffer_pkts']:.0f}",
+                f"{m['max_pkts']:.0f}",
+                f"{m['underflow_pct']:.1f} %",
+                f"{m['utilization_pct']:.1f} %",
+            )
+        )
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
@@ -150,7 +201,9 @@ def write_raw(series: dict, path) -> None:
     lines = ["variant,algorithm,bdp_bytes,k_pkts,percent,queue_pkts"]
     for slug, (variant, _, m) in series.items():
         k = "" if m["k_pkts"] is None else f"{m['k_pkts']:g}"
-        lines += [f"{slug},{m['algorithm']},{m['bdp_bytes']},{k},{i},{x:g}" for i, x in enumerate(m["cdf_pkts"])]
+        lines += [
+            f"{slug},{m['algorithm']},{m['bdp_bytes']},{k},{i},{x:g}" for i, x in enumerate(m["cdf_pkts"])
+        ]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -158,6 +211,7 @@ def write_raw(series: dict, path) -> None:
 def figure(scenario, series: dict, path) -> None:
     """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from pathlib import Path

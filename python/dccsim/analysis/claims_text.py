@@ -1,4 +1,5 @@
 """The "paper claim | ours | verdict" lines that close every analysis report."""
+
 from __future__ import annotations
 
 

@@ -30,6 +30,7 @@ Claims (``[experiment] paper``):
   when Jain ≥ the paper's value − 0.05, for DCTCP when Jain ≤ 0.75 (clearly unfair; the paper's 0.51
   means two of four flows starved).
 """
+
 from __future__ import annotations
 
 from .checks import require_binned_flow_sampling
@@ -39,8 +40,7 @@ from .claims_text import claim_lines
 import numpy as np
 
 
-KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str",
-        "fast": "time"}
+KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str", "fast": "time"}
 REQUIRED = ("bin", "paper")
 FIGURE = "fairness.png"
 PAPERS = ("powertcp-fig5", "tbtcp-fig9", "tbtcp-fig11")
@@ -71,7 +71,7 @@ def goodput(flow_series, bin_ps: int, end_ps: int):
 
 def jain(x) -> float:
     x = np.asarray(x, dtype=np.float64)
-    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x > 0).any() else float("nan")
+    return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x > 0).any() else float("nan")
 
 
 def phases(flows, end_ps: int):
@@ -84,8 +84,11 @@ def phases(flows, end_ps: int):
     cuts = sorted(c for c in cuts if 0 <= c <= end_ps)
     out = []
     for a, b in zip(cuts, cuts[1:]):
-        act = [int(f["flow_id"]) for _, f in flows.iterrows()
-               if f["start_ps"] <= a and (f["end_ps"] < 0 or f["end_ps"] >= b)]
+        act = [
+            int(f["flow_id"])
+            for _, f in flows.iterrows()
+            if f["start_ps"] <= a and (f["end_ps"] < 0 or f["end_ps"] >= b)
+        ]
         if act:
             out.append((a, b, act))
     return out
@@ -101,7 +104,7 @@ def converge_time(tb, g: dict, active, a: int, b: int, bin_ps: int, tol: float, 
         m = x.mean()
         ok.append(m > 0 and bool((np.abs(x - m) <= tol * m).all()))
     for k in range(len(ok) - hold + 1):
-        if all(ok[k:k + hold]):
+        if all(ok[k : k + hold]):
             return int(tb[idx[k]] - bin_ps - a)
     return None
 
@@ -119,18 +122,30 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         thr = {f: float(np.mean([g[f][i] for i in half])) if half else None for f in act}
         j = jain([v for v in thr.values() if v is not None]) if half else None
         conv = None if (n == 0 and len(act) == 1) else converge_time(tb, g, act, a, b, bin_ps, tol, hold)
-        out_phases.append({"start_ps": a, "end_ps": b, "flows": act,
-                           "jain": None if j is None or j != j else round(j, 4),
-                           "converge_ps": conv,
-                           "throughput_bps": {str(f): None if v is None else round(v) for f, v in thr.items()}})
+        out_phases.append(
+            {
+                "start_ps": a,
+                "end_ps": b,
+                "flows": act,
+                "jain": None if j is None or j != j else round(j, 4),
+                "converge_ps": conv,
+                "throughput_bps": {str(f): None if v is None else round(v) for f, v in thr.items()},
+            }
+        )
     multi = [ph for ph in out_phases if len(ph["flows"]) > 1 and ph["jain"] is not None]
-    return {"phases": out_phases,
-            "min_jain": min((ph["jain"] for ph in multi), default=None),
-            "converge_max_ps": max((ph["converge_ps"] for ph in out_phases if ph["converge_ps"] is not None),
-                                   default=None),
-            "unconverged_phases": sum(1 for n, ph in enumerate(out_phases)
-                                      if ph["converge_ps"] is None and not (n == 0 and len(ph["flows"]) == 1)),
-            "packets_dropped": (engine_summary or {}).get("packets_dropped")}
+    return {
+        "phases": out_phases,
+        "min_jain": min((ph["jain"] for ph in multi), default=None),
+        "converge_max_ps": max(
+            (ph["converge_ps"] for ph in out_phases if ph["converge_ps"] is not None), default=None
+        ),
+        "unconverged_phases": sum(
+            1
+            for n, ph in enumerate(out_phases)
+            if ph["converge_ps"] is None and not (n == 0 and len(ph["flows"]) == 1)
+        ),
+        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+    }
 
 
 def _ms(ps):
@@ -155,16 +170,23 @@ def claims(scenario, metrics: dict) -> list[dict]:
             if alg in ("powertcp", "theta-powertcp"):
                 ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
                 ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
-                verdict = (("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
-                           + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
-                             f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
-                             f"(fair means ≥ {JAIN_FAIR})")
+                verdict = (
+                    ("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
+                    + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
+                    f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
+                    f"(fair means ≥ {JAIN_FAIR})"
+                )
                 claim = "converges to the fair share quickly on arrival and departure"
             else:
-                verdict = (f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
-                           f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}")
-                claim = ("receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)" if alg == "homa"
-                         else "shown for comparison (less stable than PowerTCP in Fig. 5)")
+                verdict = (
+                    f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
+                    f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}"
+                )
+                claim = (
+                    "receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)"
+                    if alg == "homa"
+                    else "shown for comparison (less stable than PowerTCP in Fig. 5)"
+                )
         elif paper == "tbtcp-fig9":
             c = next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
             conv_by_alg[alg] = c
@@ -174,8 +196,10 @@ def claims(scenario, metrics: dict) -> list[dict]:
                 verdict = "differs: never converged within the phase" if c is None else "n/a"
             else:
                 r = c / 1e9 / ref
-                verdict = (("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
-                           + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)")
+                verdict = (
+                    ("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
+                    + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)"
+                )
         else:  # tbtcp-fig11
             ph = m["phases"][-1]
             j = ph["jain"]
@@ -190,17 +214,26 @@ def claims(scenario, metrics: dict) -> list[dict]:
             else:
                 lo, hi = ref[1], ref[2]
                 ok = (lo is None or j >= lo) and (hi is None or j <= hi)
-                verdict = (("holds" if ok else "differs") + f": Jain {j:.3f} "
-                           + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})"))
-            measured = (f"Jain {j}; goodput per flow (Gbps) "
-                        + ", ".join(f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None))
+                verdict = (
+                    ("holds" if ok else "differs")
+                    + f": Jain {j:.3f} "
+                    + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})")
+                )
+            measured = f"Jain {j}; goodput per flow (Gbps) " + ", ".join(
+                f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None
+            )
         rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
     if paper == "tbtcp-fig9" and all(conv_by_alg.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")):
         c = conv_by_alg
         ok = c["dctcp"] < c["tbtcp"] < c["dctcp-rai"]
-        rows.append({"variant": "order", "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
-                     "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
-                     "verdict": "holds" if ok else "differs"})
+        rows.append(
+            {
+                "variant": "order",
+                "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
+                "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
+                "verdict": "holds" if ok else "differs",
+            }
+        )
     return rows
 
 
@@ -212,9 +245,11 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
             continue
         lines.append(f"{v.name}:")
         for ph in m["phases"]:
-            lines.append(f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
-                         f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
-                         f"converged after {_ms(ph['converge_ps'])}")
+            lines.append(
+                f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
+                f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
+                f"converged after {_ms(ph['converge_ps'])}"
+            )
     lines += [""] + claim_lines(claim_rows)
     return "\n".join(lines)
 
@@ -222,6 +257,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: binned goodput of every flow (Gbps) vs time."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

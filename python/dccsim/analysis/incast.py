@@ -19,6 +19,7 @@ bottleneck`, e.g. "tor0->h16") and the incast start `t0`:
   is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit), i.e.
   the peak measures the buffer, not the controller.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,9 +31,9 @@ REQUIRED = ("t0", "bottleneck")
 FIGURE = "incast.png"
 
 PS_PER_MS = 10**9
-THRESHOLD = 0.10            # recovery: below 10 % of the peak ...
-HOLD_PS = PS_PER_MS // 10   # ... for at least 0.1 ms
-WINDOW_PS = PS_PER_MS       # throughput window [t0, t0 + 1 ms]
+THRESHOLD = 0.10  # recovery: below 10 % of the peak ...
+HOLD_PS = PS_PER_MS // 10  # ... for at least 0.1 ms
+WINDOW_PS = PS_PER_MS  # throughput window [t0, t0 + 1 ms]
 # The plot's throughput is averaged over 10 µs: at 25 Gbps a 1 µs sample holds only ~3 packets,
 # so per-sample rates would jump between 0 and line rate with packet granularity.
 PLOT_AVG_PS = 10 * 10**6
@@ -76,24 +77,30 @@ def check(scn) -> None:
     if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
         raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
     if scn.experiment.params.get("paper", "fig4a") not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {scn.experiment.params['paper']!r}; "
-                                                f"allowed: {', '.join(PAPERS)}")
+        raise ScenarioError(
+            "experiment.paper",
+            f"unknown value {scn.experiment.params['paper']!r}; allowed: {', '.join(PAPERS)}",
+        )
 
 
 def bottleneck(port_series, ports, name: str):
     """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
     match = ports[ports["name"] == name]
     if match.empty:
-        raise ScenarioError("experiment.bottleneck",
-                            f"port {name!r} was not sampled; add it to metrics.ports")
+        raise ScenarioError(
+            "experiment.bottleneck", f"port {name!r} was not sampled; add it to metrics.ports"
+        )
     idx = int(match["port"].iloc[0])
     rate = int(match["rate_bps"].iloc[0])
     s = port_series[port_series["port"] == idx].sort_values("time_ps")
     if s.empty:
-        raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; "
-                                                     f"is metrics.interval > 0?")
-    return (s["time_ps"].to_numpy(np.int64), s["queue_bytes"].to_numpy(np.float64),
-            s["tx_bytes"].to_numpy(np.float64), rate)
+        raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; is metrics.interval > 0?")
+    return (
+        s["time_ps"].to_numpy(np.int64),
+        s["queue_bytes"].to_numpy(np.float64),
+        s["tx_bytes"].to_numpy(np.float64),
+        rate,
+    )
 
 
 def recovery_index(t, q, start: int, threshold: float, hold_ps: int):
@@ -176,18 +183,24 @@ def claims(scenario, metrics: dict) -> list[dict]:
         if m is None or alg not in table:
             continue
         rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
-        measured = (f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
-                    f"{_fmt(rec_us, '.0f', ' µs')}; throughput {_fmt(m['throughput_pct'], '.1f', '%')} "
-                    f"in [t0, t0+1ms], {_fmt(m['throughput_after_recovery_pct'], '.1f', '%')} after")
+        measured = (
+            f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
+            f"{_fmt(rec_us, '.0f', ' µs')}; throughput {_fmt(m['throughput_pct'], '.1f', '%')} "
+            f"in [t0, t0+1ms], {_fmt(m['throughput_after_recovery_pct'], '.1f', '%')} after"
+        )
         if alg in ("powertcp", "theta-powertcp"):
-            ok = (m["recovery_ps"] is not None and m["throughput_pct"] is not None
-                  and m["throughput_pct"] >= NO_LOSS_PCT
-                  and (m["throughput_after_recovery_pct"] or 0) >= NO_LOSS_PCT)
+            ok = (
+                m["recovery_ps"] is not None
+                and m["throughput_pct"] is not None
+                and m["throughput_pct"] >= NO_LOSS_PCT
+                and (m["throughput_after_recovery_pct"] or 0) >= NO_LOSS_PCT
+            )
             thr = [x for x in (m["throughput_pct"], m["throughput_after_recovery_pct"]) if x is not None]
             verdict = ("holds" if ok else "differs") + (
                 f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
                 f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
-                + _limit_note(m))
+                + _limit_note(m)
+            )
         elif alg == "homa":
             # "does not control the queue": its queue stays up at least twice as long as
             # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
@@ -197,29 +210,37 @@ def claims(scenario, metrics: dict) -> list[dict]:
             elif fig4b:
                 excess = m["peak_queue_bytes"] - metrics[ref.slug]["peak_queue_bytes"]
                 ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
-                verdict = (("holds" if ok else "differs")
-                           + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                             f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
-                             f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m))
+                verdict = (
+                    ("holds" if ok else "differs")
+                    + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+                    f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
+                    f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m)
+                )
             else:
                 r = metrics[ref.slug]
-                slow = m["recovery_ps"] is None or (r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"])
+                slow = m["recovery_ps"] is None or (
+                    r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"]
+                )
                 high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
-                verdict = (f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
-                           f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                           f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
-                           f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
-                           f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
-                           f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m))
+                verdict = (
+                    f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
+                    f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+                    f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
+                    f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
+                    f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
+                    f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m)
+                )
         elif fig4b:  # hpcc, timely: only the throughput loss is claimed
             if ref is None:
                 verdict = "n/a: no PowerTCP variant to compare with"
             else:
                 loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
-                verdict = (("holds" if loss >= LOSS_MARGIN_PCT else "differs")
-                           + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                             f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
-                           + _limit_note(m))
+                verdict = (
+                    ("holds" if loss >= LOSS_MARGIN_PCT else "differs")
+                    + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+                    f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
+                    + _limit_note(m)
+                )
         else:  # hpcc
             if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
                 verdict = "n/a: no PowerTCP variant to compare with"
@@ -229,11 +250,13 @@ def claims(scenario, metrics: dict) -> list[dict]:
                 loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
                 ok_ratio = RATIO_LO <= ratio <= RATIO_HI
                 ok_loss = loss >= LOSS_MARGIN_PCT
-                verdict = (f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
-                           f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
-                           f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                           f"{'below' if loss >= 0 else 'above'} {ref.name}"
-                           f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m))
+                verdict = (
+                    f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
+                    f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
+                    f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+                    f"{'below' if loss >= 0 else 'above'} {ref.name}"
+                    f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m)
+                )
         rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
     rows.extend(_homa_overcommit_claim(variants, metrics))
     return rows
@@ -242,26 +265,39 @@ def claims(scenario, metrics: dict) -> list[dict]:
 def _homa_overcommit_claim(variants, metrics: dict) -> list[dict]:
     """PowerTCP Appendix D: with several Homa variants differing in overcommitment, Homa is best
     at overcommitment 1 — judged by the peak queue among variants that keep throughput ≥ 95%."""
-    homa = [(int((v.cc.params or {}).get("overcommit", 1)), v) for v in variants
-            if v.cc.algorithm == "homa" and v.slug in metrics]
+    homa = [
+        (int((v.cc.params or {}).get("overcommit", 1)), v)
+        for v in variants
+        if v.cc.algorithm == "homa" and v.slug in metrics
+    ]
     if len({o for o, _ in homa}) < 2:
         return []
     homa.sort(key=lambda x: x[0])
     peaks = {o: metrics[v.slug]["peak_queue_bytes"] for o, v in homa}
     kept = {o: (metrics[v.slug]["throughput_pct"] or 0) >= NO_LOSS_PCT for o, v in homa}
     best = min(peaks, key=lambda o: (not kept[o], peaks[o], o))
-    measured = "; ".join(f"overcommit {o}: peak {peaks[o] / 1e3:.0f} KB" + ("" if kept[o] else " (loses throughput)")
-                         for o, _ in homa)
+    measured = "; ".join(
+        f"overcommit {o}: peak {peaks[o] / 1e3:.0f} KB" + ("" if kept[o] else " (loses throughput)")
+        for o, _ in homa
+    )
     verdict = ("holds" if best == homa[0][0] else "differs") + f": lowest peak queue at overcommitment {best}"
-    return [{"variant": "Homa (all overcommitments)", "claim": "Homa is best at overcommitment 1 (Appendix D)",
-             "measured": measured, "verdict": verdict}]
+    return [
+        {
+            "variant": "Homa (all overcommitments)",
+            "claim": "Homa is best at overcommitment 1 (Appendix D)",
+            "measured": measured,
+            "verdict": verdict,
+        }
+    ]
 
 
 def _limit_note(m) -> str:
     notes = []
     if m.get("peak_at_buffer_limit"):
-        notes.append(f"peak is capped by the buffer (DT limit ≈ {m['dt_limit_bytes'] / 1e3:.0f} KB), "
-                     f"so the controller's own peak is not observed")
+        notes.append(
+            f"peak is capped by the buffer (DT limit ≈ {m['dt_limit_bytes'] / 1e3:.0f} KB), "
+            f"so the controller's own peak is not observed"
+        )
     if m.get("packets_dropped"):
         notes.append(f"{m['packets_dropped']} packets dropped")
     return ("; " + "; ".join(notes)) if notes else ""
@@ -274,13 +310,23 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         m = metrics.get(v.slug)
         if m is None:
             continue
-        rows.append((v.name, f"{m['peak_queue_bytes'] / 1e3:.1f} KB",
-                     _fmt(None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6, ".1f", " µs"),
-                     _fmt(m["throughput_pct"], ".1f", " %"),
-                     _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
-                     _fmt(None if m["queue_after_recovery_bytes"] is None
-                          else m["queue_after_recovery_bytes"] / 1e3, ".2f", " KB"),
-                     _fmt(m.get("packets_dropped"), "d")))
+        rows.append(
+            (
+                v.name,
+                f"{m['peak_queue_bytes'] / 1e3:.1f} KB",
+                _fmt(None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6, ".1f", " µs"),
+                _fmt(m["throughput_pct"], ".1f", " %"),
+                _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
+                _fmt(
+                    None
+                    if m["queue_after_recovery_bytes"] is None
+                    else m["queue_after_recovery_bytes"] / 1e3,
+                    ".2f",
+                    " KB",
+                ),
+                _fmt(m.get("packets_dropped"), "d"),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -299,6 +345,7 @@ def figure(scenario, series: dict, path) -> None:
 
     `series` maps slug -> (variant, tables, metrics dict)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -311,7 +358,7 @@ def figure(scenario, series: dict, path) -> None:
     for slug, (variant, tables, m) in series.items():
         t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
         tt = t[t - PLOT_AVG_PS >= t[0]]
-        gbps = (tx[len(t) - len(tt):] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
+        gbps = (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
         data.append((variant, t, q, tt, gbps, rate, m))
         qmax = max(qmax, float(q.max()) / 1e3)
     limit = dt_limit(scenario) / 1e3
@@ -321,11 +368,19 @@ def figure(scenario, series: dict, path) -> None:
         ax2.plot((t - t0) / PS_PER_MS, q / 1e3, color="tab:red", lw=1.0, label="queue")
         if limit <= qmax * 1.15:
             ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
-            ax2.text(2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS, limit,
-                     "DT limit", color="0.4", fontsize=7, ha="right", va="bottom")
+            ax2.text(
+                2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
+                limit,
+                "DT limit",
+                color="0.4",
+                fontsize=7,
+                ha="right",
+                va="bottom",
+            )
         if m.get("packets_dropped"):
-            ax.text(0.03, 0.04, f"{m['packets_dropped']} drops", transform=ax.transAxes, fontsize=8,
-                    color="0.3")
+            ax.text(
+                0.03, 0.04, f"{m['packets_dropped']} drops", transform=ax.transAxes, fontsize=8, color="0.3"
+            )
         # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
         ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
         # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at

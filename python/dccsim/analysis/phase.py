@@ -24,6 +24,7 @@ Verdicts and tolerances:
   (the engine's theory tests use the same bounds: packet-level occupancy moves in whole packets and
   the per-ACK power estimate leaves a ripple of a few packets around the equilibrium).
 """
+
 from __future__ import annotations
 
 from .claims_text import claim_lines
@@ -54,7 +55,9 @@ CLAIMS = {
 def check(scn) -> None:
     p = scn.experiment.params
     if not scn.metrics.flows or scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.flows", "the phase analysis needs flow sampling (flows = true, interval > 0)")
+        raise ScenarioError(
+            "metrics.flows", "the phase analysis needs flow sampling (flows = true, interval > 0)"
+        )
     if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
         raise ScenarioError("experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled")
     if p["warmup"] >= scn.duration_ps:
@@ -95,8 +98,9 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "base_rtt_ps": tau,
         "packet_window_mean_bytes": round(float(agg.mean()), 1),
         "packet_queue_mean_bytes": round(float(q[t >= a].mean()), 1),
-        "packet_utilization_pct": round(float(100 * (np.interp(t[-1], t, tx) - np.interp(a, t, tx)) * 8
-                                              / ((t[-1] - a) / 1e12) / rate), 3),
+        "packet_utilization_pct": round(
+            float(100 * (np.interp(t[-1], t, tx) - np.interp(a, t, tx)) * 8 / ((t[-1] - a) / 1e12) / rate), 3
+        ),
         "fluid_equilibrium_run_tau": [round(b * tau_s + n * beta, 1), n * beta],
         "fluid_bdp_bytes": fp.bdp,
         "fluid_equilibrium": list(fp.equilibrium),
@@ -106,27 +110,35 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
 
 def _verdict(law: str, f: dict, bdp: float, eq) -> tuple[str, str]:
     ends = np.array(f["ends"])
-    measured = (f"end points (w/bτ, q/bτ): " + ", ".join(f"({w / bdp:.3f}, {q / bdp:.3f})" for w, q in ends)
-                + f"; spread {f['spread_bytes'] / bdp:.2%} of bτ; settled {f['settled']}; "
-                  f"{f['loss_trajectories']}/{f['busy_start_trajectories']} busy-start trajectories lose throughput "
-                  f"(lowest utilisation {f['min_util']:.1%})")
+    measured = (
+        "end points (w/bτ, q/bτ): "
+        + ", ".join(f"({w / bdp:.3f}, {q / bdp:.3f})" for w, q in ends)
+        + f"; spread {f['spread_bytes'] / bdp:.2%} of bτ; settled {f['settled']}; "
+        f"{f['loss_trajectories']}/{f['busy_start_trajectories']} busy-start trajectories lose throughput "
+        f"(lowest utilisation {f['min_util']:.1%})"
+    )
     if law == "voltage":
         ok_u = f["unique"]
         ok_l = f["loss_trajectories"] > 0
         v = ("holds" if ok_u and ok_l else "partly holds" if ok_u or ok_l else "differs") + (
-            f": unique = {ok_u} (spread < {UNIQUE_REL:.0%} of bτ and settled), loss on the way = {ok_l}")
+            f": unique = {ok_u} (spread < {UNIQUE_REL:.0%} of bτ and settled), loss on the way = {ok_l}"
+        )
     elif law == "current":
         ok = (not f["settled"]) or f["spread_bytes"] > NO_UNIQUE_REL * bdp
-        v = ("holds" if ok else "differs") + (f": end points spread {f['spread_bytes'] / bdp:.2f} bτ "
-                                               f"(no unique point means > {NO_UNIQUE_REL:.0%} of bτ or not settled)")
+        v = ("holds" if ok else "differs") + (
+            f": end points spread {f['spread_bytes'] / bdp:.2f} bτ "
+            f"(no unique point means > {NO_UNIQUE_REL:.0%} of bτ or not settled)"
+        )
     else:
         we, qe = eq
         dw = float(np.max(np.abs(ends[:, 0] - we)) / we)
         dq = float(np.max(np.abs(ends[:, 1] - qe)) / qe) if qe > 0 else float(np.max(ends[:, 1]))
         ok = dw <= UNIQUE_REL and dq <= UNIQUE_REL and f["loss_trajectories"] == 0
-        v = ("holds" if ok else "differs") + (f": worst end point off by {dw:.3%} in w and {dq:.3%} in q from "
-                                               f"({we / 1e3:.1f} KB, {qe / 1e3:.1f} KB) (tolerance {UNIQUE_REL:.0%}); "
-                                               f"{f['loss_trajectories']} trajectories lose throughput")
+        v = ("holds" if ok else "differs") + (
+            f": worst end point off by {dw:.3%} in w and {dq:.3%} in q from "
+            f"({we / 1e3:.1f} KB, {qe / 1e3:.1f} KB) (tolerance {UNIQUE_REL:.0%}); "
+            f"{f['loss_trajectories']} trajectories lose throughput"
+        )
     return measured, v
 
 
@@ -139,17 +151,24 @@ def claims(scenario, metrics: dict) -> list[dict]:
         bdp = m["fluid_bdp_bytes"]
         for law in fluid.LAWS:
             measured, verdict = _verdict(law, m["fluid"][law], bdp, m["fluid_equilibrium"])
-            rows.append({"variant": f"fluid {law}", "claim": CLAIMS[law], "measured": measured, "verdict": verdict})
+            rows.append(
+                {"variant": f"fluid {law}", "claim": CLAIMS[law], "measured": measured, "verdict": verdict}
+            )
         we, qe = m["fluid_equilibrium_run_tau"]
         w, q = m["packet_window_mean_bytes"], m["packet_queue_mean_bytes"]
         ok_w = abs(w - we) <= PKT_W_TOL * we
         ok_q = abs(q - qe) <= PKT_Q_TOL * qe + scenario.host.payload_bytes + scenario.host.header_bytes
-        rows.append({"variant": v.name, "claim": "packet-level PowerTCP settles at the fluid equilibrium (bτ + β̂, β̂)",
-                     "measured": f"mean aggregate window {w / 1e3:.1f} KB, mean queue {q / 1e3:.1f} KB, "
-                                 f"utilisation {m['packet_utilization_pct']:.1f}% over [warmup, end]",
-                     "verdict": ("holds" if ok_w and ok_q else "partly holds" if ok_w or ok_q else "differs")
-                                + f": window {w / we - 1:+.1%} vs {we / 1e3:.1f} KB (tolerance ±{PKT_W_TOL:.0%}), "
-                                  f"queue {q / 1e3:.1f} vs {qe / 1e3:.1f} KB (tolerance ±{PKT_Q_TOL:.0%} + 1 packet)"})
+        rows.append(
+            {
+                "variant": v.name,
+                "claim": "packet-level PowerTCP settles at the fluid equilibrium (bτ + β̂, β̂)",
+                "measured": f"mean aggregate window {w / 1e3:.1f} KB, mean queue {q / 1e3:.1f} KB, "
+                f"utilisation {m['packet_utilization_pct']:.1f}% over [warmup, end]",
+                "verdict": ("holds" if ok_w and ok_q else "partly holds" if ok_w or ok_q else "differs")
+                + f": window {w / we - 1:+.1%} vs {we / 1e3:.1f} KB (tolerance ±{PKT_W_TOL:.0%}), "
+                f"queue {q / 1e3:.1f} vs {qe / 1e3:.1f} KB (tolerance ±{PKT_Q_TOL:.0%} + 1 packet)",
+            }
+        )
     return rows
 
 
@@ -161,6 +180,7 @@ def figure(scenario, series: dict, path) -> None:
     """One panel per law: trajectories in the (q, w) plane from each initial state (circles) to
     where they end (triangles); BDP dotted; the packet-level mean as a star on the power panel."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -177,8 +197,14 @@ def figure(scenario, series: dict, path) -> None:
             ax.plot([tr["q"][-1] / bdp], [tr["w"][-1] / bdp], "^", ms=6, color="tab:red")
         ax.axhline(1.0, color="0.4", ls=":", lw=0.8)
         if law == "power":
-            ax.plot([m["packet_queue_mean_bytes"] / bdp], [m["packet_window_mean_bytes"] / bdp], "*",
-                    ms=10, color="tab:green", label="packet sim (mean)")
+            ax.plot(
+                [m["packet_queue_mean_bytes"] / bdp],
+                [m["packet_window_mean_bytes"] / bdp],
+                "*",
+                ms=10,
+                color="tab:green",
+                label="packet sim (mean)",
+            )
             ax.legend(fontsize=7)
         ax.set_title(f"{law}-based", fontsize=10)
         ax.set_xlabel("queue q / bτ")

@@ -34,6 +34,7 @@ Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for
   Swift's, HPCC's below Poseidon's; holds when true in every stage with more than one flow (a lone
   flow builds no queue, so all three tie at the base RTT), partly holds when true in some.
 """
+
 from __future__ import annotations
 
 from .checks import require_binned_flow_sampling
@@ -49,12 +50,12 @@ REQUIRED = ("paper", "bin", "bottleneck")
 FIGURE = "poseidon.png"
 PAPERS = ("poseidon-fig14", "poseidon-fig15", "poseidon-fig17a", "poseidon-fig17b", "poseidon-fig18")
 
-SHARE_TOL = 0.15        # fig14: Poseidon within ±15 % of the max-min share
-STARVE = 0.25           # fig14: Swift below 25 % of the share
-SHORT = 0.85            # fig14: HPCC below 85 % of the share when M = N
-LINE_KEEP = 0.95        # fig15: Poseidon keeps ≥ 95 % of line rate
-HPCC_KEEP = 0.90        # fig15: HPCC ≥ η − 5 points
-REV_TOL = 0.20          # fig15: Swift within ±20 % of the reverse fair share
+SHARE_TOL = 0.15  # fig14: Poseidon within ±15 % of the max-min share
+STARVE = 0.25  # fig14: Swift below 25 % of the share
+SHORT = 0.85  # fig14: HPCC below 85 % of the share when M = N
+LINE_KEEP = 0.95  # fig15: Poseidon keeps ≥ 95 % of line rate
+HPCC_KEEP = 0.90  # fig15: HPCC ≥ η − 5 points
+REV_TOL = 0.20  # fig15: Swift within ±20 % of the reverse fair share
 CONV_TOL, CONV_HOLD = 0.2, 4
 SPEEDUP, SPEEDUP_LO, SPEEDUP_HI = 12.0, 4.0, 36.0
 STD_CUT, STD_CUT_MIN = 0.70, 0.50
@@ -64,7 +65,9 @@ def check(scn) -> None:
     require_binned_flow_sampling(scn, "poseidon", PAPERS)
     p = scn.experiment.params
     if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
-        raise ScenarioError("experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports")
+        raise ScenarioError(
+            "experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports"
+        )
 
 
 def line_goodput_bps(scenario, rate_bps: float) -> float:
@@ -75,8 +78,11 @@ def line_goodput_bps(scenario, rate_bps: float) -> float:
 def stages(flows, end_ps: int):
     """[(start, end, [active flow ids])] cut at every distinct flow start."""
     starts = sorted({int(s) for s in flows["start_ps"]} | {end_ps})
-    return [(a, b, [int(f) for f, s in zip(flows["flow_id"], flows["start_ps"]) if s <= a])
-            for a, b in zip(starts, starts[1:]) if a < end_ps]
+    return [
+        (a, b, [int(f) for f, s in zip(flows["flow_id"], flows["start_ps"]) if s <= a])
+        for a, b in zip(starts, starts[1:])
+        if a < end_ps
+    ]
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
@@ -102,22 +108,33 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         n_rev = sum(1 for f in others if int(fl.loc[f, "dst"]) == vsrc)
         m_src = len(others) - n_dst - n_rev
         rtt0 = float(fl.loc[act, "base_rtt_ps"].mean()) / 1e12
-        out.append({
-            "start_ps": a, "end_ps": b, "flows": len(act), "M": m_src, "N": n_dst, "reverse": n_rev,
-            "victim_bps": round(thr[victim]) if victim in thr else None,
-            "share_bps": round(line / max(m_src + 1, n_dst + 1)),
-            "reverse_share_bps": round(line / n_rev) if n_rev else None,
-            "total_bps": round(sum(thr.values())) if thr else None,
-            "cv_mean": round(float(np.mean(cv)), 4) if cv else None,
-            "queue_mean_bytes": round(float(q[w].mean()), 1) if w.any() else None,
-            "rtt_mean_s": None if qd is None else round(rtt0 + qd, 9),
-        })
+        out.append(
+            {
+                "start_ps": a,
+                "end_ps": b,
+                "flows": len(act),
+                "M": m_src,
+                "N": n_dst,
+                "reverse": n_rev,
+                "victim_bps": round(thr[victim]) if victim in thr else None,
+                "share_bps": round(line / max(m_src + 1, n_dst + 1)),
+                "reverse_share_bps": round(line / n_rev) if n_rev else None,
+                "total_bps": round(sum(thr.values())) if thr else None,
+                "cv_mean": round(float(np.mean(cv)), 4) if cv else None,
+                "queue_mean_bytes": round(float(q[w].mean()), 1) if w.any() else None,
+                "rtt_mean_s": None if qd is None else round(rtt0 + qd, 9),
+            }
+        )
     conv = None
     if p["paper"] == "poseidon-fig17a" and len(out) > 1:
         a, b, act = stages(flows, end)[-1]
         conv = converge_time(tb, g, act, a, b, bin_ps, CONV_TOL, CONV_HOLD)
-    return {"line_goodput_bps": round(line), "stages": out, "converge_ps": conv,
-            "packets_dropped": (engine_summary or {}).get("packets_dropped")}
+    return {
+        "line_goodput_bps": round(line),
+        "stages": out,
+        "converge_ps": conv,
+        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+    }
 
 
 def _g(x):
@@ -138,35 +155,52 @@ def claims(scenario, metrics: dict) -> list[dict]:
             continue
         st = m["stages"]
         if paper == "poseidon-fig14":
-            measured = "; ".join(f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps" for s in st)
+            measured = "; ".join(
+                f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps" for s in st
+            )
             r = [s["victim_bps"] / s["share_bps"] for s in st]
             both = [x for x, s in zip(r, st) if s["M"] > 0 and s["N"] > 0]
             equal = [x for x, s in zip(r, st) if s["M"] == s["N"] and s["M"] > 0]
             if alg == "poseidon":
                 claim = "the victim gets its max-min share line/max(M+1, N+1)"
-                verdict = (_frac([abs(x - 1) <= SHARE_TOL for x in r])
-                           + f": victim/share {', '.join(f'{x:.2f}' for x in r)} (holds within ±{SHARE_TOL:.0%})")
+                verdict = (
+                    _frac([abs(x - 1) <= SHARE_TOL for x in r])
+                    + f": victim/share {', '.join(f'{x:.2f}' for x in r)} (holds within ±{SHARE_TOL:.0%})"
+                )
             elif alg == "swift":
                 claim = "the victim starves once both hops are congested (M > 0, N > 0)"
-                verdict = (_frac([x < STARVE for x in both])
-                           + f": victim/share {', '.join(f'{x:.2f}' for x in both)} with M, N > 0 (starved means < {STARVE:.0%})")
+                verdict = (
+                    _frac([x < STARVE for x in both])
+                    + f": victim/share {', '.join(f'{x:.2f}' for x in both)} with M, N > 0 (starved means < {STARVE:.0%})"
+                )
             else:
                 claim = "the victim falls short of its share when M = N"
-                verdict = (_frac([x < SHORT for x in equal])
-                           + f": victim/share {', '.join(f'{x:.2f}' for x in equal)} with M = N (short means < {SHORT:.0%})")
+                verdict = (
+                    _frac([x < SHORT for x in equal])
+                    + f": victim/share {', '.join(f'{x:.2f}' for x in equal)} with M = N (short means < {SHORT:.0%})"
+                )
         elif paper == "poseidon-fig15":
             line = m["line_goodput_bps"]
-            measured = "; ".join(f"N={s['reverse']}: {_g(s['victim_bps'])} Gbps" for s in st) + f" (line {_g(line)})"
+            measured = (
+                "; ".join(f"N={s['reverse']}: {_g(s['victim_bps'])} Gbps" for s in st) + f" (line {_g(line)})"
+            )
             r = [s["victim_bps"] / line for s in st]
             if alg == "poseidon" or alg == "hpcc":
                 keep = LINE_KEEP if alg == "poseidon" else HPCC_KEEP
-                claim = "the victim keeps line rate whatever the reverse load" + ("" if alg == "poseidon" else " (forward INT only)")
-                verdict = _frac([x >= keep for x in r]) + f": victim/line {', '.join(f'{x:.3f}' for x in r)} (holds when ≥ {keep:.0%})"
+                claim = "the victim keeps line rate whatever the reverse load" + (
+                    "" if alg == "poseidon" else " (forward INT only)"
+                )
+                verdict = (
+                    _frac([x >= keep for x in r])
+                    + f": victim/line {', '.join(f'{x:.3f}' for x in r)} (holds when ≥ {keep:.0%})"
+                )
             else:
                 rv = [s["victim_bps"] / s["reverse_share_bps"] for s in st if s["reverse"] >= 2]
                 claim = "the victim drops to the reverse path's fair share line/N"
-                verdict = (_frac([abs(x - 1) <= REV_TOL for x in rv])
-                           + f": victim/(line/N) {', '.join(f'{x:.2f}' for x in rv)} for N ≥ 2 (holds within ±{REV_TOL:.0%})")
+                verdict = (
+                    _frac([abs(x - 1) <= REV_TOL for x in rv])
+                    + f": victim/(line/N) {', '.join(f'{x:.2f}' for x in rv)} for N ≥ 2 (holds within ±{REV_TOL:.0%})"
+                )
         elif paper == "poseidon-fig17a":
             c = m["converge_ps"]
             measured = "never converged" if c is None else f"joining flow converged in {c / 1e6:.0f} µs"
@@ -182,19 +216,24 @@ def claims(scenario, metrics: dict) -> list[dict]:
             else:
                 x = c / pc
                 claim = "Poseidon converges ≈ 12× faster"
-                verdict = (("holds" if SPEEDUP_LO <= x <= SPEEDUP_HI else "differs")
-                           + f": {x:.1f}× Poseidon's time (holds within {SPEEDUP_LO:g}–{SPEEDUP_HI:g}×)")
+                verdict = (
+                    "holds" if SPEEDUP_LO <= x <= SPEEDUP_HI else "differs"
+                ) + f": {x:.1f}× Poseidon's time (holds within {SPEEDUP_LO:g}–{SPEEDUP_HI:g}×)"
         elif paper == "poseidon-fig17b":
-            measured = "; ".join(f"N={s['flows']}: {s['cv_mean']:.3f}" for s in st) + " (std/mean of 1-flow goodput)"
+            measured = (
+                "; ".join(f"N={s['flows']}: {s['cv_mean']:.3f}" for s in st) + " (std/mean of 1-flow goodput)"
+            )
             ps = by_alg.get("poseidon")
             if alg == "swift" and ps:
                 cut = [1 - a["cv_mean"] / b["cv_mean"] for a, b in zip(ps["stages"], st) if a["flows"] > 2]
                 mean = float(np.mean(cut))
                 claim = "Poseidon's throughput std is 70 % lower on average (24× at N = 200)"
                 top = ps["stages"][-1]
-                verdict = (("holds" if mean >= STD_CUT_MIN else "partly holds" if mean > 0 else "differs")
-                           + f": Poseidon lower by {', '.join(f'{x:.0%}' for x in cut)} for N > 2, mean {mean:.0%} "
-                             f"(holds when ≥ {STD_CUT_MIN:.0%}); {st[-1]['cv_mean'] / top['cv_mean']:.1f}× at N = {top['flows']}")
+                verdict = (
+                    ("holds" if mean >= STD_CUT_MIN else "partly holds" if mean > 0 else "differs")
+                    + f": Poseidon lower by {', '.join(f'{x:.0%}' for x in cut)} for N > 2, mean {mean:.0%} "
+                    f"(holds when ≥ {STD_CUT_MIN:.0%}); {st[-1]['cv_mean'] / top['cv_mean']:.1f}× at N = {top['flows']}"
+                )
             else:
                 claim, verdict = "(compared with Swift in Swift's row)", "n/a"
         else:  # fig18
@@ -227,6 +266,7 @@ def figure(scenario, series: dict, path) -> None:
     """fig14/15/17a: one panel per variant, goodput of every flow over time (victim bold) and the
     bottleneck queue; fig17b/18: the per-stage metric against the number of flows."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -251,11 +291,23 @@ def figure(scenario, series: dict, path) -> None:
         for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
             tb, g = goodput(tables["flow_series"], avg, int(tables["flow_series"]["time_ps"].max()))
             for fid, y in g.items():
-                ax.plot((tb - avg / 2) / 1e9, y / 1e9, lw=2.0 if fid == victim else 0.5,
-                        color="tab:red" if fid == victim else None, zorder=3 if fid == victim else 2)
+                ax.plot(
+                    (tb - avg / 2) / 1e9,
+                    y / 1e9,
+                    lw=2.0 if fid == victim else 0.5,
+                    color="tab:red" if fid == victim else None,
+                    zorder=3 if fid == victim else 2,
+                )
             if paper == "poseidon-fig14":
                 for s in m["stages"]:
-                    ax.hlines(s["share_bps"] / 1e9, s["start_ps"] / 1e9, s["end_ps"] / 1e9, colors="k", linestyles="--", lw=0.8)
+                    ax.hlines(
+                        s["share_bps"] / 1e9,
+                        s["start_ps"] / 1e9,
+                        s["end_ps"] / 1e9,
+                        colors="k",
+                        linestyles="--",
+                        lw=0.8,
+                    )
             ax.set_ylim(0, m["line_goodput_bps"] / 1e9 * 1.1)
             ax.set_title(variant.name, fontsize=11)
             ax.set_xlabel("time (ms)")

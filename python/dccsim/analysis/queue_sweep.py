@@ -26,6 +26,7 @@ Claims and tolerances:
   with K ≥ 90 packets when utilisation ≥ 99 % (1 % is ~4 packet times per RTT at 40 Gbps; a real
   underflow episode of DCTCP costs more).
 """
+
 from __future__ import annotations
 
 from .claims_text import claim_lines
@@ -74,7 +75,9 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     win = t >= a
     pkt = float(p["packet"])
     e = _ecn(scenario, variant)
-    alpha = variant.cc.params.get("rai_alpha", 0.1) if variant.cc.algorithm in ("tbtcp", "dctcp-rai") else None
+    alpha = (
+        variant.cc.params.get("rai_alpha", 0.1) if variant.cc.algorithm in ("tbtcp", "dctcp-rai") else None
+    )
     sent = np.interp(b, t, tx) - np.interp(a, t, tx)
     return {
         "bottleneck": p["bottleneck"],
@@ -95,47 +98,71 @@ def claims(scenario, metrics: dict) -> list[dict]:
     p = scenario.experiment.params
     n = p.get("flows")
     rows = []
-    sweep = [(v, metrics[v.slug]) for v in scenario.variants()
-             if v.slug in metrics and metrics[v.slug]["k_pkts"] is not None and v.cc.algorithm == "dctcp"]
+    sweep = [
+        (v, metrics[v.slug])
+        for v in scenario.variants()
+        if v.slug in metrics and metrics[v.slug]["k_pkts"] is not None and v.cc.algorithm == "dctcp"
+    ]
     sweep.sort(key=lambda x: x[1]["k_pkts"])
     for v in scenario.variants():
         m = metrics.get(v.slug)
         if m is None:
             continue
-        measured = (f"queue mean {m['queue_mean_pkts']:.1f} pkts (p1 {m['queue_p1_pkts']:.0f}, "
-                    f"p99 {m['queue_p99_pkts']:.0f}), empty {m['underflow_pct']:.1f}% of samples, "
-                    f"utilisation {m['utilization_pct']:.1f}%")
+        measured = (
+            f"queue mean {m['queue_mean_pkts']:.1f} pkts (p1 {m['queue_p1_pkts']:.0f}, "
+            f"p99 {m['queue_p99_pkts']:.0f}), empty {m['underflow_pct']:.1f}% of samples, "
+            f"utilisation {m['utilization_pct']:.1f}%"
+        )
         if v.cc.algorithm == "tbtcp" and n:
             target = m["rai_alpha"] * n
             err = m["queue_mean_pkts"] - target
             ok_q = abs(err) <= REL_TOL * target + ABS_TOL_PKTS
             ok_u = m["utilization_pct"] >= FULL_UTIL_PCT
-            verdict = (("holds" if ok_q and ok_u else "partly holds" if ok_q or ok_u else "differs")
-                       + f": mean {m['queue_mean_pkts']:.1f} vs α·N = {target:g} pkts ({err:+.1f}; "
-                         f"tolerance ±{REL_TOL:.0%}·α·N + {ABS_TOL_PKTS:g}); utilisation {m['utilization_pct']:.1f}% "
-                         f"(no underflow means ≥ {FULL_UTIL_PCT:g}%; the queue is empty at "
-                         f"{m['underflow_pct']:.1f}% of sample instants)")
-            rows.append({"variant": v.name, "claim": f"steady queue ≈ α·N = {target:g} packets, no underflow",
-                         "measured": measured, "verdict": verdict})
+            verdict = (
+                ("holds" if ok_q and ok_u else "partly holds" if ok_q or ok_u else "differs")
+                + f": mean {m['queue_mean_pkts']:.1f} vs α·N = {target:g} pkts ({err:+.1f}; "
+                f"tolerance ±{REL_TOL:.0%}·α·N + {ABS_TOL_PKTS:g}); utilisation {m['utilization_pct']:.1f}% "
+                f"(no underflow means ≥ {FULL_UTIL_PCT:g}%; the queue is empty at "
+                f"{m['underflow_pct']:.1f}% of sample instants)"
+            )
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": f"steady queue ≈ α·N = {target:g} packets, no underflow",
+                    "measured": measured,
+                    "verdict": verdict,
+                }
+            )
         elif v.cc.algorithm == "dctcp" and m["k_pkts"] is not None:
             parts = []
             if m["k_pkts"] >= K_NO_UNDERFLOW_PKTS:
                 ok = m["utilization_pct"] >= FULL_UTIL_PCT
-                parts.append(("holds" if ok else "differs") + f": utilisation {m['utilization_pct']:.1f}% "
-                             f"at K = {m['k_pkts']:g} pkts (full means ≥ {FULL_UTIL_PCT:g}%)")
+                parts.append(
+                    ("holds" if ok else "differs") + f": utilisation {m['utilization_pct']:.1f}% "
+                    f"at K = {m['k_pkts']:g} pkts (full means ≥ {FULL_UTIL_PCT:g}%)"
+                )
                 claim = f"K ≥ {K_NO_UNDERFLOW_PKTS} packets avoids underflow (full throughput)"
             else:
-                parts.append(f"n/a: K = {m['k_pkts']:g} pkts < {K_NO_UNDERFLOW_PKTS}; paper: may underflow; "
-                             f"utilisation {m['utilization_pct']:.1f}%, empty {m['underflow_pct']:.1f}%")
+                parts.append(
+                    f"n/a: K = {m['k_pkts']:g} pkts < {K_NO_UNDERFLOW_PKTS}; paper: may underflow; "
+                    f"utilisation {m['utilization_pct']:.1f}%, empty {m['underflow_pct']:.1f}%"
+                )
                 claim = f"K < {K_NO_UNDERFLOW_PKTS} packets may underflow"
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": parts[0]})
     if len(sweep) >= 2:
         qs = [m["queue_mean_pkts"] for _, m in sweep]
         ok = all(b > a for a, b in zip(qs, qs[1:]))
-        rows.append({"variant": "DCTCP sweep", "claim": "the standing queue grows with K",
-                     "measured": ", ".join(f"K={m['k_pkts']:g}: {m['queue_mean_pkts']:.1f}" for _, m in sweep),
-                     "verdict": ("holds" if ok else "differs") + ": mean queue "
-                                + ("increases strictly" if ok else "does not increase strictly") + " with K"})
+        rows.append(
+            {
+                "variant": "DCTCP sweep",
+                "claim": "the standing queue grows with K",
+                "measured": ", ".join(f"K={m['k_pkts']:g}: {m['queue_mean_pkts']:.1f}" for _, m in sweep),
+                "verdict": ("holds" if ok else "differs")
+                + ": mean queue "
+                + ("increases strictly" if ok else "does not increase strictly")
+                + " with K",
+            }
+        )
     return rows
 
 
@@ -146,9 +173,17 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         m = metrics.get(v.slug)
         if m is None:
             continue
-        rows.append((v.name, "—" if m["k_pkts"] is None else f"{m['k_pkts']:g} pkts",
-                     f"{m['queue_mean_pkts']:.1f} pkts", f"{m['queue_p1_pkts']:.0f}..{m['queue_p99_pkts']:.0f}",
-                     f"{m['underflow_pct']:.1f} %", f"{m['utilization_pct']:.1f} %", str(m["packets_dropped"])))
+        rows.append(
+            (
+                v.name,
+                "—" if m["k_pkts"] is None else f"{m['k_pkts']:g} pkts",
+                f"{m['queue_mean_pkts']:.1f} pkts",
+                f"{m['queue_p1_pkts']:.0f}..{m['queue_p99_pkts']:.0f}",
+                f"{m['underflow_pct']:.1f} %",
+                f"{m['utilization_pct']:.1f} %",
+                str(m["packets_dropped"]),
+            )
+        )
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
@@ -159,6 +194,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """Left: bottleneck queue (packets) vs time per variant. Right: mean queue per variant."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -183,7 +219,9 @@ def figure(scenario, series: dict, path) -> None:
     ax2.bar(range(len(names)), means, color="tab:blue")
     ax2.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
     ax2.set_ylabel("mean queue in window (packets)")
-    ax2.set_title("dashed: α·N" if n and any(v.cc.algorithm == "tbtcp" for v, _, _ in series.values()) else "")
+    ax2.set_title(
+        "dashed: α·N" if n and any(v.cc.algorithm == "tbtcp" for v, _, _ in series.values()) else ""
+    )
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})

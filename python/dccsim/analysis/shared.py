@@ -14,6 +14,7 @@ Measured over the window [last start of a flow to the bottleneck + warmup, end o
   ⌊0.99·n⌋ of the sorted samples (no interpolation).
 No paper claim is attached, so ``claims`` is empty.
 """
+
 from __future__ import annotations
 
 import re
@@ -58,7 +59,9 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     a = int(flows["start_ps"].max()) + p.get("warmup", 0)
     b = int(t[-1])
     if a >= b:
-        raise ScenarioError("experiment.warmup", "the window after the last flow start and the warmup is empty")
+        raise ScenarioError(
+            "experiment.warmup", "the window after the last flow start and the warmup is empty"
+        )
     fs = tables.get("flow_series")
     thr = {}
     if fs is not None and not fs.empty:
@@ -83,7 +86,7 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "window_end_ps": b,
         "throughput_source": source,
         "flow_throughput_bps": {str(k): round(v) for k, v in thr.items()},
-        "jain_index": round(float(x.sum() ** 2 / (len(x) * (x ** 2).sum())), 4) if (x > 0).any() else None,
+        "jain_index": round(float(x.sum() ** 2 / (len(x) * (x**2).sum())), 4) if (x > 0).any() else None,
         "min_share": round(float(x.min() / fair), 4) if fair > 0 else None,
         "max_share": round(float(x.max() / fair), 4) if fair > 0 else None,
         "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
@@ -105,23 +108,33 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         if m is None:
             continue
         share = "—" if m["min_share"] is None else f"{m['min_share']:.2f}/{m['max_share']:.2f}"
-        rows.append((v.name, f"{m['utilization_pct']:.1f} %",
-                     "—" if m["jain_index"] is None else f"{m['jain_index']:.3f}", share,
-                     f"{m['queue_mean_bytes'] / 1e3:.1f} KB", f"{m['queue_p99_bytes'] / 1e3:.1f} KB",
-                     "—" if m["packets_dropped"] is None else str(m["packets_dropped"])))
+        rows.append(
+            (
+                v.name,
+                f"{m['utilization_pct']:.1f} %",
+                "—" if m["jain_index"] is None else f"{m['jain_index']:.3f}",
+                share,
+                f"{m['queue_mean_bytes'] / 1e3:.1f} KB",
+                f"{m['queue_p99_bytes'] / 1e3:.1f} KB",
+                "—" if m["packets_dropped"] is None else str(m["packets_dropped"]),
+            )
+        )
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
     first = next(iter(metrics.values()), None)
     if first:
-        lines.append(f"\nwindow: {format_time(first['window_start_ps'])} .. {format_time(first['window_end_ps'])} "
-                     f"(after the last flow start + warmup); Jain = (Σx)²/(n·Σx²) of per-flow goodput")
+        lines.append(
+            f"\nwindow: {format_time(first['window_start_ps'])} .. {format_time(first['window_end_ps'])} "
+            f"(after the last flow start + warmup); Jain = (Σx)²/(n·Σx²) of per-flow goodput"
+        )
     return "\n".join(lines)
 
 
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: goodput of each flow (Gbps, left) and bottleneck queue (KB, right)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

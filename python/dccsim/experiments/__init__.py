@@ -2,6 +2,7 @@
 
 The analysis an experiment runs is named inside its file (`[experiment] analysis`).
 """
+
 from __future__ import annotations
 
 from importlib import resources
@@ -21,8 +22,7 @@ def list_experiments() -> list[str]:
 def text(name: str) -> str:
     files = _files()
     if name not in files:
-        raise ScenarioError("experiment", f"unknown experiment {name!r}; allowed: "
-                                          f"{', '.join(sorted(files))}")
+        raise ScenarioError("experiment", f"unknown experiment {name!r}; allowed: {', '.join(sorted(files))}")
     return files[name].read_text(encoding="utf-8")
 
 

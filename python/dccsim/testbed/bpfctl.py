@@ -1,4 +1,5 @@
 """Build, register and configure the testbed's BPF objects (bpf/ at the repository root)."""
+
 from __future__ import annotations
 
 import json
@@ -90,19 +91,62 @@ def map_update(name: str, key: bytes, value: bytes) -> None:
     run(["bpftool", "map", "update", "pinned", f"{BPFFS}/{name}", "key", *_hex(key), "value", *_hex(value)])
 
 
-def set_cc_cfg(*, tau_ns: int, host_bdp: int, beta: int, gamma: float, power_floor: float,
-               tb_alpha: float, tb_scale: int, dctcp_g_shift: int, min_cwnd_pkts: int, pace: bool) -> None:
-    v = struct.pack("=QQQIIIIIIII", tau_ns, host_bdp, beta, round(gamma * FP_ONE),
-                    round(power_floor * FP_ONE), round(tb_alpha * FP_ONE), tb_scale, dctcp_g_shift,
-                    min_cwnd_pkts, int(pace), 0)
+def set_cc_cfg(
+    *,
+    tau_ns: int,
+    host_bdp: int,
+    beta: int,
+    gamma: float,
+    power_floor: float,
+    tb_alpha: float,
+    tb_scale: int,
+    dctcp_g_shift: int,
+    min_cwnd_pkts: int,
+    pace: bool,
+) -> None:
+    v = struct.pack(
+        "=QQQIIIIIIII",
+        tau_ns,
+        host_bdp,
+        beta,
+        round(gamma * FP_ONE),
+        round(power_floor * FP_ONE),
+        round(tb_alpha * FP_ONE),
+        tb_scale,
+        dctcp_g_shift,
+        min_cwnd_pkts,
+        int(pace),
+        0,
+    )
     map_update("dccsim_cfg", struct.pack("=I", 0), v)
 
 
-def set_port_cfg(ifindex: int, *, rate_bps: int, int_on: bool, ecn_kind: str, k_bytes=0, kmin_bytes=0,
-                 kmax_bytes=0, pmax=0.0, bdp_bytes=0, tmin_bytes=0) -> None:
+def set_port_cfg(
+    ifindex: int,
+    *,
+    rate_bps: int,
+    int_on: bool,
+    ecn_kind: str,
+    k_bytes=0,
+    kmin_bytes=0,
+    kmax_bytes=0,
+    pmax=0.0,
+    bdp_bytes=0,
+    tmin_bytes=0,
+) -> None:
     p32 = min(0xFFFFFFFF, int(pmax * 2**32))
-    v = struct.pack("=QIIIIIIII", rate_bps, int(int_on), ECN_KIND[ecn_kind], k_bytes, kmin_bytes,
-                    kmax_bytes, p32, bdp_bytes, tmin_bytes)
+    v = struct.pack(
+        "=QIIIIIIII",
+        rate_bps,
+        int(int_on),
+        ECN_KIND[ecn_kind],
+        k_bytes,
+        kmin_bytes,
+        kmax_bytes,
+        p32,
+        bdp_bytes,
+        tmin_bytes,
+    )
     map_update("dccsim_port", struct.pack("=I", ifindex), v)
 
 

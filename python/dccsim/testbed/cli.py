@@ -2,6 +2,7 @@
 
 Runs a scenario on the real-Linux namespace testbed and writes the simulator's result schema.
 Exit codes: 0 ok, 1 the run failed, 2 bad input or missing kernel feature/tool."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,12 +35,22 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("--duration", default=None, help="override the scenario duration, e.g. 2s")
     r.add_argument("--tau", default=None, help="base RTT of the control laws (default: measured)")
-    r.add_argument("--host-rate", default=None,
-                   help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)")
-    r.add_argument("--compare", action="store_true",
-                   help="also run the simulator on the same scenario and law, then print `dccsim compare`")
-    r.add_argument("--sim-out", type=Path, default=None,
-                   help="result directory of the simulator's side of --compare (default OUT-sim)")
+    r.add_argument(
+        "--host-rate",
+        default=None,
+        help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)",
+    )
+    r.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run the simulator on the same scenario and law, then print `dccsim compare`",
+    )
+    r.add_argument(
+        "--sim-out",
+        type=Path,
+        default=None,
+        help="result directory of the simulator's side of --compare (default OUT-sim)",
+    )
     r.add_argument("-q", "--quiet", action="store_true")
     sub.add_parser("cleanup", help="remove leftover testbed namespaces and BPF objects")
     return ap
@@ -69,6 +80,7 @@ def main(argv: list[str]) -> int:
         tau_ns = None
         if args.tau:
             from ..units import parse_time
+
             tau_ns = parse_time(args.tau, "--tau") // 1000
     except (ValueError, ScenarioError) as e:
         return _err(str(e), 2)
@@ -78,7 +90,11 @@ def main(argv: list[str]) -> int:
     if topology.leftover_namespaces() or any(n.startswith("dccsim_") for n in bpfctl.registered()):
         return _err("another testbed run is active or left state behind; run `dccsim testbed cleanup`", 2)
 
-    log = (lambda s: None) if (args.quiet or args.json) else (lambda s: print(f"[testbed] {s}", file=sys.stderr))
+    log = (
+        (lambda s: None)
+        if (args.quiet or args.json)
+        else (lambda s: print(f"[testbed] {s}", file=sys.stderr))
+    )
     out = args.out or Path("runs") / f"{sc.name}-testbed"
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     t_wall = time.time()
@@ -93,22 +109,38 @@ def main(argv: list[str]) -> int:
         bpfctl.ensure_bpffs()
         from . import runner
         from .results import now_utc, write
+
         started = now_utc()
         try:
             res = runner.run(sc, alg, build_dir, tau_ns, log)
         except CommandError as e:
             msg = str(e).splitlines()[0] if str(e) else "command failed"
             return _err(f"kernel feature or tool failed: {msg}", 2)
-        summary = write(out, sc, alg, res, started, time.time() - t_wall, ["dccsim", "testbed"] + list(argv),
-                        {"scenario": sc.source, "algorithm": alg, "host_rate_bps": sc.host_rate_bps,
-                         "testbed_params": res.params, "bpf_port_counters": res.bpf_stats})
+        summary = write(
+            out,
+            sc,
+            alg,
+            res,
+            started,
+            time.time() - t_wall,
+            ["dccsim", "testbed"] + list(argv),
+            {
+                "scenario": sc.source,
+                "algorithm": alg,
+                "host_rate_bps": sc.host_rate_bps,
+                "testbed_params": res.params,
+                "bpf_port_counters": res.bpf_stats,
+            },
+        )
         if args.json:
             print(json.dumps(summary, sort_keys=True))
         else:
             s = res.summary
-            print(f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "
-                  f"{s['flows_completed']}/{len(res.flows)} flows completed, {s['ecn_marked']} CE marks, "
-                  f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}")
+            print(
+                f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "
+                f"{s['flows_completed']}/{len(res.flows)} flows completed, {s['ecn_marked']} CE marks, "
+                f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}"
+            )
         if "errors" in res.summary:
             code = 1
         compare_with = res.params
@@ -148,10 +180,14 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
     cargs = simside.compare_args(sc, alg, sim_out, out) + (["--json"] if args.json else [])
     if not quiet:
         ecn = matched["ecn"]
-        print(f"simulator: tau {matched['tau_ps'] / 1e6:.1f} us, cc {json.dumps(matched['cc']['params'], sort_keys=True)}, "
-              f"ecn {json.dumps({k: v for k, v in ecn.items() if v is not None}, sort_keys=True)} -> {sim_out}")
-        print(f"testbed:   tau {testbed_params['tau_ns'] / 1e3:.1f} us, "
-              f"ecn {json.dumps(testbed_params.get('ecn'), sort_keys=True)}")
+        print(
+            f"simulator: tau {matched['tau_ps'] / 1e6:.1f} us, cc {json.dumps(matched['cc']['params'], sort_keys=True)}, "
+            f"ecn {json.dumps({k: v for k, v in ecn.items() if v is not None}, sort_keys=True)} -> {sim_out}"
+        )
+        print(
+            f"testbed:   tau {testbed_params['tau_ns'] / 1e3:.1f} us, "
+            f"ecn {json.dumps(testbed_params.get('ecn'), sort_keys=True)}"
+        )
         print("$ dccsim compare " + " ".join(cargs))
     return compare.main(cargs)
 

@@ -1,5 +1,6 @@
 """Minimal rtnetlink client: dump the root qdisc statistics (backlog, bytes sent, drops) of a
 namespace's devices with one request, cheap enough to sample every millisecond."""
+
 from __future__ import annotations
 
 import socket
@@ -25,7 +26,7 @@ def _attrs(buf: bytes, off: int, end: int):
         alen, atype = struct.unpack_from("=HH", buf, off)
         if alen < 4:
             break
-        yield atype & 0x3FFF, buf[off + 4: off + alen]
+        yield atype & 0x3FFF, buf[off + 4 : off + alen]
         off += (alen + 3) & ~3
 
 

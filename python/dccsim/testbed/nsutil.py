@@ -1,4 +1,5 @@
 """Network-namespace helpers: run commands inside a namespace, create sockets that belong to it."""
+
 from __future__ import annotations
 
 import ctypes

@@ -5,6 +5,7 @@ algorithm) are merged into one summary.json.  When the scenario also loads with 
 parser, the experiment's analysis (`[experiment] analysis`) computes the same metrics as for a
 simulator run.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -16,8 +17,19 @@ from pathlib import Path
 
 from .. import results as R
 
-FLOW_COLUMNS = ["flow_id", "src", "dst", "size_bytes", "start_ps", "end_ps", "bytes_acked",
-                "base_rtt_ps", "ideal_fct_ps", "retransmits", "timeouts"]
+FLOW_COLUMNS = [
+    "flow_id",
+    "src",
+    "dst",
+    "size_bytes",
+    "start_ps",
+    "end_ps",
+    "bytes_acked",
+    "base_rtt_ps",
+    "ideal_fct_ps",
+    "retransmits",
+    "timeouts",
+]
 
 
 def _version(cmd: list[str]) -> str:
@@ -34,13 +46,15 @@ def result_dict(r) -> dict:
         "flows": {c: [f[c] for f in r.flows] for c in FLOW_COLUMNS},
         "port_series": dict(r.port_series),
         "flow_series": dict(r.flow_series),
-        "ports": {"port": [p.index for p in r.ports], "name": [p.name for p in r.ports],
-                  "rate_bps": [p.rate_bps for p in r.ports]},
+        "ports": {
+            "port": [p.index for p in r.ports],
+            "name": [p.name for p in r.ports],
+            "rate_bps": [p.rate_bps for p in r.ports],
+        },
     }
 
 
-def _sim_analysis(source_text: str, name: str, alg: str, params: dict, host_rate_bps: int,
-                  duration_ps: int):
+def _sim_analysis(source_text: str, name: str, alg: str, params: dict, host_rate_bps: int, duration_ps: int):
     """(scenario, variant, analysis module) of the simulator's front, or None when the scenario
     has no analysis or does not load there (e.g. the engine that knows the algorithm is not
     installed)."""
@@ -61,13 +75,15 @@ def _sim_analysis(source_text: str, name: str, alg: str, params: dict, host_rate
     values = dict(scn.topology.values)
     if "host_rate" in values:
         values["host_rate"] = host_rate_bps
-    scn = dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values),
-                              duration_ps=duration_ps)
+    scn = dataclasses.replace(
+        scn, topology=dataclasses.replace(scn.topology, values=values), duration_ps=duration_ps
+    )
     return scn, Variant(alg, CcSpec(alg, dict(params))), ANALYSES[scn.experiment.analysis]
 
 
-def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: list[str],
-          extra_meta: dict) -> dict:
+def write(
+    out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: list[str], extra_meta: dict
+) -> dict:
     """Write OUT for one testbed run; returns the summary.json object."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -81,6 +97,7 @@ def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: lis
     sim = _sim_analysis(sc.text, sc.name, alg, sc.cc_params, sc.host_rate_bps, sc.duration_ps)
     if sim is not None:
         from ..runner import frames
+
         scn, variant, analysis = sim
         title = scn.experiment.title
         analysis_name = scn.experiment.analysis
@@ -89,13 +106,31 @@ def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: lis
         except Exception as e:  # an analysis must never lose a finished run
             metrics = {"error": f"{type(e).__name__}: {e}"}
 
-    R.write_variant(out, alg, res, {"variant": alg, "slug": alg,
-                                    "cc": {"algorithm": alg, "params": sc.cc_params},
-                                    "engine": engine, "metrics": metrics})
+    R.write_variant(
+        out,
+        alg,
+        res,
+        {
+            "variant": alg,
+            "slug": alg,
+            "cc": {"algorithm": alg, "params": sc.cc_params},
+            "engine": engine,
+            "metrics": metrics,
+        },
+    )
     summary_path = out / "summary.json"
-    summary = {"schema": R.SCHEMA, "experiment": sc.name, "title": title, "seed": sc.seed,
-               "analysis": analysis_name, "order": [], "runs": {}, "claims": [], "figures": [],
-               "complete": True}
+    summary = {
+        "schema": R.SCHEMA,
+        "experiment": sc.name,
+        "title": title,
+        "seed": sc.seed,
+        "analysis": analysis_name,
+        "order": [],
+        "runs": {},
+        "claims": [],
+        "figures": [],
+        "complete": True,
+    }
     if summary_path.exists():
         old = json.loads(summary_path.read_text())
         if old.get("experiment") == sc.name and old.get("schema") == R.SCHEMA:
@@ -107,27 +142,41 @@ def write(out: Path, sc, alg: str, r, started_utc: str, wall_s: float, argv: lis
     R.write_text(out / "scenario.toml", sc.text)
 
     import pyarrow
+
     meta_path = out / "meta.json"
     variant_wall, per_run = {}, {}
     if meta_path.exists() and len(summary["order"]) > 1:  # keep the other algorithms' provenance
         old = json.loads(meta_path.read_text())
         variant_wall = {k: v for k, v in old.get("variant_wall_time_s", {}).items() if k in summary["runs"]}
-        per_run = {k: v for k, v in (old.get("testbed") or {}).get("runs", {}).items() if k in summary["runs"]}
+        per_run = {
+            k: v for k, v in (old.get("testbed") or {}).get("runs", {}).items() if k in summary["runs"]
+        }
     variant_wall[alg] = round(wall_s, 3)
     per_run[alg] = {"argv": list(argv), "started_utc": started_utc, **extra_meta}
     meta = {
-        "argv": list(argv), "started_utc": started_utc, "wall_time_s": round(wall_s, 3),
+        "argv": list(argv),
+        "started_utc": started_utc,
+        "wall_time_s": round(wall_s, 3),
         "variant_wall_time_s": variant_wall,
-        "host": socket.gethostname(), "platform": platform.platform(),
-        "python": platform.python_version(), "dccsim": None, "engine": None,
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "dccsim": None,
+        "engine": None,
         "libraries": {"pyarrow": pyarrow.__version__},
-        "testbed": {"kernel": platform.release(),
-                    "tools": {"bpftool": _version(["bpftool", "version"]),
-                              "clang": _version(["clang", "--version"]), "tc": _version(["tc", "-V"])},
-                    "runs": per_run},
+        "testbed": {
+            "kernel": platform.release(),
+            "tools": {
+                "bpftool": _version(["bpftool", "version"]),
+                "clang": _version(["clang", "--version"]),
+                "tc": _version(["tc", "-V"]),
+            },
+            "runs": per_run,
+        },
     }
     try:
         from .. import __version__
+
         meta["dccsim"] = __version__
     except ImportError:
         pass

@@ -1,5 +1,6 @@
 """One testbed run of a scenario with one algorithm: build, load, measure tau, configure, send,
 sample, tear down."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ from .topology import Port, host_addr, ns_name
 from .traffic import Receiver, Sender, tcp_info
 
 WIRE_OVERHEAD = 14 + 20 + 20 + 12  # Ethernet + IPv4 + TCP + timestamps option, bytes per packet
-MIN_INTERVAL_PS = 1_000_000_000   # 1 ms: the sampler is a Python thread
+MIN_INTERVAL_PS = 1_000_000_000  # 1 ms: the sampler is a Python thread
 POWER_FAMILY = ("powertcp", "theta-powertcp")
 PROBE_LOAD = 0.5
 SO_MAX_PACING_RATE = 47
@@ -86,7 +87,12 @@ def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
     if ecn.kind == "step":
         return {"ecn_kind": "step", "k_bytes": ecn.k_bytes}
     if ecn.kind == "red":
-        return {"ecn_kind": "red", "kmin_bytes": ecn.kmin_bytes, "kmax_bytes": ecn.kmax_bytes, "pmax": ecn.pmax}
+        return {
+            "ecn_kind": "red",
+            "kmin_bytes": ecn.kmin_bytes,
+            "kmax_bytes": ecn.kmax_bytes,
+            "pmax": ecn.pmax,
+        }
     if alg == "dctcp":  # DCTCP's guideline K > C*RTT/7, at least 20 packets
         return {"ecn_kind": "step", "k_bytes": max(port_bdp // 7, 20 * wire)}
     if alg == "tbtcp":  # TBTCP's queue-cancelling curve p = q / (BDP + q), capped at 0.5
@@ -94,15 +100,19 @@ def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
     return {"ecn_kind": "none"}
 
 
-def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
-        log=lambda s: None) -> RunResult:
+def run(
+    sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None, log=lambda s: None
+) -> RunResult:
     """Requires a clean machine state; the caller cleans up (topology.cleanup_all) in all cases."""
     name_cc = bpfctl.register(alg, build_dir)
     progs = bpfctl.load_tc(build_dir)
     rate = sc.host_rate_bps
     switch_limit = int(sc.buffer_bytes * sc.dt_alpha / (1 + sc.dt_alpha))
-    layout = (topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
-              if sc.topology_kind == "dumbbell" else topology.star(sc.hosts, rate))
+    layout = (
+        topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
+        if sc.topology_kind == "dumbbell"
+        else topology.star(sc.hosts, rate)
+    )
     ports = topology.build(layout, switch_limit, 4 << 20, progs)
     sw_ports = topology.switch_ports(ports)
     mss = sc.payload_bytes + 12 if sc.payload_bytes < 1448 else None
@@ -123,10 +133,18 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
     p = sc.cc_params
     expected = int(p.get("expected_flows", 10))
     beta = parse_size(p["beta"], "cc.beta") if "beta" in p else max(1, host_bdp // expected)
-    params = dict(tau_ns=tau_ns, host_bdp=host_bdp, beta=beta, gamma=float(p.get("gamma", 0.9)),
-                  power_floor=float(p.get("power_floor", 0.01)), tb_alpha=float(p.get("alpha", 0.1)),
-                  tb_scale=int(p.get("scale", 1)), dctcp_g_shift=int(round(-math.log2(float(p.get("g", 1 / 16))))),
-                  min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)), pace=bool(p.get("pace", True)))
+    params = dict(
+        tau_ns=tau_ns,
+        host_bdp=host_bdp,
+        beta=beta,
+        gamma=float(p.get("gamma", 0.9)),
+        power_floor=float(p.get("power_floor", 0.01)),
+        tb_alpha=float(p.get("alpha", 0.1)),
+        tb_scale=int(p.get("scale", 1)),
+        dctcp_g_shift=int(round(-math.log2(float(p.get("g", 1 / 16))))),
+        min_cwnd_pkts=int(p.get("min_cwnd_pkts", 2)),
+        pace=bool(p.get("pace", True)),
+    )
     bpfctl.set_cc_cfg(**params)
 
     wire = (mss - 12 if mss else 1448) + WIRE_OVERHEAD
@@ -136,10 +154,16 @@ def run(sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None,
         bpfctl.set_port_cfg(port.ifindex, rate_bps=port.rate_bps, int_on=sc.int_enabled, **ecn_cfg)
         ecn_by_port[port.name] = ecn_cfg
     distinct = {json.dumps(v, sort_keys=True) for v in ecn_by_port.values()}
-    params.update(ecn=next(iter(ecn_by_port.values())) if len(distinct) == 1 else ecn_by_port,
-                  switch_port_limit_bytes=switch_limit, mss=mss or 1448, kernel_cc=name_cc)
+    params.update(
+        ecn=next(iter(ecn_by_port.values())) if len(distinct) == 1 else ecn_by_port,
+        switch_port_limit_bytes=switch_limit,
+        mss=mss or 1448,
+        kernel_cc=name_cc,
+    )
 
-    receivers = {d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc) for d in sorted({f.dst for f in sc.flows})}
+    receivers = {
+        d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc) for d in sorted({f.dst for f in sc.flows})
+    }
     senders: list[Sender] = []
     stats = {ns: QdiscStats(ns) for ns in sorted({pt.ns for pt in ports})}
     stop = threading.Event()
@@ -178,7 +202,18 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     duration_s = sc.duration_ps / 1e12
     ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
-    fs = {k: [] for k in ("time_ps", "flow_id", "cwnd_bytes", "rate_bps", "bytes_acked", "delivery_rate_bps", "srtt_ps")}
+    fs = {
+        k: []
+        for k in (
+            "time_ps",
+            "flow_id",
+            "cwnd_bytes",
+            "rate_bps",
+            "bytes_acked",
+            "delivery_rate_bps",
+            "srtt_ps",
+        )
+    }
     by_ns: dict[str, list[Port]] = {}
     for p in ports:
         by_ns.setdefault(p.ns, []).append(p)
@@ -256,17 +291,23 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
             ideal = base_rtt_ps + wire * 8 * 10**12 // sc.host_rate_bps
         else:
             ideal = -1
-        flows.append({
-            "flow_id": f.flow_id, "src": f.src, "dst": f.dst,
-            "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
-            "start_ps": f.start_ps,
-            "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
-            "bytes_acked": acked, "base_rtt_ps": base_rtt_ps, "ideal_fct_ps": ideal,
-            "retransmits": info["total_retrans"] - i0["total_retrans"],
-            "timeouts": info["total_rto"] - i0["total_rto"],
-            "_segs": info["data_segs_out"] - i0["data_segs_out"],
-            "_error": s.error,
-        })
+        flows.append(
+            {
+                "flow_id": f.flow_id,
+                "src": f.src,
+                "dst": f.dst,
+                "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
+                "start_ps": f.start_ps,
+                "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
+                "bytes_acked": acked,
+                "base_rtt_ps": base_rtt_ps,
+                "ideal_fct_ps": ideal,
+                "retransmits": info["total_retrans"] - i0["total_retrans"],
+                "timeouts": info["total_rto"] - i0["total_rto"],
+                "_segs": info["data_segs_out"] - i0["data_segs_out"],
+                "_error": s.error,
+            }
+        )
     bstats = bpfctl.port_stats()
     res = RunResult(alg, 0, {}, ports, flows, ps, fs)
     res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}

@@ -1,5 +1,6 @@
 """The part of a scenario file (docs/scenario.md) that the testbed can reproduce, resolved to
 integer SI units with dccsim.units."""
+
 from __future__ import annotations
 
 import tomllib
@@ -51,7 +52,7 @@ class Scenario:
     flows: list[Flow]
     sample_interval_ps: int
     base_rtt_ps: int | None = None
-    left: int = 0                      # dumbbell: hosts on sw0 (the rest on sw1)
+    left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1)
     bottleneck_rate_bps: int | None = None
     source: str = ""
     text: str = ""
@@ -111,8 +112,11 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         raise ScenarioError(f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'")
     if not 2 <= hosts <= 200:
         raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
-    host_rate = (parse_rate(host_rate, "--host-rate") if host_rate is not None
-                 else parse_rate(_get(topo, "host_rate", None, "topology"), "topology.host_rate"))
+    host_rate = (
+        parse_rate(host_rate, "--host-rate")
+        if host_rate is not None
+        else parse_rate(_get(topo, "host_rate", None, "topology"), "topology.host_rate")
+    )
     host_delay = parse_time(topo.get("host_delay", "0s"), "topology.host_delay")
 
     sw = raw.get("switch", {})
@@ -123,9 +127,12 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     elif ek == "step":
         ecn = Ecn("step", k_bytes=parse_size(_get(ecn_raw, "k", None, "switch.ecn"), "switch.ecn.k"))
     elif ek == "red":
-        ecn = Ecn("red", kmin_bytes=parse_size(_get(ecn_raw, "kmin", None, "switch.ecn"), "switch.ecn.kmin"),
-                  kmax_bytes=parse_size(_get(ecn_raw, "kmax", None, "switch.ecn"), "switch.ecn.kmax"),
-                  pmax=float(_get(ecn_raw, "pmax", None, "switch.ecn")))
+        ecn = Ecn(
+            "red",
+            kmin_bytes=parse_size(_get(ecn_raw, "kmin", None, "switch.ecn"), "switch.ecn.kmin"),
+            kmax_bytes=parse_size(_get(ecn_raw, "kmax", None, "switch.ecn"), "switch.ecn.kmax"),
+            pmax=float(_get(ecn_raw, "pmax", None, "switch.ecn")),
+        )
     else:
         raise ScenarioError(f"switch.ecn.kind: unknown value '{ek}'; allowed: none, step, red")
 
@@ -169,10 +176,24 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     cc = dict(raw.get("cc", {}))
     cc.pop("algorithm", None)
     return Scenario(
-        name=raw.get("name", path.stem), seed=int(raw.get("seed", 1)), duration_ps=duration_ps,
-        hosts=hosts, host_rate_bps=host_rate, topology_kind=kind, left=left,
-        bottleneck_rate_bps=bottleneck, host_delay_ps=host_delay,
+        name=raw.get("name", path.stem),
+        seed=int(raw.get("seed", 1)),
+        duration_ps=duration_ps,
+        hosts=hosts,
+        host_rate_bps=host_rate,
+        topology_kind=kind,
+        left=left,
+        bottleneck_rate_bps=bottleneck,
+        host_delay_ps=host_delay,
         buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
-        dt_alpha=float(sw.get("dt_alpha", 0.125)), int_enabled=bool(sw.get("int", True)), ecn=ecn,
-        payload_bytes=payload, cc_params=cc, flows=flows, sample_interval_ps=interval,
-        base_rtt_ps=base_rtt_ps, source=str(path.name), raw=raw)
+        dt_alpha=float(sw.get("dt_alpha", 0.125)),
+        int_enabled=bool(sw.get("int", True)),
+        ecn=ecn,
+        payload_bytes=payload,
+        cc_params=cc,
+        flows=flows,
+        sample_interval_ps=interval,
+        base_rtt_ps=base_rtt_ps,
+        source=str(path.name),
+        raw=raw,
+    )

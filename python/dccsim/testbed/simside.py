@@ -12,6 +12,7 @@ What is matched (docs/testbed.md, "Sim vs testbed in one command"):
     BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
     its own marking keeps it on both sides.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,8 +39,9 @@ def _scenario(sc, alg: str):
     values = dict(scn.topology.values)
     if "host_rate" in values:
         values["host_rate"] = sc.host_rate_bps
-    return dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values),
-                               duration_ps=sc.duration_ps)
+    return dataclasses.replace(
+        scn, topology=dataclasses.replace(scn.topology, values=values), duration_ps=sc.duration_ps
+    )
 
 
 def sim_tau_ps(scn) -> int:
@@ -58,15 +60,26 @@ def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
         from ..units import parse_size
 
         host_bdp = host_rate_bps * tau_ps / 8e12
-        beta = (parse_size(tb["beta"], "cc.beta") if "beta" in tb
-                else max(1.0, host_bdp // int(tb.get("expected_flows", 10))))
-        return {"variant": "linux", "gamma": float(tb.get("gamma", 0.9)), "beta_bytes": float(beta),
-                "power_floor": float(tb.get("power_floor", 0.01))}
+        beta = (
+            parse_size(tb["beta"], "cc.beta")
+            if "beta" in tb
+            else max(1.0, host_bdp // int(tb.get("expected_flows", 10)))
+        )
+        return {
+            "variant": "linux",
+            "gamma": float(tb.get("gamma", 0.9)),
+            "beta_bytes": float(beta),
+            "power_floor": float(tb.get("power_floor", 0.01)),
+        }
     if alg == "dctcp":
         return {"variant": "linux", "g": float(tb.get("g", 1 / 16))}
     if alg == "tbtcp":
-        return {"variant": "linux", "s": float(tb.get("scale", 1)), "rai_alpha": float(tb.get("alpha", 0.1)),
-                "qcd_min_cwnd_mss": float(tb.get("min_cwnd_pkts", 2))}
+        return {
+            "variant": "linux",
+            "s": float(tb.get("scale", 1)),
+            "rai_alpha": float(tb.get("alpha", 0.1)),
+            "qcd_min_cwnd_mss": float(tb.get("min_cwnd_pkts", 2)),
+        }
     raise SimSideError(f"no simulator mapping for '{alg}'")
 
 
@@ -110,8 +123,11 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         # last flow starts); compare does not need it
         scn = dataclasses.replace(scn, experiment=dataclasses.replace(scn.experiment, analysis=None))
         runner.run(scn, out, progress=not quiet, argv=argv)
-    matched = {"tau_ps": tau_ps, "cc": cc.to_engine(),
-               "ecn": dataclasses.asdict(ecn) if ecn is not None else dataclasses.asdict(scn.switch.ecn)}
+    matched = {
+        "tau_ps": tau_ps,
+        "cc": cc.to_engine(),
+        "ecn": dataclasses.asdict(ecn) if ecn is not None else dataclasses.asdict(scn.switch.ecn),
+    }
     (Path(out) / "matched.json").write_text(json.dumps(matched, indent=1, sort_keys=True) + "\n")
     return Path(out), matched
 

@@ -1,6 +1,7 @@
 """The star testbed: one namespace per host and one for the switch, joined by veth pairs shaped by
 tbf at the scenario's rates, with the tc programs attached.  Everything it creates carries the
 prefix dccsim- (namespaces) so that cleanup can find it after a crash."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,8 @@ from .nsutil import NETNS_DIR, CommandError, run
 
 NS_PREFIX = "dccsim-"
 SWITCH = "sw0"
-MTU_LINK = 1600   # veth MTU: headroom for INT IP options
-MTU_PATH = 1500   # route MTU the hosts' TCP uses (MSS 1448 with timestamps)
+MTU_LINK = 1600  # veth MTU: headroom for INT IP options
+MTU_PATH = 1500  # route MTU the hosts' TCP uses (MSS 1448 with timestamps)
 IFINDEX_SW = 30000
 IFINDEX_HOST = 31000
 IFINDEX_TRUNK = 32000
@@ -21,8 +22,8 @@ BURST_TIME_NS = 100_000  # tbf bucket: 100 us of line rate (timer-driven dequeue
 
 @dataclass
 class Port:
-    index: int        # port number in the results
-    name: str         # "<node>-><peer>"
+    index: int  # port number in the results
+    name: str  # "<node>-><peer>"
     ns: str
     dev: str
     ifindex: int
@@ -55,9 +56,13 @@ TSQ_BYTES = 16384  # TCP small queues budget per socket (docs/testbed.md: did no
 
 
 def _sysctls(ns: str, forward: bool) -> None:
-    settings = {"net.ipv4.tcp_ecn": "1", "net.ipv4.tcp_slow_start_after_idle": "0",
-                "net.ipv4.tcp_no_metrics_save": "1", "net.ipv4.ip_forward": "1" if forward else "0",
-                "net.ipv4.tcp_limit_output_bytes": str(TSQ_BYTES)}
+    settings = {
+        "net.ipv4.tcp_ecn": "1",
+        "net.ipv4.tcp_slow_start_after_idle": "0",
+        "net.ipv4.tcp_no_metrics_save": "1",
+        "net.ipv4.ip_forward": "1" if forward else "0",
+        "net.ipv4.tcp_limit_output_bytes": str(TSQ_BYTES),
+    }
     args = []
     for k, v in settings.items():
         args += ["-w", f"{k}={v}"]
@@ -70,20 +75,56 @@ def _offloads_off(ns: str, dev: str) -> None:
 
 def _tbf(ns: str, dev: str, rate_bps: int, limit_bytes: int) -> None:
     burst = max(2 * MTU_LINK, rate_bps * BURST_TIME_NS // 8_000_000_000)
-    run(["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "tbf", "rate", f"{rate_bps}bit",
-         "burst", str(burst), "limit", str(max(limit_bytes, 2 * MTU_LINK))], ns=ns)
+    run(
+        [
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            dev,
+            "root",
+            "handle",
+            "1:",
+            "tbf",
+            "rate",
+            f"{rate_bps}bit",
+            "burst",
+            str(burst),
+            "limit",
+            str(max(limit_bytes, 2 * MTU_LINK)),
+        ],
+        ns=ns,
+    )
 
 
 def _attach(ns: str, dev: str, direction: str, pinned: str) -> None:
     run(["tc", "qdisc", "replace", "dev", dev, "clsact"], ns=ns)
-    run(["tc", "filter", "replace", "dev", dev, direction, "prio", "1", "handle", "1", "bpf", "da",
-         "pinned", pinned], ns=ns)
+    run(
+        [
+            "tc",
+            "filter",
+            "replace",
+            "dev",
+            dev,
+            direction,
+            "prio",
+            "1",
+            "handle",
+            "1",
+            "bpf",
+            "da",
+            "pinned",
+            pinned,
+        ],
+        ns=ns,
+    )
 
 
 @dataclass
 class Layout:
     """What to build: host i hangs off switch host_switch[i]; trunk = (rate) of the sw0<->sw1
     link of a dumbbell, None for a star."""
+
     host_switch: list[str]
     host_rate_bps: int
     trunk_rate_bps: int | None = None
@@ -110,8 +151,32 @@ def _namespace(node: str, forward: bool) -> str:
 
 
 def _veth(ns_a: str, dev_a: str, idx_a: int, ns_b: str, dev_b: str, idx_b: int) -> None:
-    run(["ip", "link", "add", "name", dev_a, "index", str(idx_a), "netns", ns_a, "mtu", str(MTU_LINK),
-         "type", "veth", "peer", "name", dev_b, "index", str(idx_b), "netns", ns_b, "mtu", str(MTU_LINK)])
+    run(
+        [
+            "ip",
+            "link",
+            "add",
+            "name",
+            dev_a,
+            "index",
+            str(idx_a),
+            "netns",
+            ns_a,
+            "mtu",
+            str(MTU_LINK),
+            "type",
+            "veth",
+            "peer",
+            "name",
+            dev_b,
+            "index",
+            str(idx_b),
+            "netns",
+            ns_b,
+            "mtu",
+            str(MTU_LINK),
+        ]
+    )
     for ns, dev in ((ns_a, dev_a), (ns_b, dev_b)):
         run(["ip", "-n", ns, "link", "set", dev, "up"])
         _offloads_off(ns, dev)
@@ -130,8 +195,27 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
         _veth(swns, f"h{i}", IFINDEX_SW + i, h, "eth0", IFINDEX_HOST + i)
         run(["ip", "-n", swns, "addr", "add", f"10.78.{i}.1/24", "dev", f"h{i}"])
         run(["ip", "-n", h, "addr", "add", f"{host_addr(i)}/24", "dev", "eth0"])
-        run(["ip", "-n", h, "route", "add", "10.78.0.0/16", "via", f"10.78.{i}.1", "dev", "eth0",
-             "mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"])
+        run(
+            [
+                "ip",
+                "-n",
+                h,
+                "route",
+                "add",
+                "10.78.0.0/16",
+                "via",
+                f"10.78.{i}.1",
+                "dev",
+                "eth0",
+                "mtu",
+                "lock",
+                str(MTU_PATH),
+                "advmss",
+                str(MTU_PATH - 40),
+                "quickack",
+                "1",
+            ]
+        )
         _tbf(swns, f"h{i}", rate, switch_limit)
         _tbf(h, "eth0", rate, host_limit)
         _attach(swns, f"h{i}", "egress", progs["switch_egress"])
@@ -147,7 +231,10 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
         for i, sw in enumerate(layout.host_switch):  # each switch reaches the other's hosts via the trunk
             here, via = (a, "10.79.0.2") if sw == "sw1" else (b, "10.79.0.1")
             run(["ip", "-n", here, "route", "add", f"10.78.{i}.0/24", "via", via])
-        for ns, dev, idx, name in ((a, "sw1", IFINDEX_TRUNK, "sw0->sw1"), (b, "sw0", IFINDEX_TRUNK + 1, "sw1->sw0")):
+        for ns, dev, idx, name in (
+            (a, "sw1", IFINDEX_TRUNK, "sw0->sw1"),
+            (b, "sw0", IFINDEX_TRUNK + 1, "sw1->sw0"),
+        ):
             _tbf(ns, dev, layout.trunk_rate_bps, switch_limit)
             _attach(ns, dev, "egress", progs["switch_egress"])
             trunk.append(Port(0, name, ns, dev, idx, layout.trunk_rate_bps))
@@ -166,6 +253,7 @@ def check_tools() -> str | None:
     if os.geteuid() != 0:
         return "the testbed needs root (network namespaces, tc, BPF)"
     from shutil import which
+
     for tool in ("ip", "tc", "bpftool", "clang", "make", "nsenter", "ethtool", "sysctl"):
         if which(tool) is None:
             return f"missing tool '{tool}' (install: .ci/testbed-deps.sh)"

@@ -1,5 +1,6 @@
 """The testbed's own sender and receiver: plain TCP sockets created inside the host namespaces,
 with the congestion control set before connect, and TCP_INFO sampling."""
+
 from __future__ import annotations
 
 import socket
@@ -37,8 +38,14 @@ def tcp_info(sock: socket.socket) -> dict:
     u32 = lambda off: struct.unpack_from("=I", b, off)[0] if len(b) >= off + 4 else 0  # noqa: E731
     u64 = lambda off: struct.unpack_from("=Q", b, off)[0] if len(b) >= off + 8 else 0  # noqa: E731
     return {
-        "snd_mss": u32(16), "rtt_us": u32(68), "snd_cwnd": u32(80), "total_retrans": u32(100),
-        "pacing_rate": u64(104), "bytes_acked": u64(120), "min_rtt_us": u32(148), "data_segs_out": u32(156),
+        "snd_mss": u32(16),
+        "rtt_us": u32(68),
+        "snd_cwnd": u32(80),
+        "total_retrans": u32(100),
+        "pacing_rate": u64(104),
+        "bytes_acked": u64(120),
+        "min_rtt_us": u32(148),
+        "data_segs_out": u32(156),
         "delivered_ce": u32(196),
         "total_rto": struct.unpack_from("=H", b, 240)[0] if len(b) >= 242 else 0,
     }

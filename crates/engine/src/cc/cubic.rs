@@ -33,15 +33,7 @@ pub struct CubicParams {
 
 impl Default for CubicParams {
     fn default() -> Self {
-        CubicParams {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            reno_friendly: true,
-            ecn: true,
-            init_cwnd_mss: 10.0,
-            max_cwnd_mss: 0.0,
-        }
+        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, ecn: true, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0 }
     }
 }
 
@@ -64,12 +56,7 @@ pub struct Cubic {
 
 impl Cubic {
     pub fn new(p: CubicParams, ctx: &CcContext) -> Self {
-        let rp = RenoParams {
-            init_cwnd_mss: p.init_cwnd_mss,
-            init_ssthresh_mss: 0.0,
-            ai_mss_per_rtt: 1.0,
-            max_cwnd_mss: p.max_cwnd_mss,
-        };
+        let rp = RenoParams { init_cwnd_mss: p.init_cwnd_mss, init_ssthresh_mss: 0.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: p.max_cwnd_mss };
         Cubic { p, core: RenoCore::new(&rp, ctx), w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch_start: None, w_est: 0.0, srtt: 0.0 }
     }
 
@@ -144,7 +131,8 @@ impl CongestionControl for Cubic {
         self.core.observe(ev);
         let r = secs(ev.rtt);
         if r > 0.0 {
-            self.srtt = if self.srtt == 0.0 { r } else { 0.875 * self.srtt + 0.125 * r }; // RFC 6298
+            self.srtt = if self.srtt == 0.0 { r } else { 0.875 * self.srtt + 0.125 * r };
+            // RFC 6298
         }
         if ev.ecn && self.p.ecn {
             if self.core.may_reduce() {
@@ -197,7 +185,7 @@ mod tests {
         let mut c = after_loss_at_100();
         assert_eq!(c.w_max, 100.0);
         assert_eq!(c.cwnd(), 70_000.0); // 100 seg · β = 70 seg
-        // first CA ACK starts the epoch: K = cbrt((100 − 70)/0.4) = cbrt(75) = 4.217163 s
+                                        // first CA ACK starts the epoch: K = cbrt((100 − 70)/0.4) = cbrt(75) = 4.217163 s
         c.on_ack(&ack(10, 1000, 2000, 100_000, 10 * US, false));
         assert!((c.k - 4.217_163_326_508_746).abs() < 1e-12);
         // W(0) = 0.4·(−K)³ + 100 = −30 + 100 = 70

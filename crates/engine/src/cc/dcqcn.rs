@@ -262,8 +262,8 @@ mod tests {
     fn alpha_timer_decay_then_cut() {
         let mut d = Dcqcn::new(DcqcnParams::default(), &ctx());
         d.on_cnp(0); // R_C = 12.5G, α = 1, α timer anchored at 0
-        // 100 µs later: 100 α ticks without CNP, α = (255/256)^100 = e^(100·ln(0.99609375))
-        // = e^(−0.391441) = 0.676116
+                     // 100 µs later: 100 α ticks without CNP, α = (255/256)^100 = e^(100·ln(0.99609375))
+                     // = e^(−0.391441) = 0.676116
         let a = d.sync_alpha(100 * US);
         assert!((a - 0.676_116).abs() < 1e-6, "{a}");
         // a CNP at 100 µs: R_C = 12.5G·(1 − 0.676116/2) = 12.5G·0.661942 = 8.274272G
@@ -286,7 +286,7 @@ mod tests {
         d.on_ack(&ack(3 * US, 1000, 2000, 3000, 10 * US, true)); // within 4 µs: ignored
         assert_eq!(d.rc, 12.5e9);
         d.on_ack(&ack(4 * US, 1000, 3000, 4000, 10 * US, true)); // 4 µs later: cut again
-        // α at 4 µs = 1·(255/256)^4 = 0.984466; R_C = 12.5G·(1 − 0.492233) = 6.347086G
+                                                                 // α at 4 µs = 1·(255/256)^4 = 0.984466; R_C = 12.5G·(1 − 0.492233) = 6.347086G
         assert!((d.rc - 6.347_086e9).abs() < 1e4, "{}", d.rc);
     }
 
@@ -339,7 +339,7 @@ mod tests {
             d.on_cnp(i * 4 * US);
         }
         assert_eq!(d.rc, 100e6); // floor: 25G halved ~ 8 times reaches < 100 Mb/s
-        // R_T = 100M after the last cut; recovery with AI/HAI reaches line rate eventually
+                                 // R_T = 100M after the last cut; recovery with AI/HAI reaches line rate eventually
         let mut t = 0;
         while d.timer().is_some() && t < 100_000 {
             let at = d.timer().unwrap();

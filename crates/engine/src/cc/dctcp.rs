@@ -48,14 +48,7 @@ pub struct DctcpParams {
 
 impl Default for DctcpParams {
     fn default() -> Self {
-        DctcpParams {
-            g: 1.0 / 16.0,
-            init_alpha: 1.0,
-            init_cwnd_mss: 10.0,
-            ai_mss_per_rtt: 1.0,
-            max_cwnd_mss: 0.0,
-            variant: Variant::Rfc,
-        }
+        DctcpParams { g: 1.0 / 16.0, init_alpha: 1.0, init_cwnd_mss: 10.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: 0.0, variant: Variant::Rfc }
     }
 }
 
@@ -243,8 +236,8 @@ mod tests {
         d.on_ack(&ack(1, 2000, 2000, 24_000, 10, false));
         assert_eq!(d.cwnd(), 22_000.0);
         assert_eq!(d.probe("alpha"), Some(1.0)); // 2000 < WindowEnd 4000: window still open
-        // snd_una = WindowEnd closes the window (RFC: only when passed): 4000 acked, 2000 marked,
-        // α = 15/16 + 0.5/16 = 0.96875, and the cut on this ACK uses it: 22 000·(1 − α/2).
+                                                 // snd_una = WindowEnd closes the window (RFC: only when passed): 4000 acked, 2000 marked,
+                                                 // α = 15/16 + 0.5/16 = 0.96875, and the cut on this ACK uses it: 22 000·(1 − α/2).
         d.on_ack(&ack(2, 2000, 4000, 26_000, 10, true));
         assert_eq!(d.probe("alpha"), Some(0.96875));
         assert!((d.cwnd() - 22_000.0 * (1.0 - 0.96875 / 2.0)).abs() < 1e-9);

@@ -162,7 +162,19 @@ mod tests {
         IntHop { qlen, tx_bytes: tx, ts, rate_bps: 25_000_000_000 }
     }
     fn ack<'a>(int: &'a [IntHop], snd_una: u64, snd_nxt: u64) -> AckEvent<'a> {
-        AckEvent { now: 0, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt: 0, ecn: false, int, max_hop_delay: 0, hops: 1, cwnd_limited: true }
+        AckEvent {
+            now: 0,
+            acked_bytes: 1000,
+            seq: 0,
+            snd_una,
+            snd_nxt,
+            rtt: 0,
+            ecn: false,
+            int,
+            max_hop_delay: 0,
+            hops: 1,
+            cwnd_limited: true,
+        }
     }
 
     #[test]

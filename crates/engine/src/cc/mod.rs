@@ -123,29 +123,12 @@ pub struct GrantPolicy {
 }
 
 /// The algorithms this build knows, with their accepted names.
-pub const ALGORITHMS: &[&str] = &[
-    "powertcp",
-    "theta-powertcp",
-    "hpcc",
-    "homa",
-    "reno",
-    "dctcp",
-    "dctcp-rai",
-    "tbtcp",
-    "cubic",
-    "dcqcn",
-    "timely",
-    "swift",
-    "poseidon",
-];
+pub const ALGORITHMS: &[&str] =
+    &["powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic", "dcqcn", "timely", "swift", "poseidon"];
 
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
-pub fn build(
-    algorithm: &str,
-    params: &serde_json::Value,
-    ctx: &CcContext,
-) -> Result<Box<dyn CongestionControl>, ConfigError> {
+pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
     let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
     match algorithm {
         "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
@@ -161,10 +144,7 @@ pub fn build(
         "timely" => Ok(Box::new(timely::Timely::new(parse(algorithm, params)?, ctx))),
         "swift" => Ok(Box::new(swift::Swift::new(parse(algorithm, params)?, ctx))),
         "poseidon" => Ok(Box::new(poseidon::Poseidon::new(parse(algorithm, params)?, ctx))),
-        other => Err(ConfigError::new(
-            "cc.algorithm",
-            format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")),
-        )),
+        other => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")))),
     }
 }
 

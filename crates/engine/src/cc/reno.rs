@@ -269,8 +269,7 @@ pub(crate) mod tests {
     fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
         for name in MINE {
             assert!(super::super::ALGORITHMS.contains(name), "{name} not in ALGORITHMS");
-            let cc = super::super::build(name, &serde_json::Value::Null, &ctx())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let cc = super::super::build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
             let e = super::super::build(name, &serde_json::json!({"bogus_field": 1}), &ctx()).err().unwrap();
             assert_eq!(e.field, format!("cc.{name}"));

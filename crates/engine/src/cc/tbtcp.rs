@@ -57,14 +57,7 @@ pub struct TbtcpParams {
 
 impl Default for TbtcpParams {
     fn default() -> Self {
-        TbtcpParams {
-            s: 1.0,
-            rai_alpha: 0.1,
-            qcd_min_cwnd_mss: 2.0,
-            init_cwnd_mss: 10.0,
-            max_cwnd_mss: 0.0,
-            variant: Variant::Paper,
-        }
+        TbtcpParams { s: 1.0, rai_alpha: 0.1, qcd_min_cwnd_mss: 2.0, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0, variant: Variant::Paper }
     }
 }
 

@@ -187,7 +187,19 @@ mod tests {
         CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
     }
     fn ack(now: Time, rtt: Time, snd_una: u64, snd_nxt: u64) -> AckEvent<'static> {
-        AckEvent { now, acked_bytes: 1000, seq: 0, snd_una, snd_nxt, rtt, ecn: false, int: &[], max_hop_delay: 0, hops: 0, cwnd_limited: true }
+        AckEvent {
+            now,
+            acked_bytes: 1000,
+            seq: 0,
+            snd_una,
+            snd_nxt,
+            rtt,
+            ecn: false,
+            int: &[],
+            max_hop_delay: 0,
+            hops: 0,
+            cwnd_limited: true,
+        }
     }
 
     #[test]
@@ -222,7 +234,7 @@ mod tests {
         let p = Params { variant: Variant::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
         let mut c = ThetaPowerTcp::new(p, &ctx());
         c.on_ack(&ack(100 * US, 20 * US, 1000, 62_000)); // stores RTT, time and last_nxt = 62 000
-        // Inside the RTT: ignored entirely, not even smoothed.
+                                                         // Inside the RTT: ignored entirely, not even smoothed.
         c.on_ack(&ack(102 * US, 30 * US, 2000, 63_000));
         assert_eq!(c.cwnd(), 40_000.0);
         assert_eq!(c.smoothed_power(), 1.0);

@@ -111,9 +111,7 @@ pub fn mean_aggregate_cwnd(r: &dccsim_engine::Results, from: u64, to: u64) -> f6
 /// Time average of the first sampled port's queue over [from, to).
 pub fn mean_queue(r: &dccsim_engine::Results, from: u64, to: u64) -> f64 {
     let ps = &r.port_series;
-    let q: Vec<f64> = (0..ps.time_ps.len())
-        .filter(|&i| ps.time_ps[i] >= from && ps.time_ps[i] < to)
-        .map(|i| ps.queue_bytes[i] as f64)
-        .collect();
+    let q: Vec<f64> =
+        (0..ps.time_ps.len()).filter(|&i| ps.time_ps[i] >= from && ps.time_ps[i] < to).map(|i| ps.queue_bytes[i] as f64).collect();
     q.iter().sum::<f64>() / q.len() as f64
 }
