@@ -1,0 +1,55 @@
+"""Write (or check) the engine configs of every catalog experiment variant.
+
+The engine's golden test (crates/engine/tests/golden.rs) runs each stored config and compares a
+digest of every result column with crates/engine/tests/golden/expected.json, so a refactor of the
+engine is proven to change no result. This script keeps the stored configs equal to what the
+catalog produces today:
+
+    python tests/golden_configs.py          # rewrite the configs
+    python tests/golden_configs.py --check  # exit 1 if any stored config differs
+
+After an intentional change of results, rewrite expected.json with
+`DCCSIM_UPDATE_GOLDEN=1 cargo test --release -p dccsim-engine --test golden`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
+
+
+def catalog_configs() -> dict[str, str]:
+    from dccsim import experiments
+
+    out = {}
+    for name in experiments.list_experiments():
+        scn = experiments.get(name)
+        for v in scn.variants():
+            cfg = scn.to_engine_config(v)
+            out[f"{name}--{v.slug}.json"] = json.dumps(cfg, sort_keys=True, indent=1) + "\n"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    want = catalog_configs()
+    have = {p.name: p.read_text() for p in CONFIGS.glob("*.json")}
+    if "--check" in argv:
+        bad = sorted(k for k in set(want) | set(have) if want.get(k) != have.get(k))
+        for k in bad:
+            print(f"golden config differs from the catalog: {k}")
+        return 1 if bad else 0
+    CONFIGS.mkdir(parents=True, exist_ok=True)
+    for k in set(have) - set(want):
+        (CONFIGS / k).unlink()
+    for k, text in want.items():
+        (CONFIGS / k).write_text(text)
+    print(f"{len(want)} configs in {CONFIGS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
