@@ -19,6 +19,9 @@ use crate::topo::Network;
 
 const NONE: u32 = u32::MAX;
 
+/// Events between two calls of the stop check of `run_polled` (about 5–20 ms of engine time).
+pub const POLL_EVENTS: u32 = 1 << 16;
+
 /// Strict priorities per egress port (0 is served first), as Homa's switches.
 pub const PRIORITIES: usize = 8;
 
@@ -342,7 +345,13 @@ impl Simulator {
         self.tau
     }
 
-    pub fn run(mut self) -> Results {
+    pub fn run(self) -> Results {
+        self.run_polled(&mut || false).0
+    }
+
+    /// Run, calling `stop` every `POLL_EVENTS` events; when it returns true the run ends at the
+    /// current simulated time. Returns the results and whether the run reached `duration_ps`.
+    pub fn run_polled(mut self, stop: &mut dyn FnMut() -> bool) -> (Results, bool) {
         let until = self.cfg.duration_ps;
         for i in 0..self.flows.len() {
             let t = self.flows[i].start;
@@ -351,7 +360,16 @@ impl Simulator {
         if self.cfg.metrics.sample_interval_ps > 0 {
             self.sched.at(self.cfg.metrics.start_ps, EvKind::Sample, 0, 0);
         }
+        let mut poll_in = POLL_EVENTS;
         while let Some(ev) = self.sched.pop_until(until) {
+            poll_in -= 1;
+            if poll_in == 0 {
+                poll_in = POLL_EVENTS;
+                if stop() {
+                    let now = self.sched.now;
+                    return (self.finish(now), false);
+                }
+            }
             match ev.kind {
                 EvKind::TxDone => self.tx_done(ev.id),
                 EvKind::LinkArrive => self.link_arrive(ev.id),
@@ -368,7 +386,7 @@ impl Simulator {
                 EvKind::Sample => self.sample(),
             }
         }
-        self.finish(until)
+        (self.finish(until), true)
     }
 
     // ---------------------------------------------------------------- ports and links

@@ -204,3 +204,25 @@ fn brownfield_int_hides_a_hop_unless_poseidon_falls_back_to_e2e_delay() {
     assert_eq!(e.field, "switch.int_switches");
     assert!(e.message.contains("sw0"), "{e}");
 }
+
+#[test]
+fn a_stop_request_ends_the_run_early_and_says_so() {
+    let mut cfg = cross_pod_permutation(3);
+    for f in &mut cfg.flows {
+        f.size_bytes = None; // long flows: far more than 2 polling periods of events
+    }
+    let mut calls = 0;
+    let (r, complete) = dccsim_engine::run_polled(&cfg, &mut || {
+        calls += 1;
+        calls == 2
+    })
+    .unwrap();
+    assert!(!complete);
+    assert_eq!(calls, 2);
+    assert!(r.summary.sim_time_ps < cfg.duration_ps, "stopped at {} of {}", r.summary.sim_time_ps, cfg.duration_ps);
+    assert_eq!(r.summary.events, 2 * dccsim_engine::sim::POLL_EVENTS as u64);
+    common::assert_conserved(&r);
+    let (full, complete) = dccsim_engine::run_polled(&cfg, &mut || false).unwrap();
+    assert!(complete);
+    assert_eq!(full, dccsim_engine::run(&cfg).unwrap());
+}
