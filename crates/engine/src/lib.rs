@@ -3,15 +3,22 @@
 //! `run(&config)` builds the topology, runs the event loop until `duration_ps` and returns
 //! columnar results. Same config and seed → identical results, bit for bit.
 
+pub mod build;
 pub mod cc;
 pub mod config;
+pub mod core;
+pub mod fabric;
+pub mod nic;
 pub mod packet;
 pub mod results;
 pub mod rng;
 pub mod sched;
 pub mod sim;
+pub mod telemetry;
 pub mod time;
 pub mod topo;
+pub mod traffic;
+pub mod transport;
 
 pub use config::{Config, ConfigError};
 pub use results::Results;

@@ -2,6 +2,9 @@
 
 use crate::time::Time;
 
+/// Strict priorities per egress port (0 is served first), as Homa's switches.
+pub const PRIORITIES: usize = 8;
+
 /// Maximum INT hops carried by one packet (HPCC/PowerTCP header holds 5).
 pub const MAX_INT_HOPS: usize = 5;
 
@@ -29,25 +32,17 @@ pub enum Kind {
 /// A packet header: one cache line. Its INT stack lives beside it in the pool (same index), so
 /// forwarding touches only this line. Data packets collect INT; the receiver turns the same slot
 /// into the ACK, so the ACK echoes the forward path's INT, ECN mark and send timestamp without
-/// copying.
+/// copying. The source host is not carried: it is the flow's (`flow` indexes the transport's
+/// endpoints); the time a packet entered its current queue is kept by the queue, not here.
+/// Four bytes of the line are still free (for a PFC ingress port).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Packet {
     pub flow: u32,
-    pub src: u32,
+    /// Destination host.
     pub dst: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Data: first byte's sequence number. ACK/NACK: cumulative ack (next expected byte).
-    pub seq: u64,
-    /// ACK: the sequence number of the data packet being acknowledged.
-    pub data_seq: u64,
-    /// Send time of the data packet (echoed by the ACK).
-    pub sent_at: Time,
-    /// Maximum per-hop queueing delay seen on the forward path (Poseidon's MPD), ps.
-    pub max_hop_delay: Time,
-    /// Time the packet entered its current queue (for per-hop delay).
-    pub enqueued_at: Time,
     /// Payload bytes (data) or 0.
     pub payload: u16,
     pub kind: Kind,
@@ -58,6 +53,18 @@ pub struct Packet {
     /// Switch priority (0 highest).
     pub prio: u8,
     pub n_hops: u8,
+    /// ACK of a receiver-driven flow (Homa): the priority the receiver grants for scheduled bytes.
+    pub grant_prio: u8,
+    /// Data: first byte's sequence number. ACK/NACK: cumulative ack (next expected byte).
+    pub seq: u64,
+    /// ACK: the sequence number of the data packet being acknowledged.
+    pub data_seq: u64,
+    /// Send time of the data packet (echoed by the ACK).
+    pub sent_at: Time,
+    /// Maximum per-hop queueing delay seen on the forward path (Poseidon's MPD), ps.
+    pub max_hop_delay: Time,
+    /// ACK of a receiver-driven flow (Homa): the receiver has granted bytes up to this offset.
+    pub grant_offset: u64,
 }
 
 /// The INT stack of one packet (`n_hops` entries are valid).
@@ -68,7 +75,6 @@ impl Packet {
         Packet {
             kind: Kind::Data,
             flow: 0,
-            src: 0,
             dst: 0,
             size: 0,
             payload: 0,
@@ -79,8 +85,9 @@ impl Packet {
             ce: false,
             prio: 0,
             n_hops: 0,
+            grant_prio: 0,
             max_hop_delay: 0,
-            enqueued_at: 0,
+            grant_offset: 0,
         }
     }
 }

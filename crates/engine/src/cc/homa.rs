@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::{AckEvent, CcContext, CongestionControl, GrantPolicy};
 use crate::config::ConfigError;
-use crate::sim::PRIORITIES;
+use crate::packet::PRIORITIES;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]

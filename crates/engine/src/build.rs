@@ -1,0 +1,164 @@
+//! From a config to the simulator's parts: checks that need the built topology first (each error
+//! names its field), then construction of the fabric, the NICs, the transport endpoints and the
+//! telemetry. Nothing here runs during the simulation.
+
+use crate::cc::{self, CcContext};
+use crate::config::{Config, ConfigError};
+use crate::core::PortId;
+use crate::fabric::port::{EgressPort, Node};
+use crate::fabric::switch::Switch;
+use crate::fabric::Fabric;
+use crate::nic::Nics;
+use crate::rng::{mix, Rng};
+use crate::telemetry::Telemetry;
+use crate::time::{secs, tx_time, Time};
+use crate::topo::Network;
+use crate::transport::{Endpoint, FlowInfo, Transport, Wire};
+
+pub struct Parts {
+    pub fabric: Fabric,
+    pub nics: Nics,
+    pub transport: Transport,
+    pub telemetry: Telemetry,
+    /// τ used by the control laws (ps).
+    pub tau: Time,
+}
+
+/// Validate `cfg` against its topology and build every part of the simulator.
+pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
+    cfg.validate()?;
+    let net = Network::build(&cfg.topology)?;
+    let wire = Wire::new(&cfg.host, cfg.switch.int_enabled);
+    let full_data = wire.payload + wire.data_header;
+    let ack = cfg.host.ack_bytes as u64;
+    check_links(&net)?;
+    let tau = match cfg.base_rtt_ps {
+        Some(0) => return Err(ConfigError::new("base_rtt", "must be > 0 or \"auto\"")),
+        Some(t) => t,
+        None => net.max_base_rtt(full_data, ack),
+    };
+    check_int_switches(cfg, &net)?;
+    let flows = endpoints(cfg, &net, wire, tau)?;
+    let monitored = monitored_ports(cfg, &net)?;
+    let h = net.n_hosts;
+    let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
+    let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
+    let fabric = Fabric::new(net, ports, switches, &cfg.switch);
+    let m = &cfg.metrics;
+    let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
+    Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
+}
+
+fn check_links(net: &Network) -> Result<(), ConfigError> {
+    for (i, p) in net.ports.iter().enumerate() {
+        if p.rate_bps == 0 {
+            return Err(ConfigError::new("topology", format!("link {} (port {i}) has zero rate", p.name)));
+        }
+    }
+    Ok(())
+}
+
+fn check_int_switches(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
+    for n in cfg.switch.int_switches.iter().flatten() {
+        if !net.nodes.iter().any(|x| !x.is_host && &x.name == n) {
+            let all: Vec<&str> = net.nodes.iter().filter(|x| !x.is_host).map(|x| x.name.as_str()).collect();
+            return Err(ConfigError::new("switch.int_switches", format!("unknown switch '{n}'; switches are {}", all.join(", "))));
+        }
+    }
+    Ok(())
+}
+
+/// One transport endpoint per configured flow, with its controller.
+fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<Endpoint>, ConfigError> {
+    let h = net.n_hosts;
+    let full_data = wire.payload + wire.data_header;
+    let ack = cfg.host.ack_bytes as u64;
+    let mut flows = Vec::with_capacity(cfg.flows.len());
+    for (i, f) in cfg.flows.iter().enumerate() {
+        for (field, v) in [("src", f.src), ("dst", f.dst)] {
+            if v >= h {
+                return Err(ConfigError::new(&format!("flows[{i}].{field}"), format!("host {v} does not exist; hosts are 0..{}", h - 1)));
+            }
+        }
+        if !net.connected(f.src, f.dst) {
+            return Err(ConfigError::new(&format!("flows[{i}]"), format!("no path from h{} to h{} in the topology", f.src, f.dst)));
+        }
+        let nic_rate = net.ports[net.host_port(f.src).unwrap() as usize].rate_bps;
+        let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
+        let ctx = CcContext {
+            host_rate_bps: nic_rate as f64,
+            base_rtt: secs(tau),
+            path_rtt: secs(base_rtt),
+            mss: wire.payload as f64,
+            wire_bytes: full_data as f64,
+        };
+        let spec = f.cc.as_ref().unwrap_or(&cfg.cc);
+        let mut cc = cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
+            if f.cc.is_some() {
+                e.field = format!("flows[{i}].{}", e.field);
+            }
+            e
+        })?;
+        cc.on_flow_start(f.size_bytes);
+        // Ideal FCT on an empty network: the base RTT (which already carries one full packet's
+        // serialisation per hop) plus the rest of the flow's bytes on the wire at the path's
+        // slowest rate.
+        let ideal_fct = match f.size_bytes {
+            Some(s) => {
+                let pkts = s.div_ceil(wire.payload);
+                let rate = net.path_rate(f.src, f.dst);
+                base_rtt + tx_time(s + pkts * wire.data_header, rate) - tx_time(full_data, rate)
+            }
+            None => 0,
+        };
+        let size = f.size_bytes.unwrap_or(u64::MAX);
+        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct };
+        flows.push(Endpoint::new(info, cc));
+    }
+    Ok(flows)
+}
+
+fn monitored_ports(cfg: &Config, net: &Network) -> Result<Vec<PortId>, ConfigError> {
+    let mut monitored = Vec::new();
+    for name in &cfg.metrics.ports {
+        if name == "*" {
+            monitored.extend(0..net.ports.len() as u32);
+        } else {
+            match net.port_by_name(name) {
+                Some(p) => monitored.push(p),
+                None => {
+                    return Err(ConfigError::new(
+                        "metrics.ports",
+                        format!("unknown port '{name}'; ports are named '<node>-><peer>', e.g. '{}'", net.ports[0].name),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(monitored)
+}
+
+/// Egress ports (with their owner and peer) and switches (with their INT support and random
+/// stream) of the topology.
+fn ports_and_switches(cfg: &Config, net: &Network, common_sizes: [u64; 2]) -> (Vec<EgressPort>, Vec<Switch>) {
+    let mut switches = Vec::new();
+    let mut node_kind = Vec::with_capacity(net.nodes.len());
+    for (n, node) in net.nodes.iter().enumerate() {
+        if node.is_host {
+            node_kind.push(Node::Host(n as u32));
+        } else {
+            node_kind.push(Node::Switch { node: n as u32, index: switches.len() as u32 });
+            let int = match &cfg.switch.int_switches {
+                None => true,
+                Some(names) => names.iter().any(|x| x == &node.name),
+            };
+            switches.push(Switch { used: 0, int, rng: Rng::new(mix(cfg.seed ^ (n as u64) << 20)) });
+        }
+    }
+    let ports = net
+        .ports
+        .iter()
+        .map(|p| EgressPort::new(p.rate_bps, p.delay_ps, node_kind[p.node as usize], node_kind[p.peer as usize], common_sizes))
+        .collect();
+    (ports, switches)
+}

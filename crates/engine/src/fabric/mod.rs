@@ -1,0 +1,189 @@
+//! The fabric: egress ports with their links, and switches. It moves packets from a sender's NIC
+//! port to the destination host and hands them over there; it never looks inside transport state.
+//!
+//! Per packet and hop there is one `LinkArrive` event (the link is FIFO, so only its head packet
+//! is in the event queue), plus a `TxDone` when the packet had to wait for a busy port. A switch
+//! decides ECN and stamps INT at dequeue, from the queue the packet leaves behind.
+
+pub mod ecn;
+pub mod int;
+pub mod port;
+pub mod switch;
+
+use crate::config::{Ecn, SwitchConfig};
+use crate::core::{Core, HostId, NodeId, PortId};
+use crate::packet::{Kind, PktId};
+use crate::sched::EvKind;
+use crate::topo::Network;
+
+use int::{EgressView, IntPolicy};
+use port::{EgressPort, Node};
+use switch::Switch;
+
+pub struct Fabric {
+    pub net: Network,
+    pub ports: Vec<EgressPort>,
+    pub switches: Vec<Switch>,
+    buffer_bytes: u64,
+    dt_alpha: f64,
+    ecn: Ecn,
+    int: IntPolicy,
+}
+
+/// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
+pub enum Handoff {
+    Nothing,
+    /// The NIC of this host is free and may send.
+    NicFree(HostId),
+    /// A packet arrived at this host.
+    Deliver(HostId, PktId),
+}
+
+impl Fabric {
+    pub fn new(net: Network, ports: Vec<EgressPort>, switches: Vec<Switch>, cfg: &SwitchConfig) -> Self {
+        Fabric {
+            net,
+            ports,
+            switches,
+            buffer_bytes: cfg.buffer_bytes,
+            dt_alpha: cfg.dt_alpha,
+            ecn: cfg.ecn.clone(),
+            int: IntPolicy { records: cfg.int_enabled, bytes_mode: cfg.int_bytes_mode },
+        }
+    }
+
+    /// Serialise `pkt` on `port` from now: it joins the link FIFO and reaches the peer after
+    /// serialisation plus propagation.
+    #[inline]
+    pub fn start_tx(&mut self, core: &mut Core, port: PortId, pkt: PktId) {
+        let size = core.pool.get(pkt).size;
+        let now = core.sched.now;
+        let p = &mut self.ports[port as usize];
+        p.free_at = now + p.ser_time(size);
+        p.tx_bytes += size as u64;
+        let arrive = p.free_at + p.delay;
+        if p.link.is_empty() {
+            core.sched.at(arrive, EvKind::LinkArrive, port, 0);
+        }
+        p.link.push_back((arrive, pkt));
+    }
+
+    /// Make sure a busy port gets a `TxDone` when it frees up.
+    #[inline]
+    pub fn kick_at_free(&mut self, core: &mut Core, port: PortId) {
+        let p = &mut self.ports[port as usize];
+        if !p.kick_pending {
+            p.kick_pending = true;
+            core.sched.at(p.free_at, EvKind::TxDone, port, 0);
+        }
+    }
+
+    /// A port's serialisation ended and it has more to send (switch queue or host NIC).
+    pub fn tx_done(&mut self, core: &mut Core, port: PortId) -> Handoff {
+        let p = &mut self.ports[port as usize];
+        p.kick_pending = false;
+        if p.free_at > core.sched.now {
+            // the port was restarted at this very instant by an arrival: wait for it
+            self.kick_at_free(core, port);
+            Handoff::Nothing
+        } else {
+            match p.owner {
+                Node::Switch { .. } => {
+                    self.dequeue(core, port);
+                    Handoff::Nothing
+                }
+                Node::Host(h) => Handoff::NicFree(h),
+            }
+        }
+    }
+
+    /// The head packet of `port`'s link reaches the peer.
+    pub fn link_arrive(&mut self, core: &mut Core, port: PortId) -> Handoff {
+        core.stats.packet_hops += 1;
+        let p = &mut self.ports[port as usize];
+        let (_, pkt) = p.link.pop_front().expect("link arrival without a packet");
+        if let Some(&(t, next)) = p.link.front() {
+            core.sched.at(t, EvKind::LinkArrive, port, 0);
+            core.pool.prefetch(next);
+        }
+        match p.peer {
+            Node::Host(h) => Handoff::Deliver(h, pkt),
+            Node::Switch { node, .. } => {
+                self.switch_receive(core, node, pkt);
+                Handoff::Nothing
+            }
+        }
+    }
+
+    fn switch_receive(&mut self, core: &mut Core, node: NodeId, pkt: PktId) {
+        let (dst, flow, size, kind, prio) = {
+            let p = core.pool.get(pkt);
+            (p.dst, p.flow, p.size as u64, p.kind, p.prio)
+        };
+        let hops = self.net.next_hops(node, dst);
+        let port = match hops.len() {
+            0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
+            1 => hops[0],
+            n => hops[switch::ecmp_choice(flow, node, core.seed, n)],
+        };
+        let ps = &mut self.ports[port as usize];
+        let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };
+        let sw = &mut self.switches[index as usize];
+        if !sw.admits(self.buffer_bytes, self.dt_alpha, ps.queue_bytes, size) {
+            core.stats.packets_dropped += 1;
+            if kind == Kind::Data {
+                core.stats.data_packets_dropped += 1;
+            }
+            core.pool.free(pkt);
+            return;
+        }
+        sw.used += size;
+        ps.queue_bytes += size;
+        ps.rx_bytes += size;
+        ps.queue.push(prio, pkt, core.sched.now);
+        if ps.free_at <= core.sched.now {
+            self.dequeue(core, port);
+        } else {
+            self.kick_at_free(core, port);
+        }
+    }
+
+    /// Take the next packet of a switch egress queue: ECN and INT are decided here, at dequeue,
+    /// from the instantaneous queue.
+    fn dequeue(&mut self, core: &mut Core, port: PortId) {
+        let now = core.sched.now;
+        let ps = &mut self.ports[port as usize];
+        let Some((pkt, enqueued_at, next)) = ps.queue.pop() else { return };
+        if let Some(next) = next {
+            core.pool.prefetch(next);
+        }
+        let (p, int) = core.pool.get_with_int_mut(pkt);
+        let size = p.size as u64;
+        ps.queue_bytes -= size;
+        let Node::Switch { index, .. } = ps.owner else { unreachable!("only switch ports dequeue here") };
+        let sw = &mut self.switches[index as usize];
+        sw.used -= size;
+        if p.kind == Kind::Data {
+            if p.ect && !p.ce {
+                p.ce = ecn::mark(&self.ecn, ps.queue_bytes, &mut sw.rng);
+            }
+            if sw.int {
+                let view = EgressView { queue_bytes: ps.queue_bytes, tx_bytes: ps.tx_bytes, rx_bytes: ps.rx_bytes, rate_bps: ps.rate_bps };
+                int::stamp(self.int, p, int, now, now - enqueued_at, view);
+            }
+        }
+        self.start_tx(core, port, pkt);
+        if !self.ports[port as usize].queue.is_empty() {
+            self.kick_at_free(core, port);
+        }
+    }
+
+    /// Queue a packet a host generated (ACK, NACK, grant) on its NIC's egress queue.
+    #[inline]
+    pub fn nic_enqueue(&mut self, core: &mut Core, nic: PortId, pkt: PktId) {
+        let size = core.pool.get(pkt).size as u64;
+        let ps = &mut self.ports[nic as usize];
+        ps.queue.push(0, pkt, core.sched.now);
+        ps.queue_bytes += size;
+    }
+}

@@ -1,0 +1,93 @@
+//! What a run records: sampled time series of chosen ports and of every active flow, and the
+//! flow records and counters assembled into `Results` at the end.
+
+use crate::core::{Core, PortId};
+use crate::fabric::Fabric;
+use crate::results::Results;
+use crate::sched::EvKind;
+use crate::time::Time;
+use crate::transport::Transport;
+
+pub struct Telemetry {
+    /// Ports whose queue and transmitted bytes are sampled.
+    monitored: Vec<PortId>,
+    interval: Time,
+    start: Time,
+    end: Time,
+    flows: bool,
+    out: Results,
+}
+
+impl Telemetry {
+    pub fn new(fabric: &Fabric, monitored: Vec<PortId>, interval: Time, start: Time, end: Time, flows: bool) -> Self {
+        let mut out = Results::default();
+        for &p in &monitored {
+            let info = &fabric.net.ports[p as usize];
+            out.ports.port.push(p);
+            out.ports.name.push(info.name.clone());
+            out.ports.rate_bps.push(info.rate_bps);
+        }
+        Telemetry { monitored, interval, start, end, flows, out }
+    }
+
+    /// Schedule the first sample.
+    pub fn arm(&self, core: &mut Core) {
+        if self.interval > 0 {
+            core.sched.at(self.start, EvKind::Sample, 0, 0);
+        }
+    }
+
+    pub fn sample(&mut self, core: &mut Core, fabric: &Fabric, tp: &Transport) {
+        let now = core.sched.now;
+        let ps = &mut self.out.port_series;
+        for (i, &p) in self.monitored.iter().enumerate() {
+            let st = &fabric.ports[p as usize];
+            ps.time_ps.push(now);
+            ps.port.push(self.out.ports.port[i]);
+            ps.queue_bytes.push(st.queue_bytes);
+            ps.tx_bytes.push(st.tx_bytes);
+        }
+        if self.flows {
+            let fs = &mut self.out.flow_series;
+            for (id, f) in tp.flows.iter().enumerate() {
+                if f.stats.started && !f.stats.done {
+                    fs.time_ps.push(now);
+                    fs.flow_id.push(id as u32);
+                    fs.cwnd_bytes.push(f.tx.cwnd);
+                    fs.rate_bps.push(f.tx.rate);
+                    fs.bytes_acked.push(f.tx.snd_una);
+                }
+            }
+        }
+        let next = now + self.interval;
+        if next <= self.end {
+            core.sched.at(next, EvKind::Sample, 0, 0);
+        }
+    }
+
+    /// The results of a run that ended at `until`: counters, flow records and the series.
+    pub fn finish(mut self, core: &Core, tp: &Transport, until: Time, base_rtt: Time) -> Results {
+        let s = &mut self.out.summary;
+        *s = core.stats.clone();
+        s.base_rtt_ps = base_rtt;
+        s.sim_time_ps = until;
+        s.events = core.sched.processed;
+        s.packets_in_flight = core.pool.live() as u64;
+        let t = &mut self.out.flows;
+        for (i, f) in tp.flows.iter().enumerate() {
+            let long = f.info.size == u64::MAX;
+            t.flow_id.push(i as u32);
+            t.src.push(f.info.src);
+            t.dst.push(f.info.dst);
+            t.size_bytes.push(if long { -1 } else { f.info.size as i64 });
+            t.start_ps.push(f.info.start as i64);
+            t.end_ps.push(if f.stats.done { f.stats.end as i64 } else { -1 });
+            t.bytes_acked.push(f.tx.snd_una);
+            t.base_rtt_ps.push(f.info.base_rtt as i64);
+            t.ideal_fct_ps.push(if long { -1 } else { f.info.ideal_fct as i64 });
+            t.retransmits.push(f.stats.retransmits);
+            t.timeouts.push(f.stats.timeouts);
+        }
+        self.out
+    }
+}

@@ -1,0 +1,220 @@
+//! The reliable transport: one endpoint pair per flow (the sender at `src`, the receiver at
+//! `dst`), with a byte sequence space, an ACK per data packet echoing INT/ECN/send time, go-back-N
+//! on NACK as RDMA NICs do, a retransmission timeout, and the flow's congestion controller, which
+//! sees only events and returns a window and a pacing rate. Homa's receiver-driven grants are in
+//! `homa`. The NIC (`crate::nic`) decides when an endpoint may put a packet on the wire.
+
+pub mod homa;
+pub mod receiver;
+pub mod sender;
+
+use crate::cc::CongestionControl;
+use crate::config::HostConfig;
+use crate::core::{Core, FlowId, HostId};
+use crate::sched::EvKind;
+use crate::time::Time;
+
+/// What the flow is: fixed when it is created.
+pub struct FlowInfo {
+    pub src: HostId,
+    pub dst: HostId,
+    /// u64::MAX for a long-lived flow.
+    pub size: u64,
+    pub start: Time,
+    pub base_rtt: Time,
+    pub ideal_fct: Time,
+}
+
+/// The sender's sequence space, window and pacing.
+pub struct Sender {
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    pub high_sent: u64,
+    pub cwnd: f64,
+    pub rate: f64,
+    pub next_send: Time,
+    /// The window was the limit at the last transmission (see `AckEvent::cwnd_limited`).
+    pub cwnd_limited: bool,
+    pub cc: Box<dyn CongestionControl>,
+}
+
+impl Sender {
+    /// The window has room for another packet and data is left to send.
+    #[inline]
+    pub fn window_open(&self, size: u64) -> bool {
+        self.snd_nxt < size && ((self.snd_nxt - self.snd_una) as f64) < self.cwnd
+    }
+    /// Read back window and pacing rate after a congestion-control callback.
+    #[inline]
+    pub fn refresh(&mut self) {
+        self.cwnd = self.cc.cwnd();
+        self.rate = self.cc.pacing_rate();
+    }
+}
+
+/// The receiver's in-order point and NACK throttling.
+pub struct Receiver {
+    pub rcv_nxt: u64,
+    pub last_nack_at: Time,
+    pub last_nack_seq: u64,
+}
+
+/// Timers: the controller's own (versioned, stale events ignored) and the retransmission timer.
+pub struct Timers {
+    pub cc_at: Option<Time>,
+    pub cc_version: u32,
+    pub rto_deadline: Time,
+    pub rto_pending: bool,
+}
+
+/// Outcome counters of one flow.
+#[derive(Default)]
+pub struct FlowStats {
+    pub started: bool,
+    pub done: bool,
+    pub end: Time,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+pub struct Endpoint {
+    pub info: FlowInfo,
+    pub tx: Sender,
+    pub rx: Receiver,
+    pub timers: Timers,
+    pub stats: FlowStats,
+    /// Receiver-driven flow (Homa): the receiver's grant state.
+    pub homa: Option<homa::GrantState>,
+}
+
+impl Endpoint {
+    pub fn new(info: FlowInfo, cc: Box<dyn CongestionControl>) -> Self {
+        let homa = cc.grant_policy().map(|policy| homa::GrantState::new(policy, info.size));
+        Endpoint {
+            tx: Sender {
+                snd_nxt: 0,
+                snd_una: 0,
+                high_sent: 0,
+                cwnd: cc.cwnd(),
+                rate: cc.pacing_rate(),
+                next_send: 0,
+                cwnd_limited: false,
+                cc,
+            },
+            rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX },
+            timers: Timers { cc_at: None, cc_version: 0, rto_deadline: 0, rto_pending: false },
+            stats: FlowStats::default(),
+            homa,
+            info,
+        }
+    }
+
+    /// The flow may send now or later (window open, data left).
+    #[inline]
+    pub fn window_open(&self) -> bool {
+        self.tx.window_open(self.info.size)
+    }
+}
+
+/// Per-packet sizes and timers of the hosts' transport.
+#[derive(Clone, Copy)]
+pub struct Wire {
+    pub payload: u64,
+    /// Header bytes of a data packet (with the INT header when INT is on).
+    pub data_header: u64,
+    pub ack_bytes: u32,
+    pub rto: Time,
+    pub nack_interval: Time,
+}
+
+impl Wire {
+    pub fn new(h: &HostConfig, int_enabled: bool) -> Self {
+        Wire {
+            payload: h.payload_bytes as u64,
+            data_header: (h.header_bytes + if int_enabled { h.int_header_bytes } else { 0 }) as u64,
+            ack_bytes: h.ack_bytes,
+            rto: h.rto_ps,
+            nack_interval: h.nack_interval_ps,
+        }
+    }
+}
+
+pub struct Transport {
+    pub flows: Vec<Endpoint>,
+    pub wire: Wire,
+    /// Receiver-driven messages arriving at each host and not yet complete.
+    pub homa_in: Vec<Vec<FlowId>>,
+}
+
+impl Transport {
+    pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize) -> Self {
+        Transport { flows, wire, homa_in: vec![Vec::new(); hosts] }
+    }
+
+    /// Re-arm the controller's own timer if it asks for a different time (versioned events).
+    #[inline]
+    pub fn sync_cc_timer(&mut self, core: &mut Core, fid: FlowId) {
+        let f = &mut self.flows[fid as usize];
+        let want = f.tx.cc.timer();
+        if want != f.timers.cc_at {
+            f.timers.cc_at = want;
+            f.timers.cc_version = f.timers.cc_version.wrapping_add(1);
+            if let Some(t) = want {
+                let t = t.max(core.sched.now);
+                core.sched.at(t, EvKind::CcTimer, fid, f.timers.cc_version);
+            }
+        }
+    }
+
+    /// The flow starts: its sender becomes eligible at its host's NIC. Returns the host.
+    pub fn flow_start(&mut self, core: &mut Core, fid: FlowId) -> HostId {
+        let f = &mut self.flows[fid as usize];
+        f.stats.started = true;
+        f.tx.next_send = core.sched.now;
+        let src = f.info.src;
+        self.sync_cc_timer(core, fid);
+        src
+    }
+
+    /// The retransmission timer of `fid` fired. Returns the host whose NIC should be served, if any.
+    pub fn rto(&mut self, core: &mut Core, fid: FlowId) -> Option<HostId> {
+        let now = core.sched.now;
+        let rto = self.wire.rto;
+        let f = &mut self.flows[fid as usize];
+        f.timers.rto_pending = false;
+        if f.stats.done || f.tx.snd_nxt == f.tx.snd_una {
+            return None;
+        }
+        if now < f.timers.rto_deadline {
+            f.timers.rto_pending = true;
+            core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
+            return None;
+        }
+        f.stats.timeouts += 1;
+        f.tx.snd_nxt = f.tx.snd_una;
+        f.tx.cc.on_timeout(now);
+        f.tx.refresh();
+        f.tx.next_send = now;
+        f.timers.rto_deadline = now + rto;
+        f.timers.rto_pending = true;
+        core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
+        let src = f.info.src;
+        self.sync_cc_timer(core, fid);
+        Some(src)
+    }
+
+    /// The controller's own timer of `fid` fired (ignored when stale).
+    pub fn cc_timer(&mut self, core: &mut Core, fid: FlowId, version: u32) -> Option<HostId> {
+        let now = core.sched.now;
+        let f = &mut self.flows[fid as usize];
+        if f.stats.done || version != f.timers.cc_version {
+            return None;
+        }
+        f.timers.cc_at = None;
+        f.tx.cc.on_timer(now);
+        f.tx.refresh();
+        let src = f.info.src;
+        self.sync_cc_timer(core, fid);
+        Some(src)
+    }
+}

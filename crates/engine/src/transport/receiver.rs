@@ -1,0 +1,89 @@
+//! The receiving side: in-order delivery, an ACK per data packet, throttled NACKs on a gap.
+
+use super::Transport;
+use crate::core::{Core, HostId};
+use crate::packet::{Kind, Packet, PktId};
+
+/// Control packets a receiver sends in answer to one data packet, in order (Homa's grants to
+/// other messages, then the ACK). At most one grant per overcommitted message plus the ACK.
+pub struct Replies {
+    pkts: [PktId; 9],
+    n: usize,
+}
+
+impl Replies {
+    pub fn new() -> Self {
+        Replies { pkts: [0; 9], n: 0 }
+    }
+    #[inline]
+    pub fn push(&mut self, pkt: PktId) {
+        self.pkts[self.n] = pkt;
+        self.n += 1;
+    }
+    pub fn as_slice(&self) -> &[PktId] {
+        &self.pkts[..self.n]
+    }
+}
+
+impl Default for Replies {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Turn `a` into a control packet of `kind` to `to` carrying cumulative ack `cum_ack`.
+#[inline]
+pub fn ack_header(a: &mut Packet, kind: Kind, to: HostId, ack_bytes: u32, cum_ack: u64) {
+    a.kind = kind;
+    a.dst = to;
+    a.size = ack_bytes;
+    a.payload = 0;
+    a.seq = cum_ack;
+    a.ect = false;
+    a.prio = 0;
+}
+
+impl Transport {
+    /// Receiver: in-order data advances rcv_nxt; every data packet is answered by an ACK that
+    /// echoes its INT, ECN mark and send timestamp (the data packet's slot becomes the ACK); a
+    /// gap triggers a (throttled) NACK. Returns the packets for the host's NIC, in order.
+    pub fn receive_data(&mut self, core: &mut Core, host: HostId, pkt: PktId) -> Replies {
+        let now = core.sched.now;
+        let mut out = Replies::new();
+        core.stats.data_packets_delivered += 1;
+        let p = *core.pool.get(pkt);
+        let nack_interval = self.wire.nack_interval;
+        let f = &mut self.flows[p.flow as usize];
+        let r = &mut f.rx;
+        let kind = if p.seq == r.rcv_nxt {
+            r.rcv_nxt += p.payload as u64;
+            Kind::Ack
+        } else if p.seq < r.rcv_nxt {
+            Kind::Ack
+        } else if r.last_nack_seq != r.rcv_nxt || now >= r.last_nack_at + nack_interval {
+            r.last_nack_seq = r.rcv_nxt;
+            r.last_nack_at = now;
+            Kind::Nack
+        } else {
+            core.pool.free(pkt);
+            return out;
+        };
+        let (rcv_nxt, src) = (r.rcv_nxt, f.info.src);
+        let receiver_driven = f.homa.is_some();
+        if receiver_driven {
+            self.homa_track(host, p.flow);
+            self.homa_regrant(core, host, p.flow, &mut out);
+        }
+        let f = &self.flows[p.flow as usize];
+        let a = core.pool.get_mut(pkt);
+        ack_header(a, kind, src, self.wire.ack_bytes, rcv_nxt);
+        a.data_seq = p.seq;
+        if let Some(g) = &f.homa {
+            a.grant_offset = g.granted;
+            a.grant_prio = g.prio;
+        }
+        out.push(pkt);
+        core.stats.packets_sent += 1;
+        out
+    }
+}
