@@ -206,7 +206,7 @@ impl Scheduler {
                 self.cur.append(&mut self.slots[i]);
             }
         }
-        self.cur.sort_by_key(|e| e.time); // stable: equal times keep insertion order
+        sort_by_time(&mut self.cur);
         true
     }
 
@@ -224,6 +224,25 @@ impl Scheduler {
         self.now = e.time;
         self.processed += 1;
         Some(e)
+    }
+}
+
+/// Stable sort by time (equal times keep insertion order): insertion sort for the few events of
+/// a typical slot, the library's stable sort beyond.
+#[inline]
+fn sort_by_time(v: &mut [Event]) {
+    if v.len() > 32 {
+        v.sort_by_key(|e| e.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > e.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
     }
 }
 
