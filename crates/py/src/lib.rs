@@ -1,7 +1,7 @@
 //! Python bindings: `dccsim._engine.run(config_json) -> dict`. A config error becomes a
 //! ValueError naming the field; a panic becomes a RuntimeError; neither crosses as a crash.
 
-use dccsim_engine::{cc::ALGORITHMS, config::Config, results::Results};
+use dccsim_engine::{cc, config::Config, results::Results};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -119,7 +119,7 @@ fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> 
 /// Names of the congestion-control algorithms this build knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
-    ALGORITHMS.to_vec()
+    cc::algorithms()
 }
 
 #[pymodule]

@@ -14,6 +14,7 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod homa;
 pub mod hpcc;
+pub mod int_history;
 pub mod poseidon;
 pub mod powertcp;
 pub mod reno;
@@ -122,29 +123,38 @@ pub struct GrantPolicy {
     pub first_sched_prio: u8,
 }
 
-/// The algorithms this build knows, with their accepted names.
-pub const ALGORITHMS: &[&str] =
-    &["powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic", "dcqcn", "timely", "swift", "poseidon"];
+/// Builds a controller from its name (for error paths), its parameter object and the flow's facts.
+type Factory = fn(&str, serde_json::Value, &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError>;
+
+/// The algorithms this build knows: adding one is its module plus one line here.
+const REGISTRY: &[(&str, Factory)] = &[
+    ("powertcp", |n, p, c| Ok(Box::new(powertcp::PowerTcp::new(parse(n, p)?, c)))),
+    ("theta-powertcp", |n, p, c| Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(n, p)?, c)))),
+    ("hpcc", |n, p, c| Ok(Box::new(hpcc::Hpcc::new(parse(n, p)?, c)))),
+    ("homa", |n, p, c| Ok(Box::new(homa::Homa::new(parse(n, p)?, c)?))),
+    ("reno", |n, p, c| Ok(Box::new(reno::Reno::new(parse(n, p)?, c)))),
+    ("dctcp", |n, p, c| Ok(Box::new(dctcp::Dctcp::new(parse(n, p)?, c)))),
+    ("dctcp-rai", |n, p, c| Ok(Box::new(tbtcp::dctcp_rai(parse(n, p)?, c)))),
+    ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
+    ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
+    ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)))),
+    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)))),
+    ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
+    ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
+];
+
+/// Names of the algorithms this build knows, in registry order.
+pub fn algorithms() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(name, _)| *name).collect()
+}
 
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
     let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
-    match algorithm {
-        "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
-        "theta-powertcp" => Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(algorithm, params)?, ctx))),
-        "hpcc" => Ok(Box::new(hpcc::Hpcc::new(parse(algorithm, params)?, ctx))),
-        "homa" => Ok(Box::new(homa::Homa::new(parse(algorithm, params)?, ctx)?)),
-        "reno" => Ok(Box::new(reno::Reno::new(parse(algorithm, params)?, ctx))),
-        "dctcp" => Ok(Box::new(dctcp::Dctcp::new(parse(algorithm, params)?, ctx))),
-        "dctcp-rai" => Ok(Box::new(tbtcp::dctcp_rai(parse(algorithm, params)?, ctx))),
-        "tbtcp" => Ok(Box::new(tbtcp::Tbtcp::new(parse(algorithm, params)?, ctx))),
-        "cubic" => Ok(Box::new(cubic::Cubic::new(parse(algorithm, params)?, ctx))),
-        "dcqcn" => Ok(Box::new(dcqcn::Dcqcn::new(parse(algorithm, params)?, ctx))),
-        "timely" => Ok(Box::new(timely::Timely::new(parse(algorithm, params)?, ctx))),
-        "swift" => Ok(Box::new(swift::Swift::new(parse(algorithm, params)?, ctx))),
-        "poseidon" => Ok(Box::new(poseidon::Poseidon::new(parse(algorithm, params)?, ctx))),
-        other => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")))),
+    match REGISTRY.iter().find(|(name, _)| *name == algorithm) {
+        Some((name, make)) => make(name, params, ctx),
+        None => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{algorithm}'; allowed: {}", algorithms().join(", ")))),
     }
 }
 
@@ -162,6 +172,27 @@ pub fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
         hi
     } else {
         x
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::reno::tests::ctx;
+    use super::*;
+
+    #[test]
+    fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
+        assert_eq!(algorithms().len(), 13);
+        for name in algorithms() {
+            let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
+            let e = build(name, &serde_json::json!({"bogus_field": 1}), &ctx()).err().unwrap();
+            assert_eq!(e.field, format!("cc.{name}"));
+            assert!(e.message.contains("bogus_field"), "{name}: {}", e.message);
+        }
+        let e = build("powertcpp", &serde_json::Value::Null, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.algorithm");
+        assert!(e.message.contains("allowed: powertcp, theta-powertcp"), "{}", e.message);
     }
 }
 
