@@ -34,6 +34,7 @@ from .claims_text import claim_lines
 import numpy as np
 
 from ..errors import ScenarioError
+from .common import percentile
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
@@ -62,11 +63,6 @@ def _ecn(scenario, variant):
     return variant.ecn if variant.ecn is not None else scenario.switch.ecn
 
 
-def _p(x, q):
-    s = np.sort(x)
-    return float(s[min(len(s) - 1, int(q * len(s)))])
-
-
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     p = scenario.experiment.params
     t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
@@ -84,8 +80,8 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "window_start_ps": int(a),
         "window_end_ps": b,
         "queue_mean_pkts": round(float(q[win].mean()) / pkt, 3),
-        "queue_p1_pkts": round(_p(q[win], 0.01) / pkt, 3),
-        "queue_p99_pkts": round(_p(q[win], 0.99) / pkt, 3),
+        "queue_p1_pkts": round(percentile(q[win], 0.01) / pkt, 3),
+        "queue_p99_pkts": round(percentile(q[win], 0.99) / pkt, 3),
         "underflow_pct": round(100.0 * float((q[win] == 0).mean()), 3),
         "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
         "k_pkts": round(e.k_bytes / pkt, 3) if e.kind == "step" else None,
