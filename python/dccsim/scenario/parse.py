@@ -363,6 +363,19 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
     )
 
 
+def _name(v, f):
+    """The scenario's name: shown in reports and summaries; never a path (the output directory
+    comes from the file name, outdir.py), so separators and control characters are refused."""
+    name = string(v, f)
+    if not name.strip() or any(c in name for c in "/\\") or any(ord(c) < 32 for c in name):
+        raise ScenarioError(
+            f, f"must be a non-empty name without '/', '\\' or control characters, got {name!r}"
+        )
+    if name in (".", ".."):
+        raise ScenarioError(f, f"must be a name, not {name!r}")
+    return name
+
+
 def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
     t = Table(data, "", TOP_KEYS)
     algorithms = known_algorithms()
@@ -380,7 +393,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
     cc = _cc(data["cc"], "cc", algorithms)
     scn = Scenario(
-        name=t.opt("name", string, default_name),
+        name=t.opt("name", _name, default_name),
         description=t.opt("description", string, ""),
         seed=t.opt("seed", seed, 1),
         duration_ps=t.req("duration", pos_time),
