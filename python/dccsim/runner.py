@@ -27,11 +27,18 @@ def frames(result: dict) -> dict:
     return out
 
 
-def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
-    import matplotlib
-    import numpy
-    import pyarrow
+def _dist_version(name: str):
+    """A library's installed version without importing it (importing matplotlib takes ~0.3 s,
+    too slow for the exit path after Ctrl-C)."""
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -46,12 +53,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": {
-            "numpy": numpy.__version__,
-            "pandas": pd.__version__,
-            "pyarrow": pyarrow.__version__,
-            "matplotlib": matplotlib.__version__,
-        },
+        "libraries": {name: _dist_version(name) for name in ("numpy", "pandas", "pyarrow", "matplotlib")},
     }
 
 

@@ -57,6 +57,8 @@ def check(scn) -> None:
         raise ScenarioError("experiment.window", "must be > 0 and shorter than the run")
     if p["packet"] <= 0:
         raise ScenarioError("experiment.packet", "must be > 0 bytes")
+    if "flows" in p and (p["flows"] != int(p["flows"]) or p["flows"] < 1):
+        raise ScenarioError("experiment.flows", f"must be a whole number >= 1, got {p['flows']!r}")
 
 
 def _ecn(scenario, variant):

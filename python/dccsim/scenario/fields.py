@@ -3,6 +3,7 @@ the engine's units or raises ScenarioError naming the field and what is allowed.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import units
@@ -67,16 +68,46 @@ def pos_size(v, f):
     return b
 
 
-def integer(v, f, lo=None):
+MAX_COUNT = 1_000_000  # hosts, switches, pods, ...: beyond any simulated datacenter
+MAX_SEED = 2**64 - 1  # the engine's seed is a u64
+
+
+def integer(v, f, lo=None, hi=None):
     if isinstance(v, bool) or not isinstance(v, int):
         raise ScenarioError(f, f"expected an integer, got {show(v)}")
-    if lo is not None and v < lo:
-        raise ScenarioError(f, f"must be >= {lo}, got {v}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        lo_s = "-inf" if lo is None else lo
+        hi_s = "inf" if hi is None else hi
+        raise ScenarioError(f, f"must be an integer in [{lo_s}, {hi_s}], got {v}")
     return v
 
 
 def seed(v, f):
-    return integer(v, f, lo=0)
+    return integer(v, f, lo=0, hi=MAX_SEED)
+
+
+def ranged_size(lo: int, hi: int):
+    """A size (with units) in [lo, hi] bytes."""
+
+    def conv(v, f):
+        b = size(v, f)
+        if not lo <= b <= hi:
+            raise ScenarioError(f, f"must be between {lo} B and {hi} B, got {v!r}")
+        return b
+
+    return conv
+
+
+def ranged_number(lo: float, hi: float, lo_open: bool = False):
+    """A finite number in [lo, hi] (or (lo, hi] when lo_open)."""
+
+    def conv(v, f):
+        x = number(v, f)
+        if (x <= lo if lo_open else x < lo) or x > hi:
+            raise ScenarioError(f, f"must lie in {'(' if lo_open else '['}{lo:g}, {hi:g}], got {v!r}")
+        return x
+
+    return conv
 
 
 def string(v, f):
@@ -94,6 +125,8 @@ def boolean(v, f):
 def number(v, f):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ScenarioError(f, f"expected a number, got {show(v)}")
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ScenarioError(f, f"must be a finite number, got {v!r}")
     return v
 
 

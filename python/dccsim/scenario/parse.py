@@ -13,10 +13,13 @@ from .fields import (
     Table,
     boolean,
     choice,
+    MAX_COUNT,
     integer,
     number,
     pos_size,
     pos_time,
+    ranged_number,
+    ranged_size,
     rate,
     seed,
     show,
@@ -43,6 +46,11 @@ try:
     import tomllib
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
+
+MAX_PAYLOAD = 65_536  # bytes of payload per packet (a 64 KiB segment; jumbo frames are 9 000)
+MAX_HEADER = 4_096  # bytes of any header (data, INT, ACK)
+MAX_DT_ALPHA = 64.0  # Dynamic Thresholds α (chips use 1/128 .. 8)
+MAX_ECN_STEPS = 1_024
 
 TOP_KEYS = (
     "name",
@@ -130,7 +138,7 @@ def _topology(data) -> Topology:
     for key, typ in schema.items():
         if typ == "count":
             lo = 0 if (kind, key) in topo.ZERO_OK else 1
-            values[key] = t.req(key, lambda v, f, lo=lo: integer(v, f, lo=lo))
+            values[key] = t.req(key, lambda v, f, lo=lo: integer(v, f, lo=lo, hi=MAX_COUNT))
         elif typ == "rate":
             values[key] = t.req(key, rate)
         elif typ == "time":
@@ -163,9 +171,7 @@ def _topology(data) -> Topology:
 def _switch(data) -> Switch:
     t = Table(data, "switch", SWITCH_KEYS)
     d = Switch()
-    alpha = t.opt("dt_alpha", number, d.dt_alpha)
-    if not alpha > 0 or alpha != alpha or alpha == float("inf"):
-        raise ScenarioError("switch.dt_alpha", f"must be a finite number > 0, got {alpha!r}")
+    alpha = t.opt("dt_alpha", ranged_number(0.0, MAX_DT_ALPHA, lo_open=True), d.dt_alpha)
     return Switch(
         buffer_bytes=t.opt("buffer", pos_size, d.buffer_bytes),
         dt_alpha=float(alpha),
@@ -196,15 +202,11 @@ def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
         kmin, kmax = t.req("kmin", size), t.req("kmax", size)
         if kmax <= kmin:
             raise ScenarioError(f"{prefix}.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
-        pmax = float(t.req("pmax", number))
-        if not 0.0 <= pmax <= 1.0:
-            raise ScenarioError(f"{prefix}.pmax", f"must lie in [0, 1], got {pmax}")
-        steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0)
+        pmax = float(t.req("pmax", ranged_number(0.0, 1.0)))
+        steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0, hi=MAX_ECN_STEPS)
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
     if kind == "curve":
-        pmax = float(t.opt("pmax", number, CURVE_PMAX))
-        if not 0.0 < pmax <= 1.0:
-            raise ScenarioError(f"{prefix}.pmax", f"must lie in (0, 1], got {pmax}")
+        pmax = float(t.opt("pmax", ranged_number(0.0, 1.0, lo_open=True), CURVE_PMAX))
         return Ecn("curve", bdp_bytes=t.req("bdp", pos_size), tmin_bytes=t.opt("tmin", size, 0), pmax=pmax)
     return Ecn("none")
 
@@ -213,10 +215,10 @@ def _host(data) -> Host:
     t = Table(data, "host", HOST_KEYS)
     d = Host()
     return Host(
-        payload_bytes=t.opt("payload", pos_size, d.payload_bytes),
-        header_bytes=t.opt("header", size, d.header_bytes),
-        int_header_bytes=t.opt("int_header", size, d.int_header_bytes),
-        ack_bytes=t.opt("ack", pos_size, d.ack_bytes),
+        payload_bytes=t.opt("payload", ranged_size(1, MAX_PAYLOAD), d.payload_bytes),
+        header_bytes=t.opt("header", ranged_size(0, MAX_HEADER), d.header_bytes),
+        int_header_bytes=t.opt("int_header", ranged_size(0, MAX_HEADER), d.int_header_bytes),
+        ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
         rto_ps=t.opt("rto", pos_time, d.rto_ps),
         nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
     )
@@ -363,6 +365,26 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
     )
 
 
+def _check_consistency(scn: Scenario) -> None:
+    """Rules across sections: everything starts before the run ends, a packet fits the buffer."""
+    end = scn.duration_ps
+    for i, f in enumerate(scn.flows):
+        if f.start_ps >= end:
+            raise ScenarioError(f"flows[{i}].start", f"must be before the end of the run (duration {end} ps)")
+    if scn.workload is not None and scn.workload.start_ps >= end:
+        raise ScenarioError("workload.start", f"must be before the end of the run (duration {end} ps)")
+    if scn.metrics.interval_ps and scn.metrics.start_ps >= end:
+        raise ScenarioError("metrics.start", f"must be before the end of the run (duration {end} ps)")
+    h = scn.host
+    packet = h.payload_bytes + h.header_bytes + h.int_header_bytes
+    if scn.switch.buffer_bytes < packet:
+        raise ScenarioError(
+            "switch.buffer",
+            f"must hold at least one full packet ({packet} B = payload + header + int_header), "
+            f"got {scn.switch.buffer_bytes} B",
+        )
+
+
 def _name(v, f):
     """The scenario's name: shown in reports and summaries; never a path (the output directory
     comes from the file name, outdir.py), so separators and control characters are refused."""
@@ -409,6 +431,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         if "experiment" in data
         else None,
     )
+    _check_consistency(scn)
     if scn.experiment is not None and scn.experiment.analysis:
         from ..analysis import ANALYSES
 
