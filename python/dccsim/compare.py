@@ -211,6 +211,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--port", default=None, help="bottleneck port name, e.g. sw0->h4")
     ap.add_argument("--t0", default=None, help="search the peak from this time on, e.g. 1s")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--different-experiments", action="store_true", help="compare runs of different experiments"
+    )
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -223,12 +226,19 @@ def main(argv: list[str]) -> int:
             t0 = parse_time(args.t0, "--t0")
         da, ra, sa = _load_runs(args.a)
         db, rb, sb = _load_runs(args.b)
-        if sa.get("experiment") != sb.get("experiment"):
-            print(
-                f"dccsim compare: warning: different experiments '{sa.get('experiment')}' and "
-                f"'{sb.get('experiment')}'",
-                file=sys.stderr,
+        if sa.get("experiment") != sb.get("experiment") and not args.different_experiments:
+            raise CompareError(
+                f"b: results of another experiment ('{sb.get('experiment')}', A is "
+                f"'{sa.get('experiment')}'); the table would compare unrelated runs "
+                "(pass --different-experiments to compare them anyway)"
             )
+        for name, summ in (("a", sa), ("b", sb)):
+            if summ.get("complete") is False:
+                print(
+                    f"dccsim compare: warning: {name}: the run is incomplete (complete: false, "
+                    "interrupted or still running); its missing variants are not compared",
+                    file=sys.stderr,
+                )
         out = []
         for va, vb in _pairs(ra, rb):
             a = {"dir": str(da), "variant": va, **analyse(ra[va], args.port, t0)}
@@ -239,7 +249,7 @@ def main(argv: list[str]) -> int:
                 side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
             out.append({"a": a, "b": b})
     except (CompareError, OSError, ValueError) as e:
-        print(f"dccsim compare: {e}", file=sys.stderr)
+        print(f"dccsim: error: {e}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"experiment": sa.get("experiment"), "comparisons": out}, sort_keys=True))

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from dccsim import experiments, scenario
@@ -316,3 +318,22 @@ def test_brownfield_int_switches_reach_the_engine_and_round_trip(base):
     base["switch"] = {"int_switches": "sw0"}
     e = err(base)
     assert e.field == "switch.int_switches"
+
+
+def test_utf8_bom_is_accepted_and_non_utf8_is_one_error(tmp_path):
+    text = (Path(__file__).parent / "data" / "incast-small.toml").read_text()
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert scenario.load(f) == scenario.loads(text, default_name="bom")
+    f.write_bytes(b'name = "\xff"\n' + text.encode())
+    with pytest.raises(scenario.ScenarioError) as e:
+        scenario.load(f)
+    assert e.value.field == "scenario" and "not UTF-8" in e.value.message
+
+
+def test_loads_raises_only_scenario_error_for_nan_inf_and_huge_numbers(base):
+    for key, value in (("duration", float("nan")), ("duration", float("inf")), ("seed", 2**70)):
+        d = dict(base, **{key: value})
+        with pytest.raises(scenario.ScenarioError) as e:
+            scenario.from_dict(d)
+        assert e.value.field == key

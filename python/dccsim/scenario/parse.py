@@ -102,13 +102,24 @@ def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario
         return from_dict(source, default_name=name or "scenario")
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as e:
         raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            "scenario",
+            f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
+        ) from None
     return loads(text, default_name=name or path.stem)
 
 
 def loads(text: str, default_name: str = "scenario") -> Scenario:
+    """Load a scenario from TOML text. Every problem is a ScenarioError (never a bare ValueError)."""
+    if not isinstance(text, str):
+        raise ScenarioError("scenario", f"expected TOML text (str), got {type(text).__name__}")
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as some editors write
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -399,6 +410,17 @@ def _name(v, f):
 
 
 def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
+    """Validate a parsed scenario. Any check this module missed still surfaces as a ScenarioError
+    (field ``scenario``), never as a ValueError/OverflowError/TypeError from deeper code."""
+    try:
+        return _from_dict(data, default_name)
+    except ScenarioError:
+        raise
+    except (ValueError, OverflowError, TypeError, ArithmeticError) as e:
+        raise ScenarioError("scenario", f"cannot be read: {e}") from None
+
+
+def _from_dict(data: dict, default_name: str) -> Scenario:
     t = Table(data, "", TOP_KEYS)
     algorithms = known_algorithms()
     if "topology" not in data:
