@@ -60,7 +60,10 @@ def resolve_limit(cli_value: Optional[str] = None) -> int:
 
 
 def _parse_limit(text: str, field: str) -> int:
-    b = units.parse_size(text, field) if not text.isdigit() else int(text)
+    try:
+        b = units.parse_size(text, field) if not text.isdigit() else int(text)
+    except units.UnitError as e:
+        raise ScenarioError(field, str(e).removeprefix(f"{field}: ")) from None
     if b <= 0:
         raise ScenarioError(field, f"must be a size > 0 such as '8GiB', got {text!r}")
     return b

@@ -256,7 +256,7 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
         raw_src = t.req("src", lambda v, f: v)
         if isinstance(raw_src, list):
             if not raw_src:
-                raise ScenarioError(t.f("src"), "empty list; give at least one host")
+                raise ScenarioError(t.f("src"), "must list at least one host (an empty list sends nothing)")
             src: Union[int, tuple] = tuple(host(s, f"{t.f('src')}[{j}]") for j, s in enumerate(raw_src))
             srcs = src
         else:
