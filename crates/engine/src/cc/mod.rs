@@ -152,10 +152,28 @@ pub fn algorithms() -> Vec<&'static str> {
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
     let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    check_non_negative(algorithm, &params)?;
     match REGISTRY.iter().find(|(name, _)| *name == algorithm) {
         Some((name, make)) => make(name, params, ctx),
         None => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{algorithm}'; allowed: {}", algorithms().join(", ")))),
     }
+}
+
+/// Every parameter of every algorithm is a non-negative quantity (gain, rate, window, time,
+/// count); refuse a negative number anywhere in the table, naming it. (JSON has no NaN or
+/// infinity, so finite is given; the front also checks each parameter's range.)
+fn check_non_negative(algorithm: &str, params: &serde_json::Value) -> Result<(), ConfigError> {
+    fn walk(v: &serde_json::Value, path: &str) -> Result<(), ConfigError> {
+        match v {
+            serde_json::Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
+                Err(ConfigError::new(path, format!("must be >= 0, got {n}")))
+            }
+            serde_json::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| walk(x, &format!("{path}[{i}]"))),
+            serde_json::Value::Object(o) => o.iter().try_for_each(|(k, x)| walk(x, &format!("{path}.{k}"))),
+            _ => Ok(()),
+        }
+    }
+    walk(params, &format!("cc.{algorithm}"))
 }
 
 /// Parse an algorithm's parameter table, naming the offending field on error.
@@ -193,6 +211,21 @@ mod registry_tests {
         let e = build("powertcpp", &serde_json::Value::Null, &ctx()).err().unwrap();
         assert_eq!(e.field, "cc.algorithm");
         assert!(e.message.contains("allowed: powertcp, theta-powertcp"), "{}", e.message);
+    }
+}
+
+#[cfg(test)]
+mod param_check_tests {
+    use super::reno::tests::ctx;
+    use super::*;
+
+    #[test]
+    fn negative_parameters_are_refused_with_their_field() {
+        let e = build("powertcp", &serde_json::json!({"gamma": -5.0}), &ctx()).err().expect("refused");
+        assert_eq!(e.to_string(), "cc.powertcp.gamma: must be >= 0, got -5.0");
+        let e = build("homa", &serde_json::json!({"unsched_cutoffs_bytes": [1.0, -2.0]}), &ctx()).err().expect("refused");
+        assert!(e.to_string().starts_with("cc.homa.unsched_cutoffs_bytes[1]: must be >= 0"), "{e}");
+        assert!(build("powertcp", &serde_json::json!({"gamma": 0.9}), &ctx()).is_ok());
     }
 }
 
