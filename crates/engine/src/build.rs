@@ -3,8 +3,9 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, PfcConfig};
 use crate::core::PortId;
+use crate::fabric::pfc::Pfc;
 use crate::fabric::port::{EgressPort, Node};
 use crate::fabric::switch::Switch;
 use crate::fabric::Fabric;
@@ -44,7 +45,8 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let h = net.n_hosts;
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
-    let fabric = Fabric::new(net, ports, switches, &cfg.switch);
+    let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len()));
+    let fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc);
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
@@ -60,6 +62,20 @@ fn check_counts(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
         return Err(ConfigError::new("topology", format!("{} ports; at most {max}", net.ports.len())));
     }
     Ok(())
+}
+
+/// PFC ingress accounting for every switch port; the threshold shift is set relative to the
+/// slowest host NIC.
+fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPort], switches: usize) -> Pfc {
+    let nic_rate = (0..net.n_hosts).filter_map(|h| net.host_port(h)).map(|p| net.ports[p as usize].rate_bps).min().unwrap_or(0);
+    let info: Vec<Option<(u32, u64, u64)>> = ports
+        .iter()
+        .map(|p| match p.owner {
+            Node::Switch { index, .. } => Some((index, p.rate_bps, p.delay)),
+            Node::Host(_) => None,
+        })
+        .collect();
+    Pfc::new(cfg, buffer, switches, &info, nic_rate)
 }
 
 fn check_links(net: &Network) -> Result<(), ConfigError> {

@@ -108,6 +108,69 @@ pub struct SwitchConfig {
     /// INT byte counter: "tx" (bytes transmitted, the paper) or "rx" (bytes received into the
     /// egress queue, the public ns-3 artifact).
     pub int_bytes_mode: IntBytesMode,
+    /// Priority flow control (lossless fabric); None = lossy, Dynamic Thresholds admission.
+    #[serde(default)]
+    pub pfc: Option<PfcConfig>,
+}
+
+/// PFC as the PowerTCP/HPCC ns-3 artifact's switch MMU models it (simulation/src/point-to-point/
+/// model/switch-mmu.cc, SwitchMmu; per-port values set in simulation/scratch/third.cc): ingress
+/// accounting per (port, priority) against the shared buffer, PAUSE when the ingress exceeds a
+/// dynamic threshold or spills into headroom, RESUME when it is back below threshold − offset.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PfcConfig {
+    /// Bytes each ingress (port, priority) holds before it counts against the shared buffer
+    /// (artifact: `reserve` = 4 KiB).
+    #[serde(default = "pfc_reserve")]
+    pub reserve_bytes: u64,
+    /// RESUME once shared use + this ≤ the threshold (artifact: `resume_offset` = 3 KiB).
+    #[serde(default = "pfc_resume_offset")]
+    pub resume_offset_bytes: u64,
+    /// The dynamic threshold is (buffer − headroom − reserve − shared use) >> shift at ports of
+    /// the hosts' NIC rate; one less per doubling of a port's rate above it (artifact: 3, i.e.
+    /// α = 1/8, `pfc_a_shift` in third.cc).
+    #[serde(default = "pfc_alpha_shift")]
+    pub alpha_shift: u32,
+    /// Headroom per ingress port; None = 3 × rate × link delay, in bytes (third.cc `ConfigHdrm`).
+    #[serde(default)]
+    pub headroom_bytes: Option<u64>,
+    /// Size of a PAUSE/RESUME frame on the wire (802.1Qbb: a 64-byte MAC control frame).
+    #[serde(default = "pfc_frame")]
+    pub frame_bytes: u64,
+    /// How often the fabric is checked for a pause deadlock (a cycle of paused ports that all
+    /// hold packets waiting on each other), ps; 0 = never.
+    #[serde(default = "pfc_watchdog")]
+    pub watchdog_ps: u64,
+}
+
+fn pfc_reserve() -> u64 {
+    4096
+}
+fn pfc_resume_offset() -> u64 {
+    3072
+}
+fn pfc_alpha_shift() -> u32 {
+    3
+}
+fn pfc_frame() -> u64 {
+    64
+}
+fn pfc_watchdog() -> u64 {
+    1_000_000_000 // 1 ms
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            reserve_bytes: pfc_reserve(),
+            resume_offset_bytes: pfc_resume_offset(),
+            alpha_shift: pfc_alpha_shift(),
+            headroom_bytes: None,
+            frame_bytes: pfc_frame(),
+            watchdog_ps: pfc_watchdog(),
+        }
+    }
 }
 
 impl Default for SwitchConfig {
@@ -119,6 +182,7 @@ impl Default for SwitchConfig {
             int_enabled: true,
             int_switches: None,
             int_bytes_mode: IntBytesMode::Tx,
+            pfc: None,
         }
     }
 }
@@ -335,6 +399,20 @@ impl Config {
         }
         if !(self.switch.dt_alpha > 0.0 && self.switch.dt_alpha.is_finite()) {
             return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));
+        }
+        if let Some(pfc) = &self.switch.pfc {
+            if pfc.alpha_shift > 16 {
+                return Err(ConfigError::new(
+                    "switch.pfc.alpha_shift",
+                    format!("must lie in 0..=16 (α = 2^-shift), got {}", pfc.alpha_shift),
+                ));
+            }
+            if pfc.frame_bytes == 0 || pfc.frame_bytes > 1500 {
+                return Err(ConfigError::new("switch.pfc.frame_bytes", format!("must lie in 1..=1500, got {}", pfc.frame_bytes)));
+            }
+            if pfc.reserve_bytes >= self.switch.buffer_bytes {
+                return Err(ConfigError::new("switch.pfc.reserve_bytes", "must be smaller than the switch buffer"));
+            }
         }
         match self.switch.ecn {
             Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {

@@ -17,6 +17,13 @@ pub struct Summary {
     pub bytes_delivered: u64,
     pub base_rtt_ps: Time,
     pub flows_completed: u64,
+    /// PFC: PAUSE and RESUME frames sent, and total time ports spent paused (ps, pauses still on
+    /// at the end counted up to it).
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    pub pfc_paused_ps: u64,
+    /// When the PFC watchdog found a deadlock and ended the run (ps); 0 = none.
+    pub pfc_deadlock_at_ps: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,6 +51,16 @@ pub struct PortTable {
     pub rate_bps: Vec<u64>,
 }
 
+/// PFC activity per port (only ports that sent a frame or were paused).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PfcTable {
+    pub port: Vec<u32>,
+    pub name: Vec<String>,
+    pub pauses_sent: Vec<u64>,
+    pub resumes_sent: Vec<u64>,
+    pub paused_ps: Vec<u64>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortSeries {
     pub time_ps: Vec<u64>,
@@ -68,4 +85,7 @@ pub struct Results {
     pub ports: PortTable,
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
+    pub pfc: PfcTable,
+    /// Names of the ports of a PFC deadlock cycle, in wait order (empty = none).
+    pub pfc_deadlock: Vec<String>,
 }

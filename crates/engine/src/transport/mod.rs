@@ -114,6 +114,11 @@ impl Endpoint {
     pub fn window_open(&self) -> bool {
         self.tx.window_open(self.info.size)
     }
+    /// Switch priority of the next data packet (PFC pauses per priority).
+    #[inline]
+    pub fn next_priority(&self) -> u8 {
+        self.tx.cc.priority(self.tx.snd_nxt)
+    }
 }
 
 /// Per-packet sizes and timers of the hosts' transport.
