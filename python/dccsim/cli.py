@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -33,23 +32,35 @@ def resolve(target: str):
 
 
 def cmd_list(args) -> int:
-    from . import experiments
+    from . import listing
+    from .results import json_text
 
-    for name in experiments.list_experiments():
-        try:
-            scn = experiments.get(name)
-        except ScenarioError as e:  # one broken file must not hide the others
-            print(f"{name:24s} (cannot be loaded: {e})")
-            continue
-        title = scn.experiment.title if scn.experiment and scn.experiment.title else scn.description
-        first = re.split(r"\.\s+(?=[A-Z])", title.strip())[0] if title else ""
-        print(f"{name:24s} {first}")
+    if args.json:
+        sys.stdout.write(
+            json_text({"experiments": listing.experiments_table(), "algorithms": listing.algorithms_table()})
+        )
+        return 0
+    if args.algorithms:
+        print(listing.format_algorithms(listing.algorithms_table()))
+        return 0
+    for e in listing.experiments_table():
+        if "error" in e:
+            print(f"{e['name']:24s} (cannot be loaded: {e['error']})")
+        else:
+            print(f"{e['name']:24s} {listing.first_sentence(e['title'])}")
     return 0
 
 
 def cmd_show(args) -> int:
     from .scenario import dump_toml
 
+    if args.algorithm:
+        from . import listing
+
+        print(listing.format_algorithm(listing.algorithm(args.algorithm)))
+        return 0
+    if not args.experiment:
+        raise ScenarioError("show", "name an experiment, a scenario file, or --algorithm NAME")
     sys.stdout.write(dump_toml(resolve(args.experiment)))
     return 0
 
@@ -64,7 +75,12 @@ def cmd_run(args) -> int:
     out = Path(args.out) if args.out else Path("runs") / f"{scn.name}-seed{scn.seed}"
     quiet = args.quiet or args.json
     summary = runner.run(
-        scn, out, variants=args.variant, progress=not quiet, argv=["dccsim"] + list(args.argv)
+        scn,
+        out,
+        variants=args.variant,
+        progress=not quiet,
+        argv=["dccsim"] + list(args.argv),
+        figures=not args.no_figures,
     )
     if args.json:
         sys.stdout.write(json_text(summary))
@@ -95,11 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dccsim", description="Datacenter congestion-control simulator")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("list", help="list the named experiments")
+    s = sub.add_parser("list", help="list the named experiments (or the algorithms)")
+    s.add_argument("--algorithms", action="store_true", help="list the congestion-control algorithms")
+    s.add_argument("--json", action="store_true", help="experiments and algorithms as JSON")
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("show", help="print an experiment (or scenario file) as resolved TOML")
-    s.add_argument("experiment")
+    s.add_argument("experiment", nargs="?")
+    s.add_argument("--algorithm", metavar="NAME", help="show an algorithm's parameters and defaults")
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser("run", help="run an experiment or a scenario file")
@@ -111,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--variant", action="append", metavar="NAME", help="run only this variant (name or slug); repeatable"
     )
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
+    s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("bench", help="measure engine speed on the reference experiments")

@@ -10,28 +10,42 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-import pandas as pd
-
 from . import __version__, engine, results
 from .analysis import ANALYSES
 from .scenario import Scenario, Variant, dump_toml
 
 
 def frames(result: dict) -> dict:
-    """The engine's tables as pandas DataFrames with the columns of results.TABLES."""
+    """The engine's tables as {table: {column: numpy array}} with the columns of
+    results.table_columns() (slowdown and port_name included): what analyses receive."""
+    import numpy as np
+
     out = {}
     for name, cols in results.engine_tables(result).items():
         if name == "flows":
             cols = results.with_slowdown(cols)
-        out[name] = pd.DataFrame({c: cols.get(c, []) for c, _ in results.TABLES[name]})
+        out[name] = {
+            c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t)
+            for c, t in results.table_columns()[name]
+        }
+    return out
+
+
+def _library_versions() -> dict:
+    """Versions of the libraries that write results, read from their installed metadata (no
+    import: importing pandas or matplotlib costs more than a small run)."""
+    from importlib import metadata
+
+    out = {}
+    for lib in ("numpy", "pandas", "pyarrow", "matplotlib"):
+        try:
+            out[lib] = metadata.version(lib)
+        except metadata.PackageNotFoundError:
+            out[lib] = None
     return out
 
 
 def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
-    import matplotlib
-    import numpy
-    import pyarrow
-
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -46,12 +60,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": {
-            "numpy": numpy.__version__,
-            "pandas": pd.__version__,
-            "pyarrow": pyarrow.__version__,
-            "matplotlib": matplotlib.__version__,
-        },
+        "libraries": _library_versions(),
     }
 
 
@@ -68,8 +77,10 @@ def run(
     variants: Optional[Sequence[str]] = None,
     progress: bool = True,
     argv: Optional[Sequence[str]] = None,
+    figures: bool = True,
 ) -> dict:
-    """Run the chosen variants (default: all), writing OUT as each finishes. Returns summary.json."""
+    """Run the chosen variants (default: all), writing OUT as each finishes. Returns summary.json.
+    figures=False skips drawing (metrics and claims are still computed)."""
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
@@ -77,6 +88,9 @@ def run(
         analysis = None  # nothing was sampled, so there is nothing to analyse
     configs = [(v, scn.to_engine_config(v)) for v in chosen]  # resolve everything before running
     engine.require()
+    from .figure_worker import FigureWorker
+
+    worker = FigureWorker() if analysis is not None and figures else None
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
 
@@ -134,6 +148,10 @@ def run(
             }
             results.write_json(out / "summary.json", summary)  # partial, rewritten after each variant
             bar.update(1)
+    except BaseException:
+        if worker is not None:
+            worker.close()
+        raise
     finally:
         bar.close()
         if wall:
@@ -144,8 +162,10 @@ def run(
 
     if analysis is not None:
         summary["claims"] = analysis.claims(scn, metrics_by_slug)
-        results.write_figure(out / analysis.FIGURE, lambda p: analysis.figure(scn, series, p))
-        summary["figures"] = [analysis.FIGURE]
+        if worker is not None:
+            name = summary["analysis"]
+            results.write_figure(out / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
+            summary["figures"] = [analysis.FIGURE]
     summary["complete"] = True
     results.write_json(out / "summary.json", summary)
     results.write_json(
