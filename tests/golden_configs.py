@@ -20,6 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
+# Scale benchmarks run the code of bench-fattree-perm on larger FatTrees (1024 and 8192 hosts);
+# they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
+SCALE_BENCHMARKS = {"bench-fattree-1024-perm", "bench-fattree-8192-perm"}
 
 
 def catalog_configs() -> dict[str, str]:
@@ -27,6 +30,8 @@ def catalog_configs() -> dict[str, str]:
 
     out = {}
     for name in experiments.list_experiments():
+        if name in SCALE_BENCHMARKS:
+            continue
         scn = experiments.get(name)
         for v in scn.variants():
             cfg = scn.to_engine_config(v)

@@ -17,16 +17,21 @@ from typing import Optional
 
 INCAST = "powertcp-incast"
 PERMUTATION = "bench-fattree-perm"
+# The same permutation workload on larger FatTrees (k = 16: 1024 hosts, k = 32: 8192 hosts), for
+# how speed and memory scale; slow (about a minute each), so only with --scale or --only.
+SCALE = ("bench-fattree-1024-perm", "bench-fattree-8192-perm")
 MIN_TIMED_S = 0.5
 MAX_REPS = 50
 
 
-def cases() -> list[tuple[str, str, Optional[str]]]:
-    """(case name, experiment, variant name or None) in run order."""
+def cases(scale: bool = True) -> list[tuple[str, str, Optional[str]]]:
+    """(case name, experiment, variant name or None) in run order; the scale cases last."""
     from . import experiments
 
     out = [(f"{INCAST}/{v.slug}", INCAST, v.name) for v in experiments.get(INCAST).variants()]
     out.append((PERMUTATION, PERMUTATION, None))
+    if scale:
+        out += [(name, name, None) for name in SCALE]
     return out
 
 
@@ -99,19 +104,21 @@ def _table(rows: dict) -> str:
     )
 
 
-def main(json_out: bool = False, only: Optional[str] = None) -> int:
+def main(json_out: bool = False, only: Optional[str] = None, scale: bool = False) -> int:
     from . import engine
     from .errors import ScenarioError
 
     engine.require()
-    todo = cases()
+    todo = cases(scale=True)
     if only:
         todo = [c for c in todo if only in (c[0], c[1])]
+    elif not scale:
+        todo = [c for c in todo if c[1] not in SCALE]
         if not todo:
             raise ScenarioError(
                 "--only",
                 f"unknown benchmark {only!r}; allowed: "
-                f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases()]))}",
+                f"{', '.join(dict.fromkeys([INCAST] + [c[0] for c in cases(scale=True)]))}",
             )
     rows = {}
     for name, exp, variant in todo:

@@ -95,7 +95,7 @@ def cmd_run(args) -> int:
 def cmd_bench(args) -> int:
     from . import bench
 
-    return bench.main(json_out=args.json, only=args.only)
+    return bench.main(json_out=args.json, only=args.only, scale=args.scale)
 
 
 def _delegate(module: str, what: str, argv: list) -> int:
@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("bench", help="measure engine speed on the reference experiments")
     s.add_argument("--json", action="store_true")
     s.add_argument("--only", metavar="NAME", help="run one benchmark (see `dccsim bench --help`)")
+    s.add_argument(
+        "--scale", action="store_true", help="also the 1024- and 8192-host FatTrees (a minute or more each)"
+    )
     s.set_defaults(func=cmd_bench)
 
     # These two belong to other modules, which parse their own arguments (listed here for --help).

@@ -32,6 +32,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let full_data = wire.payload + wire.data_header;
     let ack = cfg.host.ack_bytes as u64;
     check_links(&net)?;
+    check_counts(cfg, &net)?;
     let tau = match cfg.base_rtt_ps {
         Some(0) => return Err(ConfigError::new("base_rtt", "must be > 0 or \"auto\"")),
         Some(t) => t,
@@ -47,6 +48,18 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
+}
+
+/// Events carry a port, flow or host index in `sched::MAX_ID`'s bits.
+fn check_counts(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
+    let max = crate::sched::MAX_ID as usize;
+    if cfg.flows.len() > max {
+        return Err(ConfigError::new("flows", format!("{} flows; at most {max}", cfg.flows.len())));
+    }
+    if net.ports.len() > max {
+        return Err(ConfigError::new("topology", format!("{} ports; at most {max}", net.ports.len())));
+    }
+    Ok(())
 }
 
 fn check_links(net: &Network) -> Result<(), ConfigError> {

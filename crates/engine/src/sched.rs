@@ -3,11 +3,17 @@
 //!
 //! Almost every event falls within tens of microseconds of now (serialisations, propagation),
 //! so the queue is a timing wheel of `WHEEL` slots of 2^`SLOT_BITS` ps each: an event is pushed
-//! unsorted into its slot, and a slot is sorted (by time, then insertion number) only when time
-//! reaches it. Events beyond the wheel's horizon (timeouts, far flow starts) wait in a radix
-//! heap and join their slot when it comes up. A bitmap finds the next non-empty slot.
+//! unsorted into its slot, and a slot is sorted by time only when time reaches it. Events beyond
+//! the wheel's horizon (timeouts, far flow starts) wait in a binary heap and join their slot when
+//! it comes up. A bitmap finds the next non-empty slot.
+//!
+//! Insertion order needs no sequence number on the wheel: a slot's buffer holds its events in
+//! insertion order, every far event of a slot was inserted before any wheel event of it (the
+//! slot enters the horizon only once, as time advances), and the current slot inserts after
+//! equal times — so a *stable* sort by time gives (time, insertion) order. Only the heap, which is
+//! not stable, keeps a sequence number. An event is 16 bytes.
 
-use std::collections::VecDeque;
+use std::collections::BinaryHeap;
 
 use crate::time::Time;
 
@@ -15,6 +21,10 @@ use crate::time::Time;
 const SLOT_BITS: u32 = 13;
 /// Slots on the wheel: horizon 2048 × 8.2 ns ≈ 16.8 µs (link delays are a few µs).
 const WHEEL: u64 = 2048;
+/// Bits of an event's id (the kind takes the top 3 bits of the same word).
+const ID_BITS: u32 = 29;
+/// Largest id an event can carry (port, flow or host index).
+pub const MAX_ID: u32 = (1 << ID_BITS) - 1;
 
 /// What happens at an event. `id` is a port, flow or host index depending on the kind; `aux`
 /// carries a timer version where one is needed (stale timers are ignored, never cancelled).
@@ -36,32 +46,41 @@ pub enum EvKind {
     Sample,
 }
 
+const KINDS: [EvKind; 7] =
+    [EvKind::TxDone, EvKind::LinkArrive, EvKind::FlowStart, EvKind::NicWake, EvKind::Rto, EvKind::CcTimer, EvKind::Sample];
+
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
     pub time: Time,
-    seq: u64,
-    pub id: u32,
+    /// kind << ID_BITS | id
+    kind_id: u32,
     pub aux: u32,
-    pub kind: EvKind,
 }
 
 impl Event {
     #[inline]
-    fn key(&self) -> (Time, u64) {
-        (self.time, self.seq)
+    pub fn kind(&self) -> EvKind {
+        KINDS[(self.kind_id >> ID_BITS) as usize]
+    }
+    #[inline]
+    pub fn id(&self) -> u32 {
+        self.kind_id & MAX_ID
     }
 }
 
-/// Events beyond the wheel's horizon (timeouts, late flow starts): few, so a binary heap.
-#[derive(Default)]
-struct Far(std::collections::BinaryHeap<std::cmp::Reverse<FarEvent>>);
-
+/// An event beyond the wheel's horizon, with its insertion number (the heap is not stable).
 #[derive(Clone, Copy, Debug)]
-struct FarEvent(Event);
+struct FarEvent(Event, u64);
 
+impl FarEvent {
+    #[inline]
+    fn key(&self) -> (Time, u64) {
+        (self.0.time, self.1)
+    }
+}
 impl PartialEq for FarEvent {
     fn eq(&self, o: &Self) -> bool {
-        self.0.key() == o.0.key()
+        self.key() == o.key()
     }
 }
 impl Eq for FarEvent {}
@@ -72,20 +91,7 @@ impl PartialOrd for FarEvent {
 }
 impl Ord for FarEvent {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.key().cmp(&o.0.key())
-    }
-}
-
-impl Far {
-    #[inline]
-    fn push(&mut self, e: Event) {
-        self.0.push(std::cmp::Reverse(FarEvent(e)));
-    }
-    fn min_time(&self) -> Option<Time> {
-        self.0.peek().map(|r| r.0 .0.time)
-    }
-    fn pop(&mut self) -> Option<Event> {
-        self.0.pop().map(|r| r.0 .0)
+        o.key().cmp(&self.key()) // reversed: BinaryHeap is a max-heap
     }
 }
 
@@ -93,13 +99,13 @@ pub struct Scheduler {
     slots: Vec<Vec<Event>>,
     /// Bit i of word i/64 set ⇔ slot i is non-empty.
     occupied: Vec<u64>,
-    /// Events of the current slot, sorted by (time, seq).
-    cur: VecDeque<Event>,
+    /// Events of the current slot, sorted by (time, insertion); `cur[head..]` are pending.
+    cur: Vec<Event>,
+    head: usize,
     /// Absolute slot number (time >> SLOT_BITS) of `cur`.
     cur_slot: u64,
-    far: Far,
-    next_seq: u64,
-    len: usize,
+    far: BinaryHeap<FarEvent>,
+    far_seq: u64,
     pub now: Time,
     pub processed: u64,
 }
@@ -115,34 +121,34 @@ impl Scheduler {
         Scheduler {
             slots: (0..WHEEL).map(|_| Vec::new()).collect(),
             occupied: vec![0; (WHEEL / 64) as usize],
-            cur: VecDeque::with_capacity(64),
+            cur: Vec::with_capacity(64),
+            head: 0,
             cur_slot: 0,
-            far: Far::default(),
-            next_seq: 0,
-            len: 0,
+            far: BinaryHeap::new(),
+            far_seq: 0,
             now: 0,
             processed: 0,
         }
     }
 
+    /// Schedule an event; `id` must not exceed `MAX_ID` (the build checks the counts).
     #[inline]
     pub fn at(&mut self, time: Time, kind: EvKind, id: u32, aux: u32) {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let e = Event { time, seq, id, aux, kind };
-        self.len += 1;
+        debug_assert!(id <= MAX_ID, "event id out of range");
+        let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux };
         let slot = time >> SLOT_BITS;
         if slot == self.cur_slot {
-            // later than every queued event of equal time (larger seq): insert after them
-            let i = self.cur.partition_point(|x| x.time <= time);
+            // later than every queued event of equal time: insert after them
+            let i = self.head + self.cur[self.head..].partition_point(|x| x.time <= time);
             self.cur.insert(i, e);
         } else if slot < self.cur_slot + WHEEL {
             let i = (slot % WHEEL) as usize;
             self.slots[i].push(e);
             self.occupied[i >> 6] |= 1 << (i & 63);
         } else {
-            self.far.push(e);
+            self.far.push(FarEvent(e, self.far_seq));
+            self.far_seq += 1;
         }
     }
 
@@ -168,13 +174,15 @@ impl Scheduler {
         None
     }
 
+    fn far_slot(&self) -> Option<u64> {
+        self.far.peek().map(|f| f.0.time >> SLOT_BITS)
+    }
+
     /// Make `cur` hold the events of the earliest non-empty slot.
+    #[cold]
     fn advance(&mut self) -> bool {
-        if !self.cur.is_empty() {
-            return true;
-        }
         let wheel = self.next_wheel_slot();
-        let far = self.far.min_time().map(|t| t >> SLOT_BITS);
+        let far = self.far_slot();
         let slot = match (wheel, far) {
             (None, None) => return false,
             (Some(a), None) => a,
@@ -182,34 +190,59 @@ impl Scheduler {
             (Some(a), Some(b)) => a.min(b),
         };
         self.cur_slot = slot;
+        self.cur.clear();
+        self.head = 0;
+        // far events first: they were inserted before any wheel event of this slot
+        while self.far_slot() == Some(slot) {
+            let e = self.far.pop().unwrap().0;
+            self.cur.push(e);
+        }
         if wheel == Some(slot) {
             let i = (slot % WHEEL) as usize;
             self.occupied[i >> 6] &= !(1 << (i & 63));
-            self.cur.extend(self.slots[i].drain(..));
+            if self.cur.is_empty() {
+                std::mem::swap(&mut self.cur, &mut self.slots[i]);
+            } else {
+                self.cur.append(&mut self.slots[i]);
+            }
         }
-        while self.far.min_time().is_some_and(|t| t >> SLOT_BITS == slot) {
-            let e = self.far.pop().unwrap();
-            self.cur.push_back(e);
-        }
-        self.cur.make_contiguous().sort_unstable_by_key(Event::key);
+        sort_by_time(&mut self.cur);
         true
     }
 
     /// Pop the next event if it happens no later than `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
-        if !self.advance() || self.cur[0].time > until {
+        if self.head == self.cur.len() && !self.advance() {
             return None;
         }
-        let e = self.cur.pop_front().unwrap();
-        self.len -= 1;
+        let e = self.cur[self.head];
+        if e.time > until {
+            return None;
+        }
+        self.head += 1;
         self.now = e.time;
         self.processed += 1;
         Some(e)
     }
+}
 
-    pub fn pending(&self) -> usize {
-        self.len
+/// Stable sort by time (equal times keep insertion order): insertion sort for the few events of
+/// a typical slot, the library's stable sort beyond.
+#[inline]
+fn sort_by_time(v: &mut [Event]) {
+    if v.len() > 32 {
+        v.sort_by_key(|e| e.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > e.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
     }
 }
 
@@ -223,7 +256,7 @@ mod tests {
         s.at(5, EvKind::Sample, 1, 0);
         s.at(10, EvKind::Sample, 3, 0);
         s.at(10, EvKind::Sample, 4, 0);
-        let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(100)).map(|e| e.id).collect();
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(100)).map(|e| e.id()).collect();
         assert_eq!(order, vec![1, 2, 3, 4]);
     }
     #[test]
@@ -238,11 +271,11 @@ mod tests {
                 s.at(s.now + (x >> 40) % 5000, EvKind::Sample, round, 0);
             }
             if let Some(e) = s.pop_until(u64::MAX) {
-                out.push((e.time, e.id));
+                out.push((e.time, e.id()));
             }
         }
         while let Some(e) = s.pop_until(u64::MAX) {
-            out.push((e.time, e.id));
+            out.push((e.time, e.id()));
         }
         assert_eq!(out.len(), 6000);
         assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by insertion round");
@@ -256,12 +289,12 @@ mod tests {
         s.at(1000, EvKind::Sample, 0, 0);
         s.at(10, EvKind::Sample, 100, 0);
         s.at(1000, EvKind::Sample, 1, 0);
-        assert_eq!(s.pop_until(u64::MAX).unwrap().id, 100);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 100);
         s.at(999, EvKind::Sample, 101, 0);
         s.at(1000, EvKind::Sample, 2, 0);
-        assert_eq!(s.pop_until(u64::MAX).unwrap().id, 101);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 101);
         s.at(1000, EvKind::Sample, 3, 0);
-        let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id).collect();
+        let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
         assert_eq!(rest, vec![0, 1, 2, 3]);
     }
 
@@ -279,12 +312,43 @@ mod tests {
             if i % 4 == 0 {
                 let e = s.pop_until(u64::MAX).unwrap();
                 expect.sort();
-                assert_eq!((e.time, e.id), expect.remove(0));
+                assert_eq!((e.time, e.id()), expect.remove(0));
             }
         }
         expect.sort();
-        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| (e.time, e.id)).collect();
+        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| (e.time, e.id())).collect();
         assert_eq!(rest, expect);
+    }
+
+    #[test]
+    fn a_far_event_precedes_a_wheel_event_of_equal_time_inserted_later() {
+        // T is beyond the horizon at first (heap), then within it (wheel), then current (cur)
+        let t = 3 * WHEEL << SLOT_BITS;
+        let mut s = Scheduler::new();
+        s.at(t, EvKind::Sample, 1, 0);
+        s.at(t - (WHEEL << SLOT_BITS) / 2, EvKind::Sample, 0, 0);
+        s.at(t - (WHEEL << SLOT_BITS) / 2 + 1, EvKind::Sample, 0, 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 0);
+        s.at(t, EvKind::Sample, 2, 0); // wheel
+        s.at(t - 5, EvKind::Sample, 0, 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 1);
+        s.at(t, EvKind::Sample, 3, 0); // current slot
+        let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
+        assert_eq!(rest, vec![2, 3]);
+    }
+
+    #[test]
+    fn kind_id_and_aux_survive_packing() {
+        let mut s = Scheduler::new();
+        for (k, kind) in KINDS.iter().enumerate() {
+            s.at(k as u64, *kind, MAX_ID - k as u32, u32::MAX - k as u32);
+        }
+        for (k, kind) in KINDS.iter().enumerate() {
+            let e = s.pop_until(u64::MAX).unwrap();
+            assert_eq!((e.kind(), e.id(), e.aux), (*kind, MAX_ID - k as u32, u32::MAX - k as u32));
+        }
     }
 
     #[test]
@@ -292,6 +356,6 @@ mod tests {
         let mut s = Scheduler::new();
         s.at(10, EvKind::Sample, 1, 0);
         assert!(s.pop_until(9).is_none());
-        assert_eq!(s.pop_until(10).unwrap().id, 1);
+        assert_eq!(s.pop_until(10).unwrap().id(), 1);
     }
 }

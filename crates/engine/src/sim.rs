@@ -64,28 +64,29 @@ impl Simulator {
                 }
             }
             let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
-            match ev.kind {
+            let id = ev.id();
+            match ev.kind() {
                 EvKind::TxDone => {
-                    let h = fabric.tx_done(core, ev.id);
+                    let h = fabric.tx_done(core, id);
                     handoff(core, fabric, nics, tp, h);
                 }
                 EvKind::LinkArrive => {
-                    let h = fabric.link_arrive(core, ev.id);
+                    let h = fabric.link_arrive(core, id);
                     handoff(core, fabric, nics, tp, h);
                 }
                 EvKind::FlowStart => {
-                    let host = tp.flow_start(core, ev.id);
-                    nics.add_flow(host, ev.id);
+                    let host = tp.flow_start(core, id);
+                    nics.add_flow(host, id);
                     nics.serve(core, fabric, tp, host);
                 }
-                EvKind::NicWake => nics.wake(core, fabric, tp, ev.id),
+                EvKind::NicWake => nics.wake(core, fabric, tp, id),
                 EvKind::Rto => {
-                    if let Some(host) = tp.rto(core, ev.id) {
+                    if let Some(host) = tp.rto(core, id) {
                         nics.serve(core, fabric, tp, host);
                     }
                 }
                 EvKind::CcTimer => {
-                    if let Some(host) = tp.cc_timer(core, ev.id, ev.aux) {
+                    if let Some(host) = tp.cc_timer(core, id, ev.aux) {
                         nics.serve(core, fabric, tp, host);
                     }
                 }

@@ -27,12 +27,22 @@ pub struct Network {
     pub nodes: Vec<NodeInfo>,
     pub ports: Vec<PortInfo>,
     pub n_hosts: u32,
-    /// For switch s (0-based among switches) and destination host d: `routes[s*H + d]` is a
-    /// (start, len) range into `route_ports`.
+    /// Routing is per *edge switch* (the switch a host's one link attaches to): every shortest
+    /// path to host d ends with edge(d) → d, so from any other switch the next hops towards d are
+    /// those towards edge(d). Tables are switches × edge switches, not switches × hosts.
+    /// `host_edge[d]`: index of d's edge switch among `edges` (u32::MAX when d has no link).
+    host_edge: Vec<u32>,
+    /// Topology node of each edge switch.
+    edges: Vec<u32>,
+    /// Port edge(d) → d of every host (u32::MAX when d has no link).
+    host_down: Vec<u32>,
+    /// For switch s (0-based among switches) and edge e: `routes[s*E + e]` is a (start, len)
+    /// range into `route_ports` (identical lists of one switch share their range).
     routes: Vec<(u32, u16)>,
     route_ports: Vec<u32>,
-    /// Hop distance from every node to every host, `dist[d*N + n]` (u16::MAX = unreachable).
-    dist: Vec<u16>,
+    /// Hop distance over switches from every switch to every edge switch, `edge_dist[e*S + s]`
+    /// (u16::MAX = unreachable).
+    edge_dist: Vec<u16>,
 }
 
 struct Builder {
@@ -171,7 +181,17 @@ impl Network {
                 (b, hosts)
             }
         };
-        let mut net = Network { nodes: b.nodes, ports: b.ports, n_hosts: hosts, routes: vec![], route_ports: vec![], dist: vec![] };
+        let mut net = Network {
+            nodes: b.nodes,
+            ports: b.ports,
+            n_hosts: hosts,
+            host_edge: vec![],
+            edges: vec![],
+            host_down: vec![],
+            routes: vec![],
+            route_ports: vec![],
+            edge_dist: vec![],
+        };
         net.compute_routes();
         Ok(net)
     }
@@ -180,48 +200,72 @@ impl Network {
         let n = self.nodes.len();
         let h = self.n_hosts as usize;
         let s = n - h;
-        self.dist = vec![u16::MAX; h * n];
-        self.routes = vec![(0, 0); s * h];
-        let mut frontier = Vec::new();
-        let mut next = Vec::new();
+        // edge switches, in order of first appearance among hosts
+        let mut edge_of_switch = vec![u32::MAX; s];
+        self.host_edge = vec![u32::MAX; h];
+        self.host_down = vec![u32::MAX; h];
         for d in 0..h {
-            let dist = &mut self.dist[d * n..(d + 1) * n];
-            dist[d] = 0;
+            let Some(up) = self.host_port(d as u32) else { continue };
+            let sw = self.ports[up as usize].peer as usize;
+            if edge_of_switch[sw - h] == u32::MAX {
+                edge_of_switch[sw - h] = self.edges.len() as u32;
+                self.edges.push(sw as u32);
+            }
+            self.host_edge[d] = edge_of_switch[sw - h];
+            self.host_down[d] = up ^ 1;
+        }
+        let e_count = self.edges.len();
+        self.edge_dist = vec![u16::MAX; e_count * s];
+        self.routes = vec![(0, 0); s * e_count];
+        let (mut frontier, mut next) = (Vec::new(), Vec::new());
+        for (e, &root) in self.edges.iter().enumerate() {
+            // breadth-first over switches only: hosts never forward
+            let dist = &mut self.edge_dist[e * s..(e + 1) * s];
+            dist[root as usize - h] = 0;
             frontier.clear();
-            frontier.push(d as u32);
+            frontier.push(root);
             let mut level = 0u16;
             while !frontier.is_empty() {
                 level += 1;
                 next.clear();
                 for &u in &frontier {
-                    // hosts do not forward (except the destination itself, the BFS root)
-                    if self.nodes[u as usize].is_host && u as usize != d {
-                        continue;
-                    }
                     for &p in &self.nodes[u as usize].ports {
                         let v = self.ports[p as usize].peer as usize;
-                        if dist[v] == u16::MAX {
-                            dist[v] = level;
+                        if v >= h && dist[v - h] == u16::MAX {
+                            dist[v - h] = level;
                             next.push(v as u32);
                         }
                     }
                 }
                 std::mem::swap(&mut frontier, &mut next);
             }
-            for sw in h..n {
-                let ds = dist[sw];
-                if ds == u16::MAX {
-                    continue;
+        }
+        for sw in h..n {
+            let first_of_switch = self.route_ports.len();
+            for e in 0..e_count {
+                let dist = &self.edge_dist[e * s..(e + 1) * s];
+                let ds = dist[sw - h];
+                if ds == u16::MAX || ds == 0 {
+                    continue; // unreachable, or the edge itself (next_hops goes down to the host)
                 }
-                let start = self.route_ports.len() as u32;
+                let start = self.route_ports.len();
                 for &p in &self.nodes[sw].ports {
                     let v = self.ports[p as usize].peer as usize;
-                    let via_ok = !self.nodes[v].is_host || v == d;
-                    if via_ok && dist[v] != u16::MAX && dist[v] + 1 == ds {
+                    if v >= h && dist[v - h] != u16::MAX && dist[v - h] + 1 == ds {
                         self.route_ports.push(p);
                     }
                 }
-                self.routes[(sw - h) * h + d] = (start, (self.route_ports.len() as u32 - start) as u16);
+                let len = self.route_ports.len() - start;
+                let (before, list) = self.route_ports.split_at(start);
+                let shared = (first_of_switch..(start + 1).saturating_sub(len).max(first_of_switch)).find(|&i| before[i..i + len] == *list);
+                let begin = match shared {
+                    Some(i) => {
+                        self.route_ports.truncate(start);
+                        i
+                    }
+                    None => start,
+                };
+                self.routes[(sw - h) * e_count + e] = (begin as u32, len as u16);
             }
         }
     }
@@ -229,13 +273,25 @@ impl Network {
     /// Equal-cost egress ports of `switch_node` towards host `dst`.
     #[inline]
     pub fn next_hops(&self, switch_node: u32, dst: u32) -> &[u32] {
-        let h = self.n_hosts as usize;
-        let (start, len) = self.routes[(switch_node as usize - h) * h + dst as usize];
+        let e = self.host_edge[dst as usize] as usize;
+        if self.edges[e] == switch_node {
+            let d = dst as usize;
+            return &self.host_down[d..d + 1];
+        }
+        let (start, len) = self.routes[(switch_node as usize - self.n_hosts as usize) * self.edges.len() + e];
         &self.route_ports[start as usize..start as usize + len as usize]
     }
 
     pub fn connected(&self, src: u32, dst: u32) -> bool {
-        self.dist[dst as usize * self.nodes.len() + src as usize] != u16::MAX
+        if src == dst {
+            return true;
+        }
+        let (a, b) = (self.host_edge[src as usize], self.host_edge[dst as usize]);
+        if a == u32::MAX || b == u32::MAX {
+            return false;
+        }
+        let s = self.nodes.len() - self.n_hosts as usize;
+        self.edge_dist[b as usize * s + (self.edges[a as usize] - self.n_hosts) as usize] != u16::MAX
     }
 
     pub fn host_port(&self, host: u32) -> Option<u32> {

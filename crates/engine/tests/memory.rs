@@ -1,0 +1,66 @@
+//! Memory: the engine's peak RSS depends on flows and packets in flight, not on simulated time,
+//! and the per-packet structures keep their size.
+//!
+//! The RSS test runs the 256-host FatTree permutation (bench-fattree-perm: 256 long PowerTCP
+//! flows, steady after about one RTT) for 2 ms and for 4 ms, each in a fresh child process (this
+//! test binary re-run with `DCCSIM_MEMORY_CHILD` set), and compares the children's peak RSS
+//! (VmHWM). Anything kept per event, per packet sent or per sample interval would grow with the
+//! duration: doubling it adds ≈ 19 M events and 10 M packet-hops, so even 1 byte each would add
+//! ≈ 10 MB against a total of ≈ 10 MB. The bound, 5% of the shorter run's peak, is the issue's.
+
+use std::path::Path;
+use std::process::Command;
+
+use dccsim_engine::Config;
+
+const CHILD_ENV: &str = "DCCSIM_MEMORY_CHILD";
+
+fn perm_config(duration_ps: u64) -> Config {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/configs/bench-fattree-perm--powertcp.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["duration_ps"] = duration_ps.into();
+    Config::from_json(&v.to_string()).unwrap()
+}
+
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM in /proc/self/status");
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Run the child for `duration_ps`; returns (peak RSS KiB, packet-hops).
+fn child_run(duration_ps: u64) -> (u64, u64) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["peak_rss_does_not_grow_with_simulated_time", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, duration_ps.to_string())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "child failed: {text}\n{}", String::from_utf8_lossy(&out.stderr));
+    // libtest prints the test name on the same line before the child's output
+    let at = text.find("CHILD ").unwrap_or_else(|| panic!("no CHILD line in {text}"));
+    let f: Vec<u64> = text[at..].split_whitespace().skip(1).take(2).map(|x| x.parse().unwrap()).collect();
+    (f[0], f[1])
+}
+
+#[test]
+fn peak_rss_does_not_grow_with_simulated_time() {
+    if let Ok(d) = std::env::var(CHILD_ENV) {
+        let r = dccsim_engine::run(&perm_config(d.parse().unwrap())).unwrap();
+        println!("CHILD {} {}", peak_rss_kib(), r.summary.packet_hops);
+        return;
+    }
+    let (short, hops_short) = child_run(2_000_000_000);
+    let (long, hops_long) = child_run(4_000_000_000);
+    assert!(hops_long > hops_short * 19 / 10, "the longer run must do about twice the work: {hops_short} vs {hops_long} hops");
+    let growth = long as f64 / short as f64 - 1.0;
+    assert!(growth.abs() < 0.05, "peak RSS {short} KiB for 2 ms, {long} KiB for 4 ms: {:+.1}%", growth * 100.0);
+}
+
+#[test]
+fn hot_structures_keep_their_size() {
+    // A packet header is one cache line, an event 16 bytes (docs/benchmarks.md, memory).
+    assert_eq!(std::mem::size_of::<dccsim_engine::packet::Packet>(), 64);
+    assert_eq!(std::mem::size_of::<dccsim_engine::sched::Event>(), 16);
+    assert_eq!(std::mem::size_of::<dccsim_engine::packet::IntStack>(), 160);
+}
