@@ -92,6 +92,27 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from . import sweep, sweep_spec
+
+    spec = sweep_spec.load(args.spec, out=args.out)
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", "must be at least 1")
+    doc = sweep.run(
+        spec,
+        jobs=args.jobs,
+        use_ray=args.ray is not None,
+        ray_address=args.ray or None,
+        progress=not args.quiet,
+    )
+    failed = [p for p in doc["points"] if p["status"] == "failed"]
+    for p in failed:
+        print(f"dccsim: point {p['id']} {p['params']} seed {p['seed']} failed: {p['error']}", file=sys.stderr)
+    c = doc["last_run"]
+    print(f"{spec.out}: {c['run']} run, {c['skipped']} already done, {c['failed']} failed")
+    return 1 if failed else 0
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
@@ -132,6 +153,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
     s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("sweep", help="run a grid of scenarios (spec.toml) in parallel; resumable")
+    s.add_argument("spec", metavar="SPEC.toml")
+    s.add_argument("--out", help="output directory (default: the spec's [sweep] out, or sweeps/<spec name>)")
+    s.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    s.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run the points as Ray tasks: a local Ray instance, or the cluster at ADDRESS",
+    )
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser("bench", help="measure engine speed on the reference experiments")
     s.add_argument("--json", action="store_true")
