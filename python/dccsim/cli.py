@@ -82,6 +82,7 @@ def cmd_run(args) -> int:
         argv=["dccsim"] + list(args.argv),
         figures=not args.no_figures,
     )
+    _register(out)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -89,6 +90,40 @@ def cmd_run(args) -> int:
     else:
         print(runner.report(scn, summary))
         print(f"\nresults: {out}")
+    return 0
+
+
+def _register(run_dir, **kw) -> None:
+    """List a finished run in the results catalog; a catalog problem never fails the run."""
+    from . import catalog
+
+    try:
+        catalog.register_run(run_dir, **kw)
+    except OSError as e:
+        print(f"dccsim: warning: catalog: cannot register {run_dir}: {e}", file=sys.stderr)
+
+
+def cmd_query(args) -> int:
+    from . import catalog
+    from .results import json_text
+
+    names, rows = catalog.query(args.sql, path=args.catalog)
+    if args.json:
+        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
+        return 0
+    if args.csv:
+        import csv
+
+        w = csv.writer(sys.stdout)
+        w.writerow(names)
+        w.writerows(rows)
+        return 0
+    table = [names] + [["NULL" if x is None else str(x) for x in r] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(names))]
+    for n, r in enumerate(table):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
     return 0
 
 
@@ -104,7 +139,18 @@ def cmd_sweep(args) -> int:
         use_ray=args.ray is not None,
         ray_address=args.ray or None,
         progress=not args.quiet,
+        on_point=lambda job, r: _register(
+            spec.out / "points" / job["id"],
+            sweep=str(spec.out.resolve()),
+            point={"id": job["id"], "params": job["params"], "seed": job["seed"]},
+        ),
     )
+    from . import catalog
+
+    try:
+        catalog.register_sweep(spec.out)
+    except OSError as e:
+        print(f"dccsim: warning: catalog: cannot register {spec.out}: {e}", file=sys.stderr)
     failed = [p for p in doc["points"] if p["status"] == "failed"]
     for p in failed:
         print(f"dccsim: point {p['id']} {p['params']} seed {p['seed']} failed: {p['error']}", file=sys.stderr)
@@ -167,6 +213,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_sweep)
+
+    s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
+    s.add_argument("sql", metavar="SQL")
+    s.add_argument(
+        "--catalog", metavar="PATH", help="catalog file (default $DCCSIM_CATALOG or runs/catalog.duckdb)"
+    )
+    s.add_argument("--json", action="store_true", help="rows as a JSON list of objects")
+    s.add_argument("--csv", action="store_true", help="rows as CSV")
+    s.set_defaults(func=cmd_query)
 
     s = sub.add_parser("bench", help="measure engine speed on the reference experiments")
     s.add_argument("--json", action="store_true")
