@@ -127,6 +127,13 @@ def cmd_query(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    print(write_report(args.dir, out=args.out))
+    return 0
+
+
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
@@ -214,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_sweep)
 
+    s = sub.add_parser("report", help="self-contained HTML page of a run or sweep directory")
+    s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")
+    s.add_argument("--out", metavar="PAGE.html", help="where to write it (default DIR/report.html)")
+    s.set_defaults(func=cmd_report)
+
     s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
     s.add_argument("sql", metavar="SQL")
     s.add_argument(
@@ -239,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 DELEGATED = {"compare": "dccsim.compare", "testbed": "dccsim.testbed.cli"}
 DELEGATED_HELP = {
-    "compare": "compare two result directories: compare A B [--port P] [--json]",
+    "compare": "compare two result directories: compare A B [--port P] [--json] [--html PAGE]",
     "testbed": "run on the Linux testbed: testbed run SCENARIO --cc ALG [--out DIR] [--json]",
 }
 
