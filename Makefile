@@ -4,7 +4,7 @@ PY ?= python3
 PIP := $(PY) -m pip
 export CARGO_TERM_COLOR := never
 
-.PHONY: install demo test lint test-rust test-python bench
+.PHONY: install demo test lint test-rust test-python testbed-deps bench
 
 # Build the Rust engine into the Python package and install it with its dependencies.
 install:
@@ -27,8 +27,17 @@ lint:
 test-rust:
 	cargo test --release -p dccsim-engine
 
-test-python:
-	$(PY) -m pytest -q tests
+# As root, the testbed tests run: install their tools first and fail loudly if that fails.
+# Not root: they are skipped, and pytest's summary says how many and why (tests/testbed/conftest.py).
+# TESTBED=skip opts out explicitly (e.g. on a shared machine where another run uses the testbed).
+TESTBED ?= auto
+testbed-deps:
+	@if [ "$(TESTBED)" = skip ]; then echo "make: TESTBED=skip: the testbed tests are deselected"; \
+	elif [ "$$(id -u)" = 0 ]; then .ci/testbed-deps.sh || { echo "make: error: .ci/testbed-deps.sh failed; the testbed tests cannot run (TESTBED=skip to deselect them)" >&2; exit 1; }; \
+	else echo "make: not root: the testbed tests will be skipped (they need root and .ci/testbed-deps.sh)"; fi
+
+test-python: testbed-deps
+	$(PY) -m pytest -q tests $(if $(filter skip,$(TESTBED)),--ignore=tests/testbed)
 
 bench: install
 	$(PY) -m dccsim bench

@@ -22,13 +22,25 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def is_scenario_file(target: str) -> bool:
+    return target.endswith(".toml") or Path(target).is_file()
+
+
 def resolve(target: str):
     """An experiment name from the catalog, or a path to a TOML scenario file."""
     from . import experiments, scenario
 
-    if target.endswith(".toml") or Path(target).is_file():
+    if is_scenario_file(target):
         return scenario.load(target)
     return experiments.get(target)
+
+
+def default_out(target: str, scn) -> Path:
+    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file)."""
+    from . import outdir
+
+    stem = Path(target).stem if is_scenario_file(target) else target
+    return outdir.default_dir(stem, scn.seed)
 
 
 def cmd_list(args) -> int:
@@ -72,7 +84,7 @@ def cmd_run(args) -> int:
     scn = resolve(args.target)
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
-    out = Path(args.out) if args.out else Path("runs") / f"{scn.name}-seed{scn.seed}"
+    out = Path(args.out) if args.out else default_out(args.target, scn)
     quiet = args.quiet or args.json
     summary = runner.run(
         scn,
@@ -81,6 +93,8 @@ def cmd_run(args) -> int:
         progress=not quiet,
         argv=["dccsim"] + list(args.argv),
         figures=not args.no_figures,
+        force=args.force,
+        memory_limit=args.memory_limit,
     )
     _register(out)
     if args.json:
@@ -197,7 +211,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("run", help="run an experiment or a scenario file")
     s.add_argument("target", metavar="EXPERIMENT|FILE.toml")
-    s.add_argument("--out", help="output directory (default runs/<name>-seed<N>)")
+    s.add_argument("--out", help="output directory (default runs/<file or experiment name>-seed<N>)")
+    s.add_argument("--force", action="store_true", help="replace an output directory that holds another run")
+    s.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
+    )
     s.add_argument("--seed", type=int, help="override the scenario's seed")
     s.add_argument("--json", action="store_true", help="print only the JSON summary on stdout")
     s.add_argument(
@@ -269,9 +289,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(str(e))
     except EngineUnavailable as e:
         return _fail(f"engine: {e}")
-    except KeyboardInterrupt:
-        print("dccsim: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"dccsim: interrupted{': ' + str(e) if str(e) else ''}", file=sys.stderr)
         return 130
+    except OSError as e:  # anything the output checks did not foresee: still one line
+        where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
+        return _fail(f"out: {e.strerror or e}{where}")
     except BrokenPipeError:
         return 0
 

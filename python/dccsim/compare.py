@@ -19,10 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
+from .analysis.common import jain, percentile
+
+LINEAR = "linear"  # compare interpolates between order statistics (numpy's default)
 
 PACKET = 1500
 
@@ -55,22 +60,6 @@ def _col(table, name):
     return table.column(name).to_pylist()
 
 
-def _percentile(xs: list[float], q: float) -> float:
-    if not xs:
-        return 0.0
-    s = sorted(xs)
-    k = (len(s) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
-def jain(xs: list[float]) -> float:
-    if not xs or sum(xs) == 0:
-        return 0.0
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
-
-
 def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict:
     flows = pq.read_table(run_dir / "flows.parquet")
     ports = pq.read_table(run_dir / "ports.parquet")
@@ -97,7 +86,7 @@ def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict
     after = [x for x in series if x[0] >= t0_ps]
     peak_t, peak_q = max(after, key=lambda x: x[1]) if after else (0, 0)
     before = [q for t, q in series if t < peak_t]
-    thresh = max(0.1 * peak_q, _percentile(before, 0.5) + PACKET)
+    thresh = max(0.1 * peak_q, (percentile(before, 0.5, LINEAR) if before else 0.0) + PACKET)
     recovery = None
     for t, q in series:
         if t > peak_t and q <= thresh:
@@ -135,9 +124,9 @@ def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict
     slow = [(e - s) / i for s, e, z, i in zip(f_start, f_end, f_size, f_ideal) if z >= 0 and e >= 0 and i > 0]
     return {
         "port": names.get(port, str(port)),
-        "queue_p50": _percentile(qs, 0.5),
-        "queue_p95": _percentile(qs, 0.95),
-        "queue_p99": _percentile(qs, 0.99),
+        "queue_p50": percentile(qs, 0.5, LINEAR),
+        "queue_p95": percentile(qs, 0.95, LINEAR),
+        "queue_p99": percentile(qs, 0.99, LINEAR),
         "queue_max": max(qs) if qs else 0,
         "peak_queue_bytes": peak_q,
         "peak_time_ps": peak_t,
@@ -147,14 +136,14 @@ def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict
         "long_window": window,
         "short_flows": sum(1 for z in f_size if z >= 0),
         "short_completed": len(fct),
-        "short_fct_p50_ps": _percentile(fct, 0.5) if fct else None,
-        "short_fct_p99_ps": _percentile(fct, 0.99) if fct else None,
-        "short_slowdown_p50": _percentile(slow, 0.5) if slow else None,
+        "short_fct_p50_ps": percentile(fct, 0.5, LINEAR) if fct else None,
+        "short_fct_p99_ps": percentile(fct, 0.99, LINEAR) if fct else None,
+        "short_slowdown_p50": percentile(slow, 0.5, LINEAR) if slow else None,
     }
 
 
 def _fmt(v, unit: str = "") -> str:
-    if v is None:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if unit == "B":
         return f"{v / 1000:.1f} KB"
@@ -223,6 +212,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--t0", default=None, help="search the peak from this time on, e.g. 1s")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--html", metavar="PAGE.html", help="also write a self-contained HTML page")
+    ap.add_argument(
+        "--different-experiments", action="store_true", help="compare runs of different experiments"
+    )
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
@@ -235,12 +227,19 @@ def main(argv: list[str]) -> int:
             t0 = parse_time(args.t0, "--t0")
         da, ra, sa = _load_runs(args.a)
         db, rb, sb = _load_runs(args.b)
-        if sa.get("experiment") != sb.get("experiment"):
-            print(
-                f"dccsim compare: warning: different experiments '{sa.get('experiment')}' and "
-                f"'{sb.get('experiment')}'",
-                file=sys.stderr,
+        if sa.get("experiment") != sb.get("experiment") and not args.different_experiments:
+            raise CompareError(
+                f"b: results of another experiment ('{sb.get('experiment')}', A is "
+                f"'{sa.get('experiment')}'); the table would compare unrelated runs "
+                "(pass --different-experiments to compare them anyway)"
             )
+        for name, summ in (("a", sa), ("b", sb)):
+            if summ.get("complete") is False:
+                print(
+                    f"dccsim compare: warning: {name}: the run is incomplete (complete: false, "
+                    "interrupted or still running); its missing variants are not compared",
+                    file=sys.stderr,
+                )
         out = []
         for va, vb in _pairs(ra, rb):
             a = {"dir": str(da), "variant": va, **analyse(ra[va], args.port, t0)}
@@ -251,7 +250,7 @@ def main(argv: list[str]) -> int:
                 side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
             out.append({"a": a, "b": b})
     except (CompareError, OSError, ValueError) as e:
-        print(f"dccsim compare: {e}", file=sys.stderr)
+        print(f"dccsim: error: {e}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"experiment": sa.get("experiment"), "comparisons": out}, sort_keys=True))

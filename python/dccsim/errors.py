@@ -14,3 +14,8 @@ class ScenarioError(ValueError):
 
 class EngineUnavailable(RuntimeError):
     """The compiled extension ``dccsim._engine`` is not importable in this installation."""
+
+
+class OutputError(ScenarioError):
+    """The output location cannot be used (not a directory, not writable, locked, full, holding
+    another run). Reported like bad input: one line naming the field (``out``), exit status 2."""

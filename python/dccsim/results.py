@@ -200,6 +200,10 @@ def write_figure(fig_path: Path, draw) -> None:
 # Reading
 
 
+class IncompleteRunWarning(UserWarning):
+    """results.load() of a directory whose summary.json says complete: false."""
+
+
 @dataclass
 class Results:
     summary: dict
@@ -209,6 +213,10 @@ class Results:
     ports: object
 
     def variant(self, slug: str) -> dict:
+        """The tables of one variant (by slug); KeyError naming the known slugs for any other."""
+        known = list(self.summary.get("order") or self.summary.get("runs", {}))
+        if slug not in known:
+            raise KeyError(f"no variant {slug!r} in these results; variants: {', '.join(known) or 'none'}")
         return {
             name: df[df["variant"] == slug].drop(columns="variant").reset_index(drop=True)
             for name, df in (
@@ -226,6 +234,15 @@ def load(out_dir) -> Results:
 
     out = Path(out_dir)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    if summary.get("complete") is False:
+        import warnings
+
+        warnings.warn(
+            f"{str(out)!r} holds an incomplete run (complete: false): interrupted, killed or still "
+            f"running; only {', '.join(summary.get('order') or []) or 'no variants'} finished",
+            IncompleteRunWarning,
+            stacklevel=2,
+        )
     import pyarrow.parquet as pq
 
     frames: dict[str, list] = {n: [] for n in TABLE_NAMES}

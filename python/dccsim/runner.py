@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__, engine, results
+from . import __version__, engine, limits, outdir, results
 from .analysis import ANALYSES
 from .scenario import Scenario, Variant, dump_toml
 
@@ -31,18 +31,15 @@ def frames(result: dict) -> dict:
     return out
 
 
-def _library_versions() -> dict:
-    """Versions of the libraries that write results, read from their installed metadata (no
-    import: importing pandas or matplotlib costs more than a small run)."""
-    from importlib import metadata
+def _dist_version(name: str):
+    """A library's installed version without importing it (importing matplotlib takes ~0.3 s,
+    too slow for the exit path after Ctrl-C)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    out = {}
-    for lib in ("numpy", "pandas", "pyarrow", "matplotlib"):
-        try:
-            out[lib] = metadata.version(lib)
-        except metadata.PackageNotFoundError:
-            out[lib] = None
-    return out
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
 
 
 def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
@@ -60,7 +57,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": _library_versions(),
+        "libraries": {name: _dist_version(name) for name in ("numpy", "pandas", "pyarrow", "matplotlib")},
     }
 
 
@@ -71,28 +68,44 @@ def select_variants(scn: Scenario, names: Optional[Sequence[str]]) -> list[Varia
     return [v for v in scn.variants() if v in chosen]  # scenario order, no duplicates
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; the message says which variants were kept and where."""
+
+
 def run(
     scn: Scenario,
     out_dir,
     variants: Optional[Sequence[str]] = None,
     progress: bool = True,
     argv: Optional[Sequence[str]] = None,
+    force: bool = False,
+    memory_limit: Optional[str] = None,
     figures: bool = True,
 ) -> dict:
-    """Run the chosen variants (default: all), writing OUT as each finishes. Returns summary.json.
-    figures=False skips drawing (metrics and claims are still computed)."""
+    """Run the chosen variants (default: all) and write OUT (docs/results.md). Returns summary.json.
+
+    Everything is written into a staging directory that replaces OUT only at the end (outdir.py);
+    OUT is checked, and locked, before the first simulation starts. On Ctrl-C the variants that
+    finished are kept in OUT with ``complete: false`` and RunInterrupted is raised; on any other
+    error OUT stays as it was. figures=False skips drawing (metrics and claims are still computed).
+    """
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
     if analysis is not None and scn.metrics.interval_ps == 0:
         analysis = None  # nothing was sampled, so there is nothing to analyse
+    limits.check(scn, len(chosen), limits.resolve_limit(memory_limit))  # before building any flow list
     configs = [(v, scn.to_engine_config(v)) for v in chosen]  # resolve everything before running
     engine.require()
+    scenario_text = dump_toml(scn)
+    staging = outdir.prepare(out, force=force, scenario_text=scenario_text)
     from .figure_worker import FigureWorker
 
+    # started now so that importing matplotlib overlaps with the engine (figure_worker.py)
     worker = FigureWorker() if analysis is not None and figures else None
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
+    argv = list(argv if argv is not None else sys.argv)
 
     summary = {
         "schema": results.SCHEMA,
@@ -110,20 +123,21 @@ def run(
     series: dict = {}
     wall: dict[str, float] = {}
 
+    def write_meta():
+        results.write_json(staging / "meta.json", _meta(argv, started, time.perf_counter() - t_start, wall))
+
     from tqdm import tqdm
 
     bar = tqdm(
         total=len(configs), desc=scn.name, unit="run", file=sys.stderr, disable=None if progress else True
     )  # None: only when stderr is a terminal
     try:
+        results.write_text(staging / "scenario.toml", scenario_text)
         for v, cfg in configs:
             bar.set_postfix_str(v.name)
             t0 = time.perf_counter()
             res = engine.run(cfg)
             wall[v.slug] = time.perf_counter() - t0
-            if len(wall) == 1:  # create OUT only once the engine has accepted the input
-                out.mkdir(parents=True, exist_ok=True)
-                results.write_text(out / "scenario.toml", dump_toml(scn))
             eng_summary = dict(res.get("summary") or {})
             metrics = {}
             if analysis is not None:
@@ -134,11 +148,12 @@ def run(
             vsum = {
                 "variant": v.name,
                 "slug": v.slug,
+                "seed": scn.seed,
                 "cc": v.cc.to_engine(),
                 "engine": eng_summary,
                 "metrics": metrics,
             }
-            results.write_variant(out, v.slug, res, vsum)
+            results.write_variant(staging, v.slug, res, vsum)
             summary["order"].append(v.slug)
             summary["runs"][v.slug] = {
                 "name": v.name,
@@ -146,32 +161,47 @@ def run(
                 "engine": eng_summary,
                 "metrics": metrics,
             }
-            results.write_json(out / "summary.json", summary)  # partial, rewritten after each variant
+            results.write_json(staging / "summary.json", summary)  # partial, rewritten after each variant
             bar.update(1)
-    except BaseException:
+        bar.close()
+        if analysis is not None:
+            summary["claims"] = analysis.claims(scn, metrics_by_slug)
+            if worker is not None:
+                name = summary["analysis"]
+                results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
+                summary["figures"] = [analysis.FIGURE]
+        summary["complete"] = True
+        results.write_json(staging / "summary.json", summary)
+        write_meta()
+        outdir.commit(staging, out)
+    except KeyboardInterrupt:
+        bar.close()
         if worker is not None:
             worker.close()
-        raise
-    finally:
+        if not summary["order"]:
+            outdir.discard(staging, out)
+            raise RunInterrupted(f"no variant had finished; {str(out)!r} left as it was") from None
+        try:
+            write_meta()  # summary.json on disk already says complete: false
+            outdir.commit(staging, out)
+        except OSError:
+            outdir.discard(staging, out)
+            raise RunInterrupted("the finished variants could not be saved") from None
+        raise RunInterrupted(
+            f"kept {len(summary['order'])} of {len(configs)} variants in {str(out)!r} (complete: false)"
+        ) from None
+    except OSError as e:
         bar.close()
-        if wall:
-            results.write_json(
-                out / "meta.json",
-                _meta(argv if argv is not None else sys.argv, started, time.perf_counter() - t_start, wall),
-            )
-
-    if analysis is not None:
-        summary["claims"] = analysis.claims(scn, metrics_by_slug)
         if worker is not None:
-            name = summary["analysis"]
-            results.write_figure(out / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
-            summary["figures"] = [analysis.FIGURE]
-    summary["complete"] = True
-    results.write_json(out / "summary.json", summary)
-    results.write_json(
-        out / "meta.json",
-        _meta(argv if argv is not None else sys.argv, started, time.perf_counter() - t_start, wall),
-    )
+            worker.close()
+        outdir.discard(staging, out)
+        raise outdir.os_error(e, f"writing the results of {str(out)!r} failed; nothing was kept") from None
+    except BaseException:
+        bar.close()
+        if worker is not None:
+            worker.close()
+        outdir.discard(staging, out)
+        raise
     return summary
 
 

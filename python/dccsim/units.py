@@ -6,65 +6,99 @@ A bare number means the SI base unit (bits/s, seconds, bytes).
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, InvalidOperation
 
 _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
-_RATE = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "tbps": 1e12}
-_TIME = {"ps": 1, "ns": 1e3, "us": 1e6, "µs": 1e6, "ms": 1e9, "s": 1e12}
-_SIZE = {"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "kib": 2**10, "mib": 2**20, "gib": 2**30, "pkt": None}
+# Units are case-sensitive (B = bytes, b = bits; M = mega, m = milli): only these spellings.
+_RATE = {"bps": 1, "kbps": 10**3, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}
+_TIME = {"ps": 1, "ns": 10**3, "us": 10**6, "µs": 10**6, "ms": 10**9, "s": 10**12}
+_SIZE = {
+    "B": 1,
+    "KB": 10**3,
+    "kB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+}
+# Largest values any field accepts (fields may allow less): far beyond a datacenter, far below
+# the engine's 64-bit counters even when summed along a path or multiplied by a flow count.
+MAX_RATE_BPS = 10**15  # 1 Pbit/s
+MAX_TIME_PS = 10**16  # 10 000 s
+MAX_SIZE_BYTES = 2**50  # 1 PiB
 
 
 class UnitError(ValueError):
     """A quantity could not be parsed; the message names the field and the accepted forms."""
 
 
-def _split(field: str, value, table: dict, what: str, example: str):
-    if isinstance(value, bool):
+def _split(field: str, value, table: dict, what: str, example: str, base: str):
+    """(exact number, multiplier) of `value`; a bare number is in the base unit."""
+    units = ", ".join(table)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UnitError(f"{field}: expected a {what} such as {example!r}, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnitError(f"{field}: must be a finite {what} such as {example!r}, got {value!r}")
     if isinstance(value, (int, float)):
-        return float(value), None
-    if not isinstance(value, str):
-        raise UnitError(f"{field}: expected a {what} such as {example!r}, got {value!r}")
+        return Decimal(repr(value)) if isinstance(value, float) else Decimal(value), table[base]
     m = re.fullmatch(_NUM + r"\s*([A-Za-zµ]+)", value.strip())
     if not m:
         raise UnitError(
-            f"{field}: cannot read {value!r} as a {what}; write e.g. {example!r} "
-            f"(units: {', '.join(k for k in table if table[k])})"
+            f"{field}: cannot read {value!r} as a {what}; write e.g. {example!r} (units: {units})"
         )
-    num, unit = float(m.group(1)), m.group(2)
-    key = unit.lower() if unit not in ("µs",) else unit
-    if key not in table or table[key] is None:
-        raise UnitError(
-            f"{field}: unknown unit {unit!r} in {value!r}; allowed: {', '.join(k for k in table if table[k])}"
-        )
-    return num, table[key]
+    unit = m.group(2)
+    if unit not in table:
+        hint = ""
+        if unit.lower() in {k.lower() for k in table}:
+            hint = " (units are case-sensitive: B = bytes, b = bits, M = mega, m = milli)"
+        elif what == "size" and unit.endswith("b"):
+            hint = " (b means bits; sizes are in bytes: B)"
+        elif what == "rate" and unit.endswith("Bps"):
+            hint = " (rates are in bits per second: bps; B would mean bytes)"
+        raise UnitError(f"{field}: unknown unit {unit!r} in {value!r}{hint}; allowed: {units}")
+    try:
+        return Decimal(m.group(1)), table[unit]
+    except InvalidOperation:  # pragma: no cover - the regex admits only decimal numbers
+        raise UnitError(f"{field}: cannot read the number in {value!r}") from None
+
+
+def _whole(field: str, value, num: Decimal, mult: int, base: str, hi: int, hi_text: str) -> int:
+    x = num * mult
+    if x != x.to_integral_value():
+        raise UnitError(f"{field}: must be a whole number of {base} (no rounding), got {value!r}")
+    if x > hi:
+        raise UnitError(f"{field}: must be at most {hi_text}, got {value!r}")
+    return int(x)
 
 
 def parse_rate(value, field: str = "rate") -> int:
-    """'25Gbps' -> 25_000_000_000 (bits/s). Must be > 0."""
-    num, mult = _split(field, value, _RATE, "rate", "25Gbps")
-    bps = round(num * (mult or 1))
+    """'25Gbps' -> 25_000_000_000 (bits/s). Must be > 0, a whole number of bits/s, <= 1 Pbit/s."""
+    num, mult = _split(field, value, _RATE, "rate", "25Gbps", "bps")
+    bps = _whole(field, value, num, mult, "bits/s", MAX_RATE_BPS, "1000Tbps")
     if bps <= 0:
         raise UnitError(f"{field}: must be > 0, got {value!r}")
-    return int(bps)
+    return bps
 
 
 def parse_time(value, field: str = "time") -> int:
-    """'1us' -> 1_000_000 (picoseconds). Must be >= 0."""
-    num, mult = _split(field, value, _TIME, "time", "1us")
-    ps = round(num * (mult if mult is not None else 1e12))
-    if ps < 0:
+    """'1us' -> 1_000_000 (picoseconds); a bare number is seconds. In [0, 10 000 s], whole ps."""
+    num, mult = _split(field, value, _TIME, "time", "1us", "s")
+    if num < 0:
         raise UnitError(f"{field}: must be >= 0, got {value!r}")
-    return int(ps)
+    return _whole(field, value, num, mult, "picoseconds", MAX_TIME_PS, "10000s")
 
 
 def parse_size(value, field: str = "size") -> int:
-    """'4MiB' -> 4194304 (bytes). Must be >= 0."""
-    num, mult = _split(field, value, _SIZE, "size", "1000B")
-    b = round(num * (mult or 1))
-    if b < 0:
+    """'4MiB' -> 4194304 (bytes). In [0, 1 PiB], a whole number of bytes."""
+    num, mult = _split(field, value, _SIZE, "size", "1000B", "B")
+    if num < 0:
         raise UnitError(f"{field}: must be >= 0, got {value!r}")
-    return int(b)
+    return _whole(field, value, num, mult, "bytes", MAX_SIZE_BYTES, "1024TiB")
 
 
 def format_rate(bps: float) -> str:

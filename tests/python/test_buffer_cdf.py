@@ -11,7 +11,7 @@ from dccsim.analysis import buffer_cdf
 from dccsim.errors import ScenarioError
 from dccsim.experiments import get, text
 from dccsim.scenario import loads
-from dccsim.scenario_toml import dump_toml
+from dccsim.scenario import dump_toml
 
 
 def test_variant_topology_override_reaches_engine_and_round_trips():

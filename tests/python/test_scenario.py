@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from dccsim import experiments, scenario
@@ -204,7 +206,7 @@ def test_round_trip_of_every_optional_section(base):
             "analysis": "incast",
             "t0": "100us",
             "bottleneck": "sw0->h0",
-            "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta": 2}}],
+            "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta_bytes": 2}}],
         },
     )
     base["flows"].append({"src": 3, "dst": 2, "cc": {"algorithm": "hpcc", "eta": 0.95}})
@@ -219,7 +221,7 @@ def test_round_trip_of_every_optional_section(base):
     scn = scenario.from_dict(base)
     assert scenario.loads(scenario.dump_toml(scn)) == scn
     cfg = scn.to_engine_config("theta-powertcp")
-    assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta": 2}}
+    assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta_bytes": 2}}
     assert cfg["flows"][2]["cc"] == {"algorithm": "hpcc", "params": {"eta": 0.95}}
     assert cfg["switch"]["ecn"] == {
         "kind": "red",
@@ -253,12 +255,15 @@ def test_variants():
 def test_variant_inherits_cc_params_only_for_the_same_algorithm(base):
     base["experiment"] = {
         "variants": [
-            {"name": "P", "cc": {"algorithm": "powertcp", "beta": 3}},
+            {"name": "P", "cc": {"algorithm": "powertcp", "beta_bytes": 3}},
             {"name": "H", "cc": {"algorithm": "hpcc"}},
         ]
     }
     scn = scenario.from_dict(base)
-    assert scn.to_engine_config("P")["cc"] == {"algorithm": "powertcp", "params": {"gamma": 0.9, "beta": 3}}
+    assert scn.to_engine_config("P")["cc"] == {
+        "algorithm": "powertcp",
+        "params": {"gamma": 0.9, "beta_bytes": 3},
+    }
     assert scn.to_engine_config("H")["cc"] == {"algorithm": "hpcc", "params": {}}
     assert scenario.loads(scenario.dump_toml(scn)) == scn
 
@@ -295,22 +300,40 @@ def test_powertcp_incast_matches_the_paper_setup():
     }
 
 
-def test_fallback_algorithm_list_matches_the_engine():
-    # scenarios are validated without a built engine (e.g. by the testbed) against this list
+def test_algorithm_names_come_from_the_engine():
+    # one list: the engine's registry (crates/engine/src/cc/mod.rs); the front keeps no copy
     from dccsim import _engine
-    from dccsim.scenario_parse import FALLBACK_ALGORITHMS
 
-    assert sorted(FALLBACK_ALGORITHMS) == sorted(_engine.algorithms())
+    assert scenario.known_algorithms() == list(_engine.algorithms())
 
 
 def test_brownfield_int_switches_reach_the_engine_and_round_trip(base):
     base["switch"] = {"int_switches": ["sw0"]}
     scn = scenario.from_dict(base)
     assert scn.to_engine_config()["switch"]["int_switches"] == ["sw0"]
-    from dccsim.scenario_toml import dump_toml
+    from dccsim.scenario import dump_toml
     import tomllib
 
     assert tomllib.loads(dump_toml(scn))["switch"]["int_switches"] == ["sw0"]
     base["switch"] = {"int_switches": "sw0"}
     e = err(base)
     assert e.field == "switch.int_switches"
+
+
+def test_utf8_bom_is_accepted_and_non_utf8_is_one_error(tmp_path):
+    text = (Path(__file__).parent / "data" / "incast-small.toml").read_text()
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert scenario.load(f) == scenario.loads(text, default_name="bom")
+    f.write_bytes(b'name = "\xff"\n' + text.encode())
+    with pytest.raises(scenario.ScenarioError) as e:
+        scenario.load(f)
+    assert e.value.field == "scenario" and "not UTF-8" in e.value.message
+
+
+def test_loads_raises_only_scenario_error_for_nan_inf_and_huge_numbers(base):
+    for key, value in (("duration", float("nan")), ("duration", float("inf")), ("seed", 2**70)):
+        d = dict(base, **{key: value})
+        with pytest.raises(scenario.ScenarioError) as e:
+            scenario.from_dict(d)
+        assert e.value.field == key

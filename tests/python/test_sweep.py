@@ -102,15 +102,21 @@ def test_killed_point_is_rerun_and_never_looks_done(tmp_path):
     assert not list(points.glob(f".{job['id']}.tmp-{__import__('os').getpid()}"))
 
 
-def test_failed_point_is_reported_and_not_marked_done(tmp_path):
+def test_unknown_parameter_is_refused_before_anything_runs(tmp_path):
     text = SPEC.replace('"switch.buffer" = ["3MB", "6MB"]', '"cc.no_such_param" = [1]')
     text = text.replace('variants = ["HPCC"]', 'variants = ["PowerTCP"]')  # inherits [cc]
     p = dccsim("sweep", _spec(tmp_path, text), "--out", tmp_path / "o", "--jobs", "1")
-    assert p.returncode == 1
-    assert "failed" in p.stderr and "Traceback" not in p.stderr
-    doc = json.loads((tmp_path / "o" / "sweep.json").read_text())
-    assert not doc["complete"] and {x["status"] for x in doc["points"]} == {"failed"}
-    assert not any((tmp_path / "o" / "points").iterdir())
+    assert p.returncode == 2 and "no_such_param" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "o" / "points").exists() or not any((tmp_path / "o" / "points").iterdir())
+
+
+def test_failed_point_is_reported_and_not_marked_done(tmp_path):
+    spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
+    job = dict(sweep.jobs_for(spec)[0], params={"switch.buffer": "lots"})  # fails inside the worker
+    r = sweep_point.run_point(str(tmp_path / "o"), job)
+    assert r["status"] == "failed" and "switch.buffer" in r["error"]
+    assert not (tmp_path / "o" / "points" / job["id"]).exists()
+    assert not list((tmp_path / "o" / "points").glob(".*tmp*"))
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ mod columns;
 mod describe;
 
 use columns::{to_py_tables, SCHEMA_TABLES};
-use dccsim_engine::{cc::ALGORITHMS, config::Config};
+use dccsim_engine::{cc, config::Config};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -26,21 +26,41 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Run one scenario given as the engine's JSON input (see docs/engine-api.md).
+///
+/// The simulation runs with the GIL released; every `POLL_EVENTS` events the engine asks
+/// `interrupted`, which takes the GIL back to run Python's signal handlers. A pending Ctrl-C
+/// (or any exception a handler raises) stops the run and is raised here, so it reaches the caller
+/// within one poll interval instead of after the whole run.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let cfg = Config::from_json(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let outcome = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| dccsim_engine::run(&cfg))));
+    let mut raised: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled(&cfg, &mut || interrupted(&mut raised)))));
+    if let Some(e) = raised {
+        return Err(e);
+    }
     match outcome {
-        Ok(Ok(r)) => to_py_tables(py, r),
+        Ok(Ok((r, _completed))) => to_py_tables(py, r),
         Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
         Err(p) => Err(PyRuntimeError::new_err(format!("internal engine error (please report): {}", panic_message(p)))),
     }
 }
 
+/// Run Python's pending signal handlers; true (stop the run) when one raised, keeping its error.
+fn interrupted(raised: &mut Option<PyErr>) -> bool {
+    Python::with_gil(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            *raised = Some(e);
+            true
+        }
+    })
+}
+
 /// Names of the congestion-control algorithms this build knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
-    ALGORITHMS.to_vec()
+    cc::algorithms()
 }
 
 /// The result tables: {table: [(column, dtype)]} with dtype "int64", "float64" or "string", in

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 from . import queue_sweep
+from .common import percentile
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
@@ -66,7 +67,7 @@ def bdp_bytes(scenario, variant) -> int:
 def cdf_points(q_bytes, packet: float) -> list[float]:
     """Queue (packets) at the 0..100 % points of the samples' CDF (lower element, no interpolation)."""
     q = np.asarray(q_bytes, dtype=np.float64)
-    return [round(queue_sweep._p(q, i / 100) / packet, 3) for i in range(101)]
+    return [round(percentile(q, i / 100) / packet, 3) for i in range(101)]
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from .checks import require_binned_flow_sampling
 from .tables import as_frame, as_frames
+from .common import jain
 
 from .claims_text import claim_lines
 
@@ -68,11 +69,6 @@ def goodput(flow_series, bin_ps: int, end_ps: int):
         ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
         out[int(fid)] = np.diff(np.interp(edges, ft, fb)) * 8 / (bin_ps / 1e12)
     return edges[1:], out
-
-
-def jain(x) -> float:
-    x = np.asarray(x, dtype=np.float64)
-    return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if len(x) and (x > 0).any() else float("nan")
 
 
 def phases(flows, end_ps: int):

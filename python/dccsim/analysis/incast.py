@@ -76,6 +76,8 @@ HOMA_4B_EXCESS = (250e3, 1000e3)
 def check(scn) -> None:
     """Scenario-level requirements, checked when the scenario is loaded (before any run)."""
     b = scn.experiment.params["bottleneck"]
+    if scn.experiment.params["t0"] >= scn.duration_ps:
+        raise ScenarioError("experiment.t0", "must be before the end of the run (duration)")
     if scn.metrics.interval_ps == 0:
         raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
     if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
@@ -187,6 +189,16 @@ def claims(scenario, metrics: dict) -> list[dict]:
         m = metrics.get(v.slug)
         alg = v.cc.algorithm
         if m is None or alg not in table:
+            continue
+        if not m["throughput_pct"]:  # precondition: the incast reaches the bottleneck after t0
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": table[alg],
+                    "measured": f"no traffic through {m['bottleneck']} in [t0, t0+1ms]",
+                    "verdict": "not evaluated: the analysis needs traffic at the bottleneck after t0",
+                }
+            )
             continue
         rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
         measured = (

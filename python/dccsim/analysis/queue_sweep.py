@@ -34,6 +34,7 @@ from .claims_text import claim_lines
 import numpy as np
 
 from ..errors import ScenarioError
+from .common import percentile
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
@@ -56,15 +57,12 @@ def check(scn) -> None:
         raise ScenarioError("experiment.window", "must be > 0 and shorter than the run")
     if p["packet"] <= 0:
         raise ScenarioError("experiment.packet", "must be > 0 bytes")
+    if "flows" in p and (p["flows"] != int(p["flows"]) or p["flows"] < 1):
+        raise ScenarioError("experiment.flows", f"must be a whole number >= 1, got {p['flows']!r}")
 
 
 def _ecn(scenario, variant):
     return variant.ecn if variant.ecn is not None else scenario.switch.ecn
-
-
-def _p(x, q):
-    s = np.sort(x)
-    return float(s[min(len(s) - 1, int(q * len(s)))])
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
@@ -84,8 +82,8 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "window_start_ps": int(a),
         "window_end_ps": b,
         "queue_mean_pkts": round(float(q[win].mean()) / pkt, 3),
-        "queue_p1_pkts": round(_p(q[win], 0.01) / pkt, 3),
-        "queue_p99_pkts": round(_p(q[win], 0.99) / pkt, 3),
+        "queue_p1_pkts": round(percentile(q[win], 0.01) / pkt, 3),
+        "queue_p99_pkts": round(percentile(q[win], 0.99) / pkt, 3),
         "underflow_pct": round(100.0 * float((q[win] == 0).mean()), 3),
         "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
         "k_pkts": round(e.k_bytes / pkt, 3) if e.kind == "step" else None,

@@ -17,6 +17,7 @@ No paper claim is attached, so ``claims`` is empty.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from ..errors import ScenarioError
 from .tables import as_frames
 from ..units import format_time
+from .common import jain, percentile
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "warmup": "time"}
@@ -43,11 +45,6 @@ def check(scn) -> None:
 def _flows_to_bottleneck(flows, port_name: str):
     m = re.fullmatch(r".*->h([0-9]+)", port_name)
     return flows[flows["dst"] == int(m.group(1))] if m else flows
-
-
-def _p_lower(x: np.ndarray, q: float) -> float:
-    s = np.sort(x)
-    return float(s[min(len(s) - 1, int(q * len(s)))])
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
@@ -88,12 +85,12 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "window_end_ps": b,
         "throughput_source": source,
         "flow_throughput_bps": {str(k): round(v) for k, v in thr.items()},
-        "jain_index": round(float(x.sum() ** 2 / (len(x) * (x**2).sum())), 4) if (x > 0).any() else None,
+        "jain_index": None if math.isnan(jain(x)) else round(jain(x), 4),
         "min_share": round(float(x.min() / fair), 4) if fair > 0 else None,
         "max_share": round(float(x.max() / fair), 4) if fair > 0 else None,
         "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
         "queue_mean_bytes": round(float(q[win].mean()), 1),
-        "queue_p99_bytes": _p_lower(q[win], 0.99),
+        "queue_p99_bytes": percentile(q[win], 0.99),
         "packets_dropped": (engine_summary or {}).get("packets_dropped"),
     }
 

@@ -33,10 +33,12 @@ def bpf_dir() -> Path:
 
 
 def canonical(alg: str) -> str:
-    a = alg.strip().lower()
-    a = ALIASES.get(a, a)
+    # One rule with the simulator: algorithm names are exact (lowercase), never case-folded.
+    a = ALIASES.get(alg, alg)
     if a not in ALGORITHMS:
-        raise ValueError(f"--cc: unknown algorithm '{alg}'; allowed: {', '.join(ALGORITHMS)}")
+        raise ValueError(
+            f"--cc: unknown algorithm '{alg}'; allowed (exact, lowercase): {', '.join(ALGORITHMS)}"
+        )
     return a
 
 

@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _err(msg: str, code: int) -> int:
-    print(f"dccsim testbed: {msg}", file=sys.stderr)
+    print(f"dccsim: error: {msg}" if code == 2 else f"dccsim testbed: {msg}", file=sys.stderr)
     return code
 
 

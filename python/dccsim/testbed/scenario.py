@@ -82,11 +82,13 @@ def _get(d: dict, key: str, default, where: str):
 
 def load(arg: str, duration: str | None = None, host_rate: str | None = None) -> Scenario:
     path = locate(arg)
-    text = path.read_text()
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"scenario: {path.name}: {e}") from None
+    # The simulator's parser first: the same field checks (units, ranges, NaN, UTF-8, BOM) and the
+    # same one-line errors; then the testbed's own, narrower limits below.
+    from ..scenario import load as load_checked
+
+    load_checked(path)
+    text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
+    raw = tomllib.loads(text)
     try:
         sc = _resolve(raw, path, duration, host_rate)
         sc.text = text

@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::int_history::IntHistory;
 use super::{clamp, AckEvent, CcContext, CongestionControl};
-use crate::packet::{IntHop, MAX_INT_HOPS};
-use crate::time::secs;
+use crate::packet::IntHop;
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -49,8 +49,7 @@ pub struct Hpcc {
     wc: f64,
     inc_stage: u32,
     u: f64,
-    prev: [IntHop; MAX_INT_HOPS],
-    prev_n: usize,
+    int: IntHistory,
     last_update_seq: u64,
 }
 
@@ -74,32 +73,19 @@ impl Hpcc {
             wc: w,
             inc_stage: 0,
             u: 0.0,
-            prev: [IntHop::default(); MAX_INT_HOPS],
-            prev_n: 0,
+            int: IntHistory::default(),
             last_update_seq: 0,
         }
     }
 
     /// MeasureInflight(ack): returns the smoothed normalised inflight U, or None on the first ACK.
     fn measure_inflight(&mut self, hops: &[IntHop]) -> Option<f64> {
-        let n = hops.len().min(self.prev_n);
-        let mut best: Option<(f64, f64)> = None;
-        for i in 0..n {
-            let (h, p) = (&hops[i], &self.prev[i]);
-            if h.ts <= p.ts {
-                continue;
-            }
-            let dt = secs(h.ts - p.ts);
+        let t = self.t;
+        let (u, dt) = self.int.max_per_hop(hops, |h, p, dt| {
             let b = h.rate_bps as f64 / 8.0;
             let tx_rate = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt;
-            let u = h.qlen.min(p.qlen) as f64 / (b * self.t) + tx_rate / b;
-            if best.map_or(true, |(x, _)| u > x) {
-                best = Some((u, dt));
-            }
-        }
-        self.prev[..hops.len()].copy_from_slice(hops);
-        self.prev_n = hops.len();
-        let (u, dt) = best?;
+            h.qlen.min(p.qlen) as f64 / (b * t) + tx_rate / b
+        })?;
         let tau = dt.min(self.t);
         self.u = (1.0 - tau / self.t) * self.u + tau / self.t * u;
         Some(self.u)

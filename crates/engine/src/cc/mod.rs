@@ -14,6 +14,7 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod homa;
 pub mod hpcc;
+pub mod int_history;
 pub mod poseidon;
 pub mod powertcp;
 pub mod reno;
@@ -122,29 +123,39 @@ pub struct GrantPolicy {
     pub first_sched_prio: u8,
 }
 
-/// The algorithms this build knows, with their accepted names.
-pub const ALGORITHMS: &[&str] =
-    &["powertcp", "theta-powertcp", "hpcc", "homa", "reno", "dctcp", "dctcp-rai", "tbtcp", "cubic", "dcqcn", "timely", "swift", "poseidon"];
+/// Builds a controller from its name (for error paths), its parameter object and the flow's facts.
+type Factory = fn(&str, serde_json::Value, &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError>;
+
+/// The algorithms this build knows: adding one is its module plus one line here.
+const REGISTRY: &[(&str, Factory)] = &[
+    ("powertcp", |n, p, c| Ok(Box::new(powertcp::PowerTcp::new(parse(n, p)?, c)))),
+    ("theta-powertcp", |n, p, c| Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(n, p)?, c)))),
+    ("hpcc", |n, p, c| Ok(Box::new(hpcc::Hpcc::new(parse(n, p)?, c)))),
+    ("homa", |n, p, c| Ok(Box::new(homa::Homa::new(parse(n, p)?, c)?))),
+    ("reno", |n, p, c| Ok(Box::new(reno::Reno::new(parse(n, p)?, c)))),
+    ("dctcp", |n, p, c| Ok(Box::new(dctcp::Dctcp::new(parse(n, p)?, c)))),
+    ("dctcp-rai", |n, p, c| Ok(Box::new(tbtcp::dctcp_rai(parse(n, p)?, c)))),
+    ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
+    ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
+    ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)))),
+    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)))),
+    ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
+    ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
+];
+
+/// Names of the algorithms this build knows, in registry order.
+pub fn algorithms() -> Vec<&'static str> {
+    REGISTRY.iter().map(|(name, _)| *name).collect()
+}
 
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
     let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
-    match algorithm {
-        "powertcp" => Ok(Box::new(powertcp::PowerTcp::new(parse(algorithm, params)?, ctx))),
-        "theta-powertcp" => Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(algorithm, params)?, ctx))),
-        "hpcc" => Ok(Box::new(hpcc::Hpcc::new(parse(algorithm, params)?, ctx))),
-        "homa" => Ok(Box::new(homa::Homa::new(parse(algorithm, params)?, ctx)?)),
-        "reno" => Ok(Box::new(reno::Reno::new(parse(algorithm, params)?, ctx))),
-        "dctcp" => Ok(Box::new(dctcp::Dctcp::new(parse(algorithm, params)?, ctx))),
-        "dctcp-rai" => Ok(Box::new(tbtcp::dctcp_rai(parse(algorithm, params)?, ctx))),
-        "tbtcp" => Ok(Box::new(tbtcp::Tbtcp::new(parse(algorithm, params)?, ctx))),
-        "cubic" => Ok(Box::new(cubic::Cubic::new(parse(algorithm, params)?, ctx))),
-        "dcqcn" => Ok(Box::new(dcqcn::Dcqcn::new(parse(algorithm, params)?, ctx))),
-        "timely" => Ok(Box::new(timely::Timely::new(parse(algorithm, params)?, ctx))),
-        "swift" => Ok(Box::new(swift::Swift::new(parse(algorithm, params)?, ctx))),
-        "poseidon" => Ok(Box::new(poseidon::Poseidon::new(parse(algorithm, params)?, ctx))),
-        other => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{other}'; allowed: {}", ALGORITHMS.join(", ")))),
+    check_non_negative(algorithm, &params)?;
+    match REGISTRY.iter().find(|(name, _)| *name == algorithm) {
+        Some((name, make)) => make(name, params, ctx),
+        None => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{algorithm}'; allowed: {}", algorithms().join(", ")))),
     }
 }
 
@@ -160,7 +171,7 @@ pub struct AlgorithmInfo {
     pub choices: serde_json::Map<String, serde_json::Value>,
 }
 
-/// Every algorithm of `ALGORITHMS` with its parameters, their defaults and its source, taken from
+/// Every algorithm of `algorithms()` with its parameters, their defaults and its source, taken from
 /// the algorithms' own parameter types (their `Default` and `Serialize`), so the listing cannot
 /// drift from what `build` accepts.
 pub fn describe() -> Vec<AlgorithmInfo> {
@@ -196,8 +207,25 @@ pub fn describe() -> Vec<AlgorithmInfo> {
         info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
         info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),
     ];
-    debug_assert!(all.iter().map(|a| a.name).eq(ALGORITHMS.iter().copied()));
+    debug_assert!(all.iter().map(|a| a.name).eq(algorithms()));
     all
+}
+
+/// Every parameter of every algorithm is a non-negative quantity (gain, rate, window, time,
+/// count); refuse a negative number anywhere in the table, naming it. (JSON has no NaN or
+/// infinity, so finite is given; the front also checks each parameter's range.)
+fn check_non_negative(algorithm: &str, params: &serde_json::Value) -> Result<(), ConfigError> {
+    fn walk(v: &serde_json::Value, path: &str) -> Result<(), ConfigError> {
+        match v {
+            serde_json::Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
+                Err(ConfigError::new(path, format!("must be >= 0, got {n}")))
+            }
+            serde_json::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| walk(x, &format!("{path}[{i}]"))),
+            serde_json::Value::Object(o) => o.iter().try_for_each(|(k, x)| walk(x, &format!("{path}.{k}"))),
+            _ => Ok(()),
+        }
+    }
+    walk(params, &format!("cc.{algorithm}"))
 }
 
 /// Parse an algorithm's parameter table, naming the offending field on error.
@@ -217,6 +245,42 @@ pub fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
     }
 }
 
+#[cfg(test)]
+mod registry_tests {
+    use super::reno::tests::ctx;
+    use super::*;
+
+    #[test]
+    fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
+        assert_eq!(algorithms().len(), 13);
+        for name in algorithms() {
+            let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
+            let e = build(name, &serde_json::json!({"bogus_field": 1}), &ctx()).err().unwrap();
+            assert_eq!(e.field, format!("cc.{name}"));
+            assert!(e.message.contains("bogus_field"), "{name}: {}", e.message);
+        }
+        let e = build("powertcpp", &serde_json::Value::Null, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.algorithm");
+        assert!(e.message.contains("allowed: powertcp, theta-powertcp"), "{}", e.message);
+    }
+}
+
+#[cfg(test)]
+mod param_check_tests {
+    use super::reno::tests::ctx;
+    use super::*;
+
+    #[test]
+    fn negative_parameters_are_refused_with_their_field() {
+        let e = build("powertcp", &serde_json::json!({"gamma": -5.0}), &ctx()).err().expect("refused");
+        assert_eq!(e.to_string(), "cc.powertcp.gamma: must be >= 0, got -5.0");
+        let e = build("homa", &serde_json::json!({"unsched_cutoffs_bytes": [1.0, -2.0]}), &ctx()).err().expect("refused");
+        assert!(e.to_string().starts_with("cc.homa.unsched_cutoffs_bytes[1]: must be >= 0"), "{e}");
+        assert!(build("powertcp", &serde_json::json!({"gamma": 0.9}), &ctx()).is_ok());
+    }
+}
+
 /// Test helper: `a` equals `b` up to floating-point rounding (relative 1e-9): the expected
 /// values are the same formulas evaluated by hand, so only rounding may differ.
 #[cfg(test)]
@@ -233,7 +297,7 @@ mod describe_tests {
     fn describe_lists_every_algorithm_and_its_defaults_build() {
         let all = describe();
         let names: Vec<&str> = all.iter().map(|a| a.name).collect();
-        assert_eq!(names, ALGORITHMS);
+        assert_eq!(names, algorithms());
         let ctx = CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1048.0 };
         for a in &all {
             assert!(a.params.is_object() && !a.source.is_empty(), "{}", a.name);

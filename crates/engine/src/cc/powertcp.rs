@@ -7,9 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::int_history::IntHistory;
 use super::{clamp, AckEvent, CcContext, CongestionControl};
-use crate::packet::{IntHop, MAX_INT_HOPS};
-use crate::time::secs;
+use crate::packet::IntHop;
 
 /// Which reading of PowerTCP to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -76,8 +76,7 @@ impl Default for Params {
 /// 14–34): previous INT stack and the smoothed normalised power.
 #[derive(Clone, Debug)]
 pub struct PowerMeter {
-    prev: [IntHop; MAX_INT_HOPS],
-    prev_n: usize,
+    int: IntHistory,
     /// Γ_smooth, starts at 1 (the equilibrium power).
     pub smooth: f64,
     tau: f64,
@@ -89,14 +88,7 @@ pub struct PowerMeter {
 
 impl PowerMeter {
     pub fn new(tau: f64) -> Self {
-        PowerMeter {
-            prev: [IntHop::default(); MAX_INT_HOPS],
-            prev_n: 0,
-            smooth: 1.0,
-            tau,
-            current_floor: 0.0,
-            power_floor: f64::NEG_INFINITY,
-        }
+        PowerMeter { int: IntHistory::default(), smooth: 1.0, tau, current_floor: 0.0, power_floor: f64::NEG_INFINITY }
     }
 
     /// The same meter with Γ_norm and Γ_smooth floored at `floor`.
@@ -107,29 +99,18 @@ impl PowerMeter {
     /// normPower(ack): the largest per-hop normalised power, smoothed over τ.
     /// Returns None on the first INT of a flow (no previous record to difference against).
     pub fn update(&mut self, hops: &[IntHop]) -> Option<f64> {
-        let n = hops.len().min(self.prev_n);
-        let mut best: Option<(f64, f64)> = None; // (Γ'_norm, dt)
-        for i in 0..n {
-            let (h, p) = (&hops[i], &self.prev[i]);
-            if h.ts <= p.ts {
-                continue;
-            }
-            let dt = secs(h.ts - p.ts); // line 18
+        let (tau, current_floor) = (self.tau, self.current_floor);
+        let (norm, dt) = self.int.max_per_hop(hops, |h, p, dt| {
+            // dt: line 18
             let b = h.rate_bps as f64 / 8.0; // bytes/s
             let qdot = (h.qlen as f64 - p.qlen as f64) / dt; // line 19: dq/dt
             let mu = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt; // line 20: txRate
-            let current = (qdot + mu).max(self.current_floor * b); // line 21: λ
-            let voltage = h.qlen as f64 + b * self.tau; // lines 22–23: ν = qlen + BDP
+            let current = (qdot + mu).max(current_floor * b); // line 21: λ
+            let voltage = h.qlen as f64 + b * tau; // lines 22–23: ν = qlen + BDP
             let power = current * voltage; // line 24: Γ'
-            let e = b * b * self.tau; // line 25: base power
-            let norm = power / e; // line 26
-            if best.map_or(true, |(g, _)| norm > g) {
-                best = Some((norm, dt)); // lines 27–29
-            }
-        }
-        self.prev[..hops.len()].copy_from_slice(hops);
-        self.prev_n = hops.len();
-        let (norm, dt) = best?;
+            let e = b * b * tau; // line 25: base power
+            power / e // line 26: Γ'_norm; the largest over hops, lines 27–29
+        })?;
         Some(self.smooth_with(norm, dt))
     }
 

@@ -1,4 +1,4 @@
-"""Scenario files: TOML with units  ->  validated `Scenario`  ->  engine JSON (docs/engine-api.md).
+"""The validated scenario: frozen dataclasses holding every quantity in the engine's integer SI units.
 
 Every validation error is a :class:`ScenarioError` whose field is the user-facing dotted name
 (``topology.host_rate``, ``flows[2].src``, ``experiment.variants[1].cc.algorithm``) and whose
@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
-from . import topology as topo
-from .errors import ScenarioError
-from .workload import permutation_pairs
+from .. import topology as topo
+from ..errors import ScenarioError
+from ..workload import permutation_pairs
+from .to_engine import ecn_to_engine, topology_to_engine
 
 # ----------------------------------------------------------------------------------------------
 # The validated scenario (all quantities resolved to the engine's integer SI units)
@@ -205,14 +206,14 @@ class Scenario:
             "seed": self.seed,
             "duration_ps": self.duration_ps,
             "base_rtt_ps": self.base_rtt_ps,
-            "topology": _topology_to_engine(self.variant_topology(variant)),
+            "topology": topology_to_engine(self.variant_topology(variant)),
             "switch": {
                 "buffer_bytes": self.switch.buffer_bytes,
                 "dt_alpha": self.switch.dt_alpha,
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
                 "int_switches": None if self.switch.int_switches is None else list(self.switch.int_switches),
-                "ecn": _ecn_to_engine(
+                "ecn": ecn_to_engine(
                     variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
                 ),
             },
@@ -243,54 +244,3 @@ def slugify(name: str) -> str:
     s = "".join(greek.get(c, c) for c in name.lower())
     s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
     return s or "variant"
-
-
-def _topology_to_engine(t: Topology) -> dict:
-    out: dict[str, Any] = {"kind": t.kind}
-    for key, typ in topo.FIELDS[t.kind].items():
-        if typ == "rate":
-            out[f"{key}_bps"] = t.values[key]
-        elif typ == "time":
-            out[f"{key}_ps"] = t.values[key]
-        elif typ == "links":
-            out["links"] = [
-                {"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps}
-                for l in t.values["links"]
-            ]
-        else:
-            out[key] = t.values[key]
-    return out
-
-
-def _ecn_to_engine(e: Ecn) -> dict:
-    if e.kind == "step":
-        return {"kind": "step", "k_bytes": e.k_bytes}
-    if e.kind == "red":
-        return {
-            "kind": "red",
-            "kmin_bytes": e.kmin_bytes,
-            "kmax_bytes": e.kmax_bytes,
-            "pmax": e.pmax,
-            "steps": e.steps,
-        }
-    if e.kind == "curve":
-        return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
-    return {"kind": "none"}
-
-
-# Loading (validation) and writing back live in their own modules; the public API is here.
-from .scenario_parse import from_dict, known_algorithms, load, loads  # noqa: E402
-from .scenario_toml import dump_toml, to_dict  # noqa: E402
-
-__all__ = [
-    "Scenario",
-    "Variant",
-    "CcSpec",
-    "load",
-    "loads",
-    "from_dict",
-    "dump_toml",
-    "to_dict",
-    "known_algorithms",
-    "slugify",
-]

@@ -6,9 +6,9 @@ from typing import Any
 
 import tomli_w
 
-from . import topology as topo
-from . import units
-from .scenario import CcSpec, Scenario
+from .. import topology as topo
+from .. import units
+from .model import CcSpec, Scenario
 
 # ----------------------------------------------------------------------------------------------
 # Writing back (dccsim show): to_dict(load(x)) loads to an equal Scenario
@@ -93,7 +93,7 @@ def to_dict(s: Scenario) -> dict:
         xd: dict[str, Any] = {"title": x.title}
         if x.analysis:
             xd["analysis"] = x.analysis
-            from .analysis import ANALYSES
+            from ..analysis import ANALYSES
 
             for key, typ in ANALYSES[x.analysis].KEYS.items():
                 if key in x.params:

@@ -6,10 +6,28 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from . import topology as topo
-from . import units
-from .errors import ScenarioError
-from .scenario import (
+from .. import topology as topo
+from ..errors import ScenarioError
+from . import cc_params
+from .fields import (
+    Table,
+    boolean,
+    choice,
+    MAX_COUNT,
+    integer,
+    number,
+    pos_size,
+    pos_time,
+    ranged_number,
+    ranged_size,
+    rate,
+    seed,
+    show,
+    size,
+    string,
+    time,
+)
+from .model import (
     CcSpec,
     Ecn,
     Experiment,
@@ -29,22 +47,10 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-# Used when the compiled engine is not importable (e.g. validating a file on a machine without it).
-FALLBACK_ALGORITHMS = (
-    "powertcp",
-    "theta-powertcp",
-    "hpcc",
-    "homa",
-    "reno",
-    "dctcp",
-    "dctcp-rai",
-    "tbtcp",
-    "cubic",
-    "dcqcn",
-    "timely",
-    "swift",
-    "poseidon",
-)
+MAX_PAYLOAD = 65_536  # bytes of payload per packet (a 64 KiB segment; jumbo frames are 9 000)
+MAX_HEADER = 4_096  # bytes of any header (data, INT, ACK)
+MAX_DT_ALPHA = 64.0  # Dynamic Thresholds α (chips use 1/128 .. 8)
+MAX_ECN_STEPS = 1_024
 
 TOP_KEYS = (
     "name",
@@ -84,12 +90,10 @@ VARIANT_KEYS = ("name", "cc", "ecn", "topology")
 
 
 def known_algorithms() -> list[str]:
-    """Controller names: the engine's own list when it is installed, else the documented ones."""
-    from . import engine
+    """Controller names, from the compiled engine (the one list; raises EngineUnavailable without it)."""
+    from .. import engine
 
-    if engine.available():
-        return engine.algorithms()
-    return list(FALLBACK_ALGORITHMS)
+    return engine.algorithms()
 
 
 def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario:
@@ -98,13 +102,24 @@ def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario
         return from_dict(source, default_name=name or "scenario")
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as e:
         raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            "scenario",
+            f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
+        ) from None
     return loads(text, default_name=name or path.stem)
 
 
 def loads(text: str, default_name: str = "scenario") -> Scenario:
+    """Load a scenario from TOML text. Every problem is a ScenarioError (never a bare ValueError)."""
+    if not isinstance(text, str):
+        raise ScenarioError("scenario", f"expected TOML text (str), got {type(text).__name__}")
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as some editors write
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -112,124 +127,14 @@ def loads(text: str, default_name: str = "scenario") -> Scenario:
     return from_dict(data, default_name=default_name)
 
 
-class _Table:
-    """A TOML table being read: rejects unknown keys, converts values, names fields in errors."""
-
-    def __init__(self, data: Any, prefix: str, allowed):
-        if not isinstance(data, dict):
-            raise ScenarioError(prefix, f"expected a table, got {_show(data)}")
-        self.data, self.prefix = data, prefix
-        for k in data:
-            if k not in allowed:
-                raise ScenarioError(self.f(k), f"unknown key; allowed: {', '.join(allowed)}")
-
-    def f(self, key: str) -> str:
-        return f"{self.prefix}.{key}" if self.prefix else key
-
-    def has(self, key: str) -> bool:
-        return key in self.data
-
-    def req(self, key: str, conv):
-        if key not in self.data:
-            raise ScenarioError(self.f(key), "missing (required)")
-        return conv(self.data[key], self.f(key))
-
-    def opt(self, key: str, conv, default):
-        return conv(self.data[key], self.f(key)) if key in self.data else default
-
-
-def _show(v) -> str:
-    return f"{type(v).__name__} {v!r}" if not isinstance(v, dict) else "a table"
-
-
-def _unit(parse):
-    def conv(v, f):
-        try:
-            return parse(v, f)
-        except units.UnitError as e:
-            msg = str(e)
-            raise ScenarioError(f, msg[len(f) + 2 :] if msg.startswith(f + ": ") else msg) from None
-
-    return conv
-
-
-_rate, _time, _size = _unit(units.parse_rate), _unit(units.parse_time), _unit(units.parse_size)
-
-
-def _pos_time(v, f):
-    t = _time(v, f)
-    if t <= 0:
-        raise ScenarioError(f, f"must be > 0, got {v!r}")
-    return t
-
-
-def _pos_size(v, f):
-    b = _size(v, f)
-    if b <= 0:
-        raise ScenarioError(f, f"must be > 0 bytes, got {v!r}")
-    return b
-
-
-def _int(v, f, lo=None):
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ScenarioError(f, f"expected an integer, got {_show(v)}")
-    if lo is not None and v < lo:
-        raise ScenarioError(f, f"must be >= {lo}, got {v}")
-    return v
-
-
-def _seed(v, f):
-    return _int(v, f, lo=0)
-
-
-def _str(v, f):
-    if not isinstance(v, str):
-        raise ScenarioError(f, f"expected a string, got {_show(v)}")
-    return v
-
-
-def _bool(v, f):
-    if not isinstance(v, bool):
-        raise ScenarioError(f, f"expected true or false, got {_show(v)}")
-    return v
-
-
-def _number(v, f):
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ScenarioError(f, f"expected a number, got {_show(v)}")
-    return v
-
-
-def _choice(allowed):
-    def conv(v, f):
-        if not isinstance(v, str) or v not in allowed:
-            raise ScenarioError(f, f"unknown value {v!r}; allowed: {', '.join(allowed)}")
-        return v
-
-    return conv
-
-
 def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
     if not isinstance(data, dict):
-        raise ScenarioError(prefix, f"expected a table with 'algorithm', got {_show(data)}")
+        raise ScenarioError(prefix, f"expected a table with 'algorithm', got {show(data)}")
     if "algorithm" not in data:
         raise ScenarioError(f"{prefix}.algorithm", f"missing (required); allowed: {', '.join(algorithms)}")
-    algorithm = _choice(algorithms)(data["algorithm"], f"{prefix}.algorithm")
-    params = {}
-    for k in sorted(data):
-        if k == "algorithm":
-            continue
-        v = data[k]
-        if isinstance(v, (bool, int, float)) or (k == "variant" and isinstance(v, str)):
-            params[k] = v  # the engine checks names, ranges and variant choices
-        else:
-            raise ScenarioError(
-                f"{prefix}.{k}",
-                f"CC parameters are plain numbers in SI units "
-                f"(seconds, bits/s, bytes) or booleans (and a "
-                f"`variant` name), got {_show(v)}",
-            )
-    return CcSpec(algorithm, params)
+    algorithm = choice(algorithms)(data["algorithm"], f"{prefix}.algorithm")
+    params = {k: data[k] for k in sorted(data) if k != "algorithm"}
+    return CcSpec(algorithm, cc_params.check(algorithm, params, prefix))
 
 
 def _topology(data) -> Topology:
@@ -237,18 +142,18 @@ def _topology(data) -> Topology:
         raise ScenarioError("topology", "missing (required) or not a table")
     if "kind" not in data:
         raise ScenarioError("topology.kind", f"missing (required); allowed: {', '.join(topo.KINDS)}")
-    kind = _choice(topo.KINDS)(data["kind"], "topology.kind")
+    kind = choice(topo.KINDS)(data["kind"], "topology.kind")
     schema = topo.FIELDS[kind]
-    t = _Table(data, "topology", ("kind",) + tuple(schema))
+    t = Table(data, "topology", ("kind",) + tuple(schema))
     values: dict[str, Any] = {}
     for key, typ in schema.items():
         if typ == "count":
             lo = 0 if (kind, key) in topo.ZERO_OK else 1
-            values[key] = t.req(key, lambda v, f, lo=lo: _int(v, f, lo=lo))
+            values[key] = t.req(key, lambda v, f, lo=lo: integer(v, f, lo=lo, hi=MAX_COUNT))
         elif typ == "rate":
-            values[key] = t.req(key, _rate)
+            values[key] = t.req(key, rate)
         elif typ == "time":
-            values[key] = t.req(key, _time)
+            values[key] = t.req(key, time)
     if kind == "fattree" and values["pods"] > 1 and values["cores"] % values["aggs_per_pod"]:
         raise ScenarioError(
             "topology.cores",
@@ -260,31 +165,29 @@ def _topology(data) -> Topology:
             raise ScenarioError("topology.links", "expected a non-empty list of {a, b, rate, delay} tables")
         links = []
         for i, ld in enumerate(raw):
-            lt = _Table(ld, f"topology.links[{i}]", tuple(topo.LINK_FIELDS))
+            lt = Table(ld, f"topology.links[{i}]", tuple(topo.LINK_FIELDS))
             ends = []
             for end in ("a", "b"):
-                node = lt.req(end, _str)
+                node = lt.req(end, string)
                 if not topo.node_exists(kind, values, node):
                     raise ScenarioError(
                         lt.f(end), f"unknown node {node!r}; nodes: {topo.node_names_hint(kind, values)}"
                     )
                 ends.append(node)
-            links.append(Link(ends[0], ends[1], lt.req("rate", _rate), lt.req("delay", _time)))
+            links.append(Link(ends[0], ends[1], lt.req("rate", rate), lt.req("delay", time)))
         values["links"] = tuple(links)
     return Topology(kind, values)
 
 
 def _switch(data) -> Switch:
-    t = _Table(data, "switch", SWITCH_KEYS)
+    t = Table(data, "switch", SWITCH_KEYS)
     d = Switch()
-    alpha = t.opt("dt_alpha", _number, d.dt_alpha)
-    if not alpha > 0 or alpha != alpha or alpha == float("inf"):
-        raise ScenarioError("switch.dt_alpha", f"must be a finite number > 0, got {alpha!r}")
+    alpha = t.opt("dt_alpha", ranged_number(0.0, MAX_DT_ALPHA, lo_open=True), d.dt_alpha)
     return Switch(
-        buffer_bytes=t.opt("buffer", _pos_size, d.buffer_bytes),
+        buffer_bytes=t.opt("buffer", pos_size, d.buffer_bytes),
         dt_alpha=float(alpha),
-        int_enabled=t.opt("int", _bool, d.int_enabled),
-        int_bytes_mode=t.opt("int_bytes", _choice(INT_BYTES_MODES), d.int_bytes_mode),
+        int_enabled=t.opt("int", boolean, d.int_enabled),
+        int_bytes_mode=t.opt("int_bytes", choice(INT_BYTES_MODES), d.int_bytes_mode),
         int_switches=_int_switches(data["int_switches"]) if "int_switches" in data else None,
         ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
     )
@@ -294,7 +197,7 @@ def _int_switches(v) -> tuple:
     """Brownfield INT: the switches (by name, e.g. "tor0", "sw1") that support INT."""
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ScenarioError(
-            "switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], got {_show(v)}'
+            "switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], got {show(v)}'
         )
     return tuple(v)
 
@@ -302,43 +205,39 @@ def _int_switches(v) -> tuple:
 def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
     if not isinstance(data, dict) or "kind" not in data:
         raise ScenarioError(f"{prefix}.kind", f"missing (required); allowed: {', '.join(ECN_KINDS)}")
-    kind = _choice(tuple(ECN_KINDS))(data["kind"], f"{prefix}.kind")
-    t = _Table(data, prefix, ("kind",) + ECN_KINDS[kind])
+    kind = choice(tuple(ECN_KINDS))(data["kind"], f"{prefix}.kind")
+    t = Table(data, prefix, ("kind",) + ECN_KINDS[kind])
     if kind == "step":
-        return Ecn("step", k_bytes=t.req("k", _size))
+        return Ecn("step", k_bytes=t.req("k", size))
     if kind == "red":
-        kmin, kmax = t.req("kmin", _size), t.req("kmax", _size)
+        kmin, kmax = t.req("kmin", size), t.req("kmax", size)
         if kmax <= kmin:
             raise ScenarioError(f"{prefix}.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
-        pmax = float(t.req("pmax", _number))
-        if not 0.0 <= pmax <= 1.0:
-            raise ScenarioError(f"{prefix}.pmax", f"must lie in [0, 1], got {pmax}")
-        steps = _int(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0)
+        pmax = float(t.req("pmax", ranged_number(0.0, 1.0)))
+        steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0, hi=MAX_ECN_STEPS)
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
     if kind == "curve":
-        pmax = float(t.opt("pmax", _number, CURVE_PMAX))
-        if not 0.0 < pmax <= 1.0:
-            raise ScenarioError(f"{prefix}.pmax", f"must lie in (0, 1], got {pmax}")
-        return Ecn("curve", bdp_bytes=t.req("bdp", _pos_size), tmin_bytes=t.opt("tmin", _size, 0), pmax=pmax)
+        pmax = float(t.opt("pmax", ranged_number(0.0, 1.0, lo_open=True), CURVE_PMAX))
+        return Ecn("curve", bdp_bytes=t.req("bdp", pos_size), tmin_bytes=t.opt("tmin", size, 0), pmax=pmax)
     return Ecn("none")
 
 
 def _host(data) -> Host:
-    t = _Table(data, "host", HOST_KEYS)
+    t = Table(data, "host", HOST_KEYS)
     d = Host()
     return Host(
-        payload_bytes=t.opt("payload", _pos_size, d.payload_bytes),
-        header_bytes=t.opt("header", _size, d.header_bytes),
-        int_header_bytes=t.opt("int_header", _size, d.int_header_bytes),
-        ack_bytes=t.opt("ack", _pos_size, d.ack_bytes),
-        rto_ps=t.opt("rto", _pos_time, d.rto_ps),
-        nack_interval_ps=t.opt("nack_interval", _time, d.nack_interval_ps),
+        payload_bytes=t.opt("payload", ranged_size(1, MAX_PAYLOAD), d.payload_bytes),
+        header_bytes=t.opt("header", ranged_size(0, MAX_HEADER), d.header_bytes),
+        int_header_bytes=t.opt("int_header", ranged_size(0, MAX_HEADER), d.int_header_bytes),
+        ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
+        rto_ps=t.opt("rto", pos_time, d.rto_ps),
+        nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
     )
 
 
 def _host_index(n_hosts: int):
     def conv(v, f):
-        h = _int(v, f, lo=0)
+        h = integer(v, f, lo=0)
         if h >= n_hosts:
             raise ScenarioError(f, f"host {h} does not exist; hosts are 0..{n_hosts - 1}")
         return h
@@ -352,12 +251,12 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
     host = _host_index(n_hosts)
     out = []
     for i, fd in enumerate(data):
-        t = _Table(fd, f"flows[{i}]", FLOW_KEYS)
+        t = Table(fd, f"flows[{i}]", FLOW_KEYS)
         dst = t.req("dst", host)
         raw_src = t.req("src", lambda v, f: v)
         if isinstance(raw_src, list):
             if not raw_src:
-                raise ScenarioError(t.f("src"), "empty list; give at least one host")
+                raise ScenarioError(t.f("src"), "must list at least one host (an empty list sends nothing)")
             src: Union[int, tuple] = tuple(host(s, f"{t.f('src')}[{j}]") for j, s in enumerate(raw_src))
             srcs = src
         else:
@@ -369,8 +268,8 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
             Flow(
                 src=src,
                 dst=dst,
-                size_bytes=t.opt("size", _pos_size, None),
-                start_ps=t.opt("start", _time, 0),
+                size_bytes=t.opt("size", pos_size, None),
+                start_ps=t.opt("start", time, 0),
                 cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
             )
         )
@@ -378,15 +277,15 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
 
 
 def _workload(data, n_hosts: int) -> Workload:
-    t = _Table(data, "workload", WORKLOAD_KEYS)
-    kind = t.req("kind", _choice(WORKLOAD_KINDS))
+    t = Table(data, "workload", WORKLOAD_KEYS)
+    kind = t.req("kind", choice(WORKLOAD_KINDS))
     if kind == "permutation" and n_hosts < 2:
         raise ScenarioError("workload.kind", "permutation needs at least 2 hosts")
-    return Workload(kind, start_ps=t.opt("start", _time, 0), size_bytes=t.opt("size", _pos_size, None))
+    return Workload(kind, start_ps=t.opt("start", time, 0), size_bytes=t.opt("size", pos_size, None))
 
 
 def _metrics(data, topology: Topology) -> Metrics:
-    t = _Table(data, "metrics", METRICS_KEYS)
+    t = Table(data, "metrics", METRICS_KEYS)
 
     def ports(v, f):
         if not isinstance(v, list):
@@ -394,7 +293,7 @@ def _metrics(data, topology: Topology) -> Metrics:
         out = []
         for j, p in enumerate(v):
             fj = f"{f}[{j}]"
-            p = _str(p, fj)
+            p = string(p, fj)
             if p != "*":
                 m = re.fullmatch(r"([a-z]+[0-9]+)->([a-z]+[0-9]+)", p)
                 if not m:
@@ -412,10 +311,10 @@ def _metrics(data, topology: Topology) -> Metrics:
         return tuple(out)
 
     return Metrics(
-        interval_ps=t.opt("interval", _time, 0),
+        interval_ps=t.opt("interval", time, 0),
         ports=t.opt("ports", ports, ()),
-        flows=t.opt("flows", _bool, False),
-        start_ps=t.opt("start", _time, 0),
+        flows=t.opt("flows", boolean, False),
+        start_ps=t.opt("start", time, 0),
     )
 
 
@@ -425,29 +324,29 @@ def _variant_topology(data, field: str, base: Topology) -> tuple:
     schema = {k: typ for k, typ in topo.FIELDS[base.kind].items() if typ in ("rate", "time")}
     if not isinstance(data, dict):
         raise ScenarioError(field, f"expected a table of {', '.join(schema) or 'no'} overrides")
-    t = _Table(data, field, tuple(schema))
+    t = Table(data, field, tuple(schema))
     out = {}
     for key in data:
-        out[key] = t.req(key, _rate if schema[key] == "rate" else _time)
+        out[key] = t.req(key, rate if schema[key] == "rate" else time)
     return tuple(sorted(out.items()))
 
 
 def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Experiment:
-    from .analysis import ANALYSES
+    from ..analysis import ANALYSES
 
     analysis = data.get("analysis") if isinstance(data, dict) else None
     if analysis is not None:
-        analysis = _choice(tuple(ANALYSES))(analysis, "experiment.analysis")
+        analysis = choice(tuple(ANALYSES))(analysis, "experiment.analysis")
     extra = ANALYSES[analysis].KEYS if analysis else {}
-    t = _Table(data, "experiment", EXPERIMENT_KEYS + tuple(extra))
+    t = Table(data, "experiment", EXPERIMENT_KEYS + tuple(extra))
     variants = []
     raw = t.opt("variants", lambda v, f: v, [])
     if not isinstance(raw, list):
         raise ScenarioError("experiment.variants", "expected a list of {name, cc} tables")
     slugs: dict[str, int] = {}
     for i, vd in enumerate(raw):
-        vt = _Table(vd, f"experiment.variants[{i}]", VARIANT_KEYS)
-        name = vt.req("name", _str)
+        vt = Table(vd, f"experiment.variants[{i}]", VARIANT_KEYS)
+        name = vt.req("name", string)
         if not name.strip():
             raise ScenarioError(vt.f("name"), "must not be empty")
         cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
@@ -471,14 +370,58 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
         if key not in data and key in ANALYSES[analysis].REQUIRED:
             raise ScenarioError(t.f(key), f"missing (required by analysis {analysis!r})")
         if key in data:
-            params[key] = {"time": _time, "str": _str, "number": _number}[typ](data[key], t.f(key))
+            params[key] = {"time": time, "str": string, "number": number}[typ](data[key], t.f(key))
     return Experiment(
-        title=t.opt("title", _str, ""), analysis=analysis, variants=tuple(variants), params=params
+        title=t.opt("title", string, ""), analysis=analysis, variants=tuple(variants), params=params
     )
 
 
+def _check_consistency(scn: Scenario) -> None:
+    """Rules across sections: everything starts before the run ends, a packet fits the buffer."""
+    end = scn.duration_ps
+    for i, f in enumerate(scn.flows):
+        if f.start_ps >= end:
+            raise ScenarioError(f"flows[{i}].start", f"must be before the end of the run (duration {end} ps)")
+    if scn.workload is not None and scn.workload.start_ps >= end:
+        raise ScenarioError("workload.start", f"must be before the end of the run (duration {end} ps)")
+    if scn.metrics.interval_ps and scn.metrics.start_ps >= end:
+        raise ScenarioError("metrics.start", f"must be before the end of the run (duration {end} ps)")
+    h = scn.host
+    packet = h.payload_bytes + h.header_bytes + h.int_header_bytes
+    if scn.switch.buffer_bytes < packet:
+        raise ScenarioError(
+            "switch.buffer",
+            f"must hold at least one full packet ({packet} B = payload + header + int_header), "
+            f"got {scn.switch.buffer_bytes} B",
+        )
+
+
+def _name(v, f):
+    """The scenario's name: shown in reports and summaries; never a path (the output directory
+    comes from the file name, outdir.py), so separators and control characters are refused."""
+    name = string(v, f)
+    if not name.strip() or any(c in name for c in "/\\") or any(ord(c) < 32 for c in name):
+        raise ScenarioError(
+            f, f"must be a non-empty name without '/', '\\' or control characters, got {name!r}"
+        )
+    if name in (".", ".."):
+        raise ScenarioError(f, f"must be a name, not {name!r}")
+    return name
+
+
 def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
-    t = _Table(data, "", TOP_KEYS)
+    """Validate a parsed scenario. Any check this module missed still surfaces as a ScenarioError
+    (field ``scenario``), never as a ValueError/OverflowError/TypeError from deeper code."""
+    try:
+        return _from_dict(data, default_name)
+    except ScenarioError:
+        raise
+    except (ValueError, OverflowError, TypeError, ArithmeticError) as e:
+        raise ScenarioError("scenario", f"cannot be read: {e}") from None
+
+
+def _from_dict(data: dict, default_name: str) -> Scenario:
+    t = Table(data, "", TOP_KEYS)
     algorithms = known_algorithms()
     if "topology" not in data:
         raise ScenarioError("topology", "missing (required) [topology] table")
@@ -487,17 +430,17 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
     if "cc" not in data:
         raise ScenarioError("cc", "missing (required) [cc] table with 'algorithm'")
     base_rtt = data.get("base_rtt", "auto")
-    base_rtt_ps = None if base_rtt == "auto" else _pos_time(base_rtt, "base_rtt")
+    base_rtt_ps = None if base_rtt == "auto" else pos_time(base_rtt, "base_rtt")
     flows = _flows(data["flows"], n_hosts, algorithms) if "flows" in data else ()
     workload = _workload(data["workload"], n_hosts) if "workload" in data else None
     if not flows and workload is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
     cc = _cc(data["cc"], "cc", algorithms)
     scn = Scenario(
-        name=t.opt("name", _str, default_name),
-        description=t.opt("description", _str, ""),
-        seed=t.opt("seed", _seed, 1),
-        duration_ps=t.req("duration", _pos_time),
+        name=t.opt("name", _name, default_name),
+        description=t.opt("description", string, ""),
+        seed=t.opt("seed", seed, 1),
+        duration_ps=t.req("duration", pos_time),
         base_rtt_ps=base_rtt_ps,
         topology=topology,
         switch=_switch(data["switch"]) if "switch" in data else Switch(),
@@ -510,8 +453,9 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
         if "experiment" in data
         else None,
     )
+    _check_consistency(scn)
     if scn.experiment is not None and scn.experiment.analysis:
-        from .analysis import ANALYSES
+        from ..analysis import ANALYSES
 
         ANALYSES[scn.experiment.analysis].check(scn)
     return scn

@@ -1,0 +1,73 @@
+//! Per-hop rates from INT by differencing: a flow keeps the INT stack of its previous ACK and,
+//! for each hop whose timestamp advanced, derives rates over Δt (HPCC Algorithm 1
+//! MeasureInflight; PowerTCP Algorithm 1 lines 15–29). The law's per-hop quantity is the
+//! caller's; the bottleneck is the hop where it is largest.
+
+use crate::packet::{IntHop, MAX_INT_HOPS};
+use crate::time::secs;
+
+#[derive(Clone, Debug)]
+pub struct IntHistory {
+    prev: [IntHop; MAX_INT_HOPS],
+    n: usize,
+}
+
+impl Default for IntHistory {
+    fn default() -> Self {
+        IntHistory { prev: [IntHop::default(); MAX_INT_HOPS], n: 0 }
+    }
+}
+
+impl IntHistory {
+    /// For every hop whose timestamp advanced since the previous stack, `metric(hop, the hop's
+    /// previous record, Δt in seconds)`; returns the largest value (the first on ties) with its
+    /// Δt, and remembers `hops` for the next call. None on a flow's first stack, or when no hop
+    /// advanced.
+    #[inline]
+    pub fn max_per_hop(&mut self, hops: &[IntHop], metric: impl Fn(&IntHop, &IntHop, f64) -> f64) -> Option<(f64, f64)> {
+        let n = hops.len().min(self.n);
+        let mut best: Option<(f64, f64)> = None;
+        for (h, p) in hops[..n].iter().zip(&self.prev[..n]) {
+            if h.ts <= p.ts {
+                continue;
+            }
+            let dt = secs(h.ts - p.ts);
+            let x = metric(h, p, dt);
+            if best.map_or(true, |(b, _)| x > b) {
+                best = Some((x, dt));
+            }
+        }
+        self.prev[..hops.len()].copy_from_slice(hops);
+        self.n = hops.len();
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(ts: u64, qlen: u64) -> IntHop {
+        IntHop { qlen, tx_bytes: 0, ts, rate_bps: 1 }
+    }
+
+    #[test]
+    fn the_first_stack_only_primes_the_history() {
+        let mut h = IntHistory::default();
+        assert_eq!(h.max_per_hop(&[hop(10, 5)], |c, _, _| c.qlen as f64), None);
+        assert_eq!(h.max_per_hop(&[hop(20, 7)], |c, _, _| c.qlen as f64), Some((7.0, secs(10))));
+    }
+
+    #[test]
+    fn the_largest_hop_wins_and_stale_hops_are_skipped() {
+        let mut h = IntHistory::default();
+        h.max_per_hop(&[hop(10, 0), hop(10, 0), hop(10, 0)], |_, _, _| 0.0);
+        // hop 0 advanced by 5 ps, hop 1 did not advance (skipped despite its larger value), hop 2 by 20 ps
+        let got = h.max_per_hop(&[hop(15, 3), hop(10, 99), hop(30, 3)], |c, _, _| c.qlen as f64);
+        assert_eq!(got, Some((3.0, secs(5))), "ties keep the first hop");
+        // each hop is paired with its own previous record; a longer stack than the previous
+        // one: the extra hop has no history yet and is not considered
+        let got = h.max_per_hop(&[hop(16, 1), hop(11, 2), hop(31, 3), hop(40, 500)], |c, p, _| (c.qlen + p.qlen) as f64);
+        assert_eq!(got, Some((101.0, secs(1))));
+    }
+}

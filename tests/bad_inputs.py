@@ -1,0 +1,179 @@
+"""Generator of the bad-input corpus (issue 13): scenario files and CLI invocations that must each
+be refused with exit status 2 and ONE stderr line `dccsim: error: <dotted.field>: <what is allowed>`.
+
+Each case is a small valid scenario (BASE) with one mutation, or a file/CLI-level fault. The test
+tests/python/test_bad_input_corpus.py runs every case; `python tests/bad_inputs.py DIR` writes the
+corpus to DIR (one .toml per case plus cases.json with the command lines) for inspection.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import tomli_w
+
+NAN, INF = float("nan"), float("inf")
+
+BASE: dict = {
+    "name": "corpus",
+    "seed": 3,
+    "duration": "200us",
+    "topology": {"kind": "star", "hosts": 4, "host_rate": "10Gbps", "host_delay": "1us"},
+    "switch": {"buffer": "1MiB", "dt_alpha": 0.125, "ecn": {"kind": "step", "k": "20KB"}},
+    "host": {"payload": "1000B", "header": "48B"},
+    "cc": {"algorithm": "powertcp", "gamma": 0.9},
+    "flows": [{"src": [1, 2], "dst": 0, "size": "10KB", "start": "10us"}],
+    "metrics": {"interval": "10us", "ports": ["sw0->h0"], "flows": True},
+    "experiment": {"variants": [{"name": "P", "cc": {"algorithm": "powertcp"}}]},
+}
+
+
+@dataclass
+class Case:
+    id: str
+    field: str  # the dotted field the one error line must name
+    data: Optional[dict] = None  # scenario (written as TOML) ...
+    raw: Optional[bytes] = None  # ... or raw file bytes
+    args: list = field(default_factory=list)  # extra CLI arguments after `run FILE`
+    target: Optional[str] = None  # CLI target instead of the scenario file
+
+
+def _set(d: dict, path: str, value: Any) -> dict:
+    d = copy.deepcopy(d)
+    keys = path.replace("]", "").replace("[", ".").split(".")
+    cur: Any = d
+    for k in keys[:-1]:
+        cur = cur[int(k)] if isinstance(cur, list) else cur.setdefault(k, {})
+    last = keys[-1]
+    if value is _DELETE:
+        del cur[last]
+    elif isinstance(cur, list):
+        cur[int(last)] = value
+    else:
+        cur[last] = value
+    return d
+
+
+_DELETE = object()
+
+TIMES = ["1 parsec", "-1us", "1US", "1Ms", "0.5ps", "9000000s", NAN, INF, True, "abc", 10**30, [1]]
+RATES = ["25GBps", "25gbps", "0Gbps", "-1Gbps", "1.5bps", "1e20Gbps", NAN, INF, "fast", True]
+SIZES = ["1000.5B", "10kb", "1Mb", "-1B", NAN, INF, "x", "2000TiB", False]
+COUNTS = [0, -1, 10**8, 1.5, "4", True, 2**70]
+NAMES = ["", "../../x", "/abs/x", "a/b", "a\\b", ".", "..", 5, "a\nb", " "]
+
+
+def cases() -> list[Case]:
+    out: list[Case] = []
+
+    def mut(path: str, values, field_: Optional[str] = None, base: dict = BASE):
+        for v in values:
+            out.append(Case(f"{path}#{len(out)}", field_ or path, data=_set(base, path, v)))
+
+    for p in ("duration", "topology.host_delay", "flows[0].start", "metrics.interval", "host.rto"):
+        mut(p, TIMES)
+    mut("base_rtt", ["-1us", "1 parsec", NAN, "0s", "9000000s"])
+    mut("topology.host_rate", RATES)
+    for p in ("switch.buffer", "host.payload", "flows[0].size", "switch.ecn.k"):
+        mut(p, SIZES)
+    mut("host.header", ["4294967295B", "-1B", "1.5B", NAN])
+    mut("host.int_header", ["5000B", "1kb"])
+    mut("host.ack", ["0B", "1GB"])
+    mut("topology.hosts", COUNTS)
+    mut("seed", [-1, 2**64, 1.5, "1", NAN, True])
+    mut("name", NAMES)
+    mut("cc.gamma", [-5, 0, 1.5, NAN, INF, "0.9", True])
+    mut("cc.gama", [0.5])
+    mut("cc.variant", ["PAPER", "Artifact", 1])
+    mut("cc.additive_increase_bps", [-1, 1e20, "150Mbps"])
+    mut("cc.algorithm", ["PowerTCP", "POWERTCP", "vegas", "", 5])
+    mut("experiment.variants[0].cc.gama", [0.5])
+    mut("experiment.variants[0].cc.gamma", [-1, NAN])
+    mut("experiment.variants[0].cc.algorithm", ["HPCC", "nope"])
+    mut("experiment.variants[0].name", ["", 3])
+    mut("switch.dt_alpha", [0, -1, NAN, INF, 1e6, "0.1"])
+    mut("switch.ecn.kind", ["bogus", 1])
+    mut("switch.int", ["yes", 1])
+    mut("switch.int_bytes", ["both"])
+    mut("switch.colour", ["red"])
+    mut("flows[0].src", [99, -1, "h1", []])
+    mut("flows[0].dst", [1, 99, "h0"])
+    mut("flows[0].start", ["200us", "1s"])
+    mut("flows[0].size", ["0B"])
+    mut("flows[0].speed", [1])
+    mut("metrics.ports", [["bogus"], ["sw0->h99"], "sw0->h0", [5]])
+    mut("metrics.flows", ["yes"])
+    mut("metrics.start", ["300us"])
+    mut("metrics.interval", ["1ps", "999ps"])
+    mut("topology.kind", ["ring", 3, "STAR"])
+    mut("topology.colour", ["blue"])
+    mut("colour", ["blue"])
+    mut("tcp", [{"a": 1}])
+    for missing in ("duration", "topology", "cc"):
+        mut(missing, [_DELETE])
+    red = _set(BASE, "switch.ecn", {"kind": "red", "kmin": "10KB", "kmax": "20KB", "pmax": 0.5})
+    mut("switch.ecn.pmax", [2, -0.1, NAN], base=red)
+    mut("switch.ecn.kmax", ["5KB"], base=red)
+    mut("switch.ecn.steps", [-1, 10**6], base=red)
+    tbtcp = _set(BASE, "cc", {"algorithm": "tbtcp"})
+    mut("cc.rai_alpha", [1e9, 0, -0.1], base=tbtcp)
+    homa = _set(BASE, "cc", {"algorithm": "homa"})
+    mut("cc.overcommit", [0, 1000, 1.5], base=homa)
+    mut("cc.unsched_cutoffs_bytes", [[100, 10], [-1], "10KB"], base=homa)
+    # a payload larger than the buffer, a one-byte buffer
+    mut("switch.buffer", ["1B", "500B"])
+    # resource limits: a sampled series that cannot fit, a topology that cannot fit
+    many_rows = _set(
+        _set(BASE, "duration", "1s"), "metrics", {"interval": "1ns", "ports": ["*"], "flows": True}
+    )
+    out.append(Case("memory-series", "metrics.interval", data=many_rows))
+    big = _set(_set(BASE, "topology.hosts", 1_000_000), "workload", {"kind": "permutation"})
+    out.append(Case("memory-topology", "topology", data=big, args=["--memory-limit", "1GiB"]))
+    # file-level faults
+    text = tomli_w.dumps(BASE).encode()
+    out.append(Case("file-not-utf8", "scenario", raw=b'name = "\xff\xfe"\n' + text))
+    out.append(Case("file-latin1", "scenario", raw=text.replace(b"corpus", "cörpus".encode("latin-1"))))
+    out.append(Case("file-invalid-toml", "scenario", raw=b"duration = \n"))
+    out.append(Case("file-bom-invalid", "scenario", raw=b"\xef\xbb\xbf[[[\n"))
+    out.append(Case("file-empty", "topology", raw=b""))
+    out.append(Case("file-nul", "scenario", raw=b"\x00\x00"))
+    # CLI invocations
+    out.append(Case("cli-seed-negative", "seed", data=BASE, args=["--seed", "-1"]))
+    out.append(Case("cli-variant-typo", "variant", data=BASE, args=["--variant", "typo"]))
+    out.append(Case("cli-memory-limit-text", "--memory-limit", data=BASE, args=["--memory-limit", "lots"]))
+    out.append(Case("cli-memory-limit-zero", "--memory-limit", data=BASE, args=["--memory-limit", "0B"]))
+    out.append(Case("cli-out-is-file", "out", data=BASE, args=["--out", "{tmp}/scenario.toml"]))
+    out.append(Case("cli-out-under-file", "out", data=BASE, args=["--out", "{tmp}/scenario.toml/x"]))
+    out.append(Case("cli-no-such-experiment", "experiment", target="no-such-experiment"))
+    out.append(Case("cli-no-such-file", "scenario", target="{tmp}/missing.toml"))
+    return out
+
+
+def write(case: Case, directory: Path) -> list[str]:
+    """Write the case's scenario into `directory`; returns the argv after `dccsim`."""
+    f = directory / "scenario.toml"
+    if case.raw is not None:
+        f.write_bytes(case.raw)
+    elif case.data is not None:
+        f.write_text(tomli_w.dumps(case.data), encoding="utf-8")
+    target = (case.target or str(f)).replace("{tmp}", str(directory))
+    args = [a.replace("{tmp}", str(directory)) for a in case.args]
+    if not any(a == "--out" for a in args):
+        args += ["--out", str(directory / "out")]
+    return ["run", target, "--quiet", *args]
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "bad-input-corpus")
+    index = {}
+    for c in cases():
+        d = root / c.id.replace("/", "_").replace("[", "_").replace("]", "").replace("#", "-")
+        d.mkdir(parents=True, exist_ok=True)
+        index[c.id] = {"field": c.field, "argv": ["dccsim"] + write(c, d)}
+    (root / "cases.json").write_text(json.dumps(index, indent=1))
+    print(f"{len(index)} cases in {root}")
