@@ -40,13 +40,24 @@ def algorithms() -> list[str]:
     return list(_module().algorithms())
 
 
+def schema() -> dict:
+    """The engine's result tables: {table: [(column, dtype)]}, dtype "int64" | "float64" | "string"."""
+    return {k: [tuple(c) for c in v] for k, v in _module().schema().items()}
+
+
+def describe_algorithms() -> list[dict]:
+    """Every algorithm: {"name", "source", "params": {name: default or None}, "choices": {...}}."""
+    return json.loads(_module().describe_algorithms())
+
+
 def version() -> str | None:
     mod = _module()
     return getattr(mod, "__version__", None) or getattr(mod, "VERSION", None)
 
 
 def run(config: dict) -> dict:
-    """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict."""
+    """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict:
+    "summary" (counters) and the tables of `schema()` as {column: numpy array (str: list)}."""
     mod = _module()
     text = json.dumps(config, sort_keys=True)
     try:

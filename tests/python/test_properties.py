@@ -99,6 +99,8 @@ def test_reruns_are_identical(scn):
         assert ta.keys() == tb.keys()
         for k in ta:
             va, vb = ta[k], tb[k]
+            if hasattr(va, "tolist"):  # numeric columns come as numpy arrays
+                va, vb = va.tolist(), vb.tolist()
             if isinstance(va, list):
                 assert len(va) == len(vb) and all(same(x, y) for x, y in zip(va, vb)), (table, k)
             else:

@@ -25,13 +25,13 @@
 //!   disabled (0) only T is used (T < F fast, T = F additive, T > F hyper), as in the artifact.
 //!   R_T is capped at line rate; the timer stops once R_C reaches line rate.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::{from_secs, Time};
 
 /// DCQCN parameters (PowerTCP configuration unless noted).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
     /// α EWMA gain g. PowerTCP configs: 1/256 (DCQCN paper §5: 1/256).
