@@ -25,7 +25,7 @@ FRONT_COLUMNS = {
     "flows": [("slowdown", "float64", None)],
     "port_series": [("port_name", "string", "port")],
 }
-TABLE_NAMES = ("flows", "port_series", "flow_series", "ports")
+TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc")
 
 
 @functools.cache
@@ -169,6 +169,7 @@ def engine_tables(result: dict) -> dict:
         "port_series": ps,
         "flow_series": result.get("flow_series") or {},
         "ports": ports,
+        "pfc": result.get("pfc") or {},
     }
 
 
@@ -181,7 +182,7 @@ def ports_list(result: dict) -> list[dict]:
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
-    """OUT/<slug>/{flows,port_series,flow_series,ports}.parquet and OUT/<slug>/summary.json."""
+    """OUT/<slug>/{flows,port_series,flow_series,ports,pfc}.parquet and OUT/<slug>/summary.json."""
     d = Path(out_dir) / slug
     for name, cols in engine_tables(result).items():
         write_parquet(d / f"{name}.parquet", name, cols)
@@ -211,6 +212,7 @@ class Results:
     port_series: object
     flow_series: object
     ports: object
+    pfc: object  # PFC frames and paused time per port (empty for lossy runs)
 
     def variant(self, slug: str) -> dict:
         """The tables of one variant (by slug); KeyError naming the known slugs for any other."""
@@ -224,6 +226,7 @@ class Results:
                 ("port_series", self.port_series),
                 ("flow_series", self.flow_series),
                 ("ports", self.ports),
+                ("pfc", self.pfc),
             )
         }
 
@@ -266,4 +269,5 @@ def load(out_dir) -> Results:
         port_series=cat("port_series"),
         flow_series=cat("flow_series"),
         ports=cat("ports"),
+        pfc=cat("pfc"),
     )

@@ -139,6 +139,13 @@ def run(
             res = engine.run(cfg)
             wall[v.slug] = time.perf_counter() - t0
             eng_summary = dict(res.get("summary") or {})
+            if res.get("pfc_deadlock"):
+                eng_summary["pfc_deadlock_ports"] = list(res["pfc_deadlock"])
+                print(
+                    f"dccsim: warning: {v.name}: PFC deadlock at {eng_summary['pfc_deadlock_at_ps'] / 1e9:g} ms "
+                    f"among ports {', '.join(res['pfc_deadlock'])}; the run stopped there",
+                    file=sys.stderr,
+                )
             metrics = {}
             if analysis is not None:
                 tables = frames(res)

@@ -2,7 +2,7 @@
 //! strings as lists. The column lists below are the only place the table layout is written; the
 //! front reads it back with `schema()` (docs/engine-api.md).
 
-use dccsim_engine::results::{FlowSeries, FlowTable, PortSeries, PortTable, Results, Summary};
+use dccsim_engine::results::{FlowSeries, FlowTable, PfcTable, PortSeries, PortTable, Results, Summary};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -73,6 +73,16 @@ fn flow_series(s: FlowSeries) -> Named {
     ]
 }
 
+fn pfc(p: PfcTable) -> Named {
+    vec![
+        ("port", int(p.port)),
+        ("name", Column::Str(p.name)),
+        ("pauses_sent", int(p.pauses_sent)),
+        ("resumes_sent", int(p.resumes_sent)),
+        ("paused_ps", int(p.paused_ps)),
+    ]
+}
+
 fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
     vec![
         ("sim_time_ps", s.sim_time_ps),
@@ -88,6 +98,10 @@ fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
         ("bytes_delivered", s.bytes_delivered),
         ("base_rtt_ps", s.base_rtt_ps),
         ("flows_completed", s.flows_completed),
+        ("pfc_pause_frames", s.pfc_pause_frames),
+        ("pfc_resume_frames", s.pfc_resume_frames),
+        ("pfc_paused_ps", s.pfc_paused_ps),
+        ("pfc_deadlock_at_ps", s.pfc_deadlock_at_ps),
     ]
 }
 
@@ -98,11 +112,12 @@ fn tables(r: Results) -> Vec<(&'static str, Named)> {
         ("ports", ports(r.ports)),
         ("port_series", port_series(r.port_series)),
         ("flow_series", flow_series(r.flow_series)),
+        ("pfc", pfc(r.pfc)),
     ]
 }
 
 /// Number of tables besides the summary.
-pub const SCHEMA_TABLES: usize = 4;
+pub const SCHEMA_TABLES: usize = 5;
 
 /// {"summary": {counter: int}, table: {column: array or list}}; consumes the results so the
 /// column vectors move into numpy without a second copy.
@@ -113,6 +128,8 @@ pub fn to_py_tables(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
         s.set_item(k, v)?;
     }
     out.set_item("summary", s)?;
+    // the ports of a PFC deadlock cycle, in wait order (empty: none)
+    out.set_item("pfc_deadlock", r.pfc_deadlock.clone())?;
     for (name, cols) in tables(r) {
         let t = PyDict::new(py);
         for (col, data) in cols {

@@ -61,6 +61,21 @@ class Ecn:
 
 
 @dataclass(frozen=True)
+class Pfc:
+    """PFC as the ns-3 artifact's switch MMU (docs/scenario.md, [switch.pfc])."""
+
+    reserve_bytes: int = 4096
+    resume_offset_bytes: int = 3072
+    alpha_shift: int = 3
+    headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port
+    frame_bytes: int = 64
+    watchdog_ps: int = 1_000_000_000
+
+    def to_engine(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
 class Switch:
     buffer_bytes: int = 4 * 2**20
     dt_alpha: float = 0.125
@@ -68,6 +83,7 @@ class Switch:
     int_bytes_mode: str = "tx"
     ecn: Ecn = Ecn()
     int_switches: Optional[tuple] = None  # brownfield: switches with INT (None = all)
+    pfc: Optional[Pfc] = None  # lossless fabric; None = lossy (Dynamic Thresholds)
 
 
 @dataclass(frozen=True)
@@ -216,6 +232,7 @@ class Scenario:
                 "ecn": ecn_to_engine(
                     variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
                 ),
+                **({} if self.switch.pfc is None else {"pfc": self.switch.pfc.to_engine()}),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),

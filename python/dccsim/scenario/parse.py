@@ -28,6 +28,7 @@ from .fields import (
     time,
 )
 from .model import (
+    Pfc,
     CcSpec,
     Ecn,
     Experiment,
@@ -67,7 +68,8 @@ TOP_KEYS = (
     "metrics",
     "experiment",
 )
-SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn")
+SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn", "pfc")
+PFC_KEYS = ("reserve", "resume_offset", "alpha_shift", "headroom", "frame", "watchdog")
 INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {
     "none": (),
@@ -190,6 +192,28 @@ def _switch(data) -> Switch:
         int_bytes_mode=t.opt("int_bytes", choice(INT_BYTES_MODES), d.int_bytes_mode),
         int_switches=_int_switches(data["int_switches"]) if "int_switches" in data else None,
         ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
+        pfc=_pfc(data["pfc"]) if "pfc" in data else None,
+    )
+
+
+def _pfc(v) -> Optional[Pfc]:
+    """`pfc = true | false`, or a [switch.pfc] table overriding the artifact's values."""
+    if isinstance(v, bool):
+        return Pfc() if v else None
+    if not isinstance(v, dict):
+        raise ScenarioError("switch.pfc", f"expected true, false or a [switch.pfc] table, got {show(v)}")
+    t = Table(v, "switch.pfc", PFC_KEYS)
+    d = Pfc()
+    headroom = v.get("headroom", "auto")
+    return Pfc(
+        reserve_bytes=t.opt("reserve", ranged_size(0, 2**30), d.reserve_bytes),
+        resume_offset_bytes=t.opt("resume_offset", ranged_size(0, 2**30), d.resume_offset_bytes),
+        alpha_shift=integer(
+            t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), "switch.pfc.alpha_shift", lo=0, hi=16
+        ),
+        headroom_bytes=None if headroom == "auto" else ranged_size(0, 2**30)(headroom, "switch.pfc.headroom"),
+        frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
+        watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
     )
 
 

@@ -54,6 +54,7 @@ def to_dict(s: Scenario) -> dict:
             "int_bytes": s.switch.int_bytes_mode,
             "ecn": ecn,
             **({} if s.switch.int_switches is None else {"int_switches": list(s.switch.int_switches)}),
+            **({} if s.switch.pfc is None else {"pfc": _pfc_dict(s.switch.pfc)}),
         },
         "host": {
             "payload": units.format_size_exact(h.payload_bytes),
@@ -141,3 +142,14 @@ def _ecn_dict(e) -> dict:
             bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes), pmax=e.pmax
         )
     return ecn
+
+
+def _pfc_dict(p) -> dict:
+    return {
+        "reserve": units.format_size_exact(p.reserve_bytes),
+        "resume_offset": units.format_size_exact(p.resume_offset_bytes),
+        "alpha_shift": p.alpha_shift,
+        "headroom": "auto" if p.headroom_bytes is None else units.format_size_exact(p.headroom_bytes),
+        "frame": units.format_size_exact(p.frame_bytes),
+        "watchdog": units.format_time_exact(p.watchdog_ps),
+    }
