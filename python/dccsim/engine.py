@@ -50,6 +50,17 @@ def describe_algorithms() -> list[dict]:
     return json.loads(_module().describe_algorithms())
 
 
+def topology_facts(topology: dict) -> tuple[int, tuple[str, ...]]:
+    """(hosts, node names with hosts first) of a topology in the engine's JSON form, as the
+    engine builds it; ScenarioError naming the field when it cannot be built."""
+    try:
+        hosts, names = _module().topology_facts(json.dumps(topology))
+    except ValueError as e:
+        field, _, msg = str(e).partition(": ")
+        raise ScenarioError(field, msg) from None
+    return hosts, tuple(names)
+
+
 def version() -> str | None:
     mod = _module()
     return getattr(mod, "__version__", None) or getattr(mod, "VERSION", None)

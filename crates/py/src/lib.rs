@@ -75,11 +75,22 @@ fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// What the engine builds from a topology (its JSON, docs/engine-api.md): (number of hosts, the
+/// names of every node, hosts first). ValueError naming the field when it cannot be built.
+#[pyfunction]
+fn topology_facts(topology_json: &str) -> PyResult<(u32, Vec<String>)> {
+    let t: dccsim_engine::config::Topology =
+        serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
+    let net = dccsim_engine::topo::Network::graph(&t).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((net.n_hosts, net.nodes.into_iter().map(|n| n.name).collect()))
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_facts, m)?)?;
     m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
