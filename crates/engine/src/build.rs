@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
 use crate::core::PortId;
 use crate::fabric::pfc::Pfc;
 use crate::fabric::port::{EgressPort, Node};
@@ -46,7 +46,8 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
     let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len()));
-    let fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc);
+    let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
+    let fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
@@ -76,6 +77,20 @@ fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPor
         })
         .collect();
     Pfc::new(cfg, buffer, switches, &info, nic_rate)
+}
+
+/// Marking per switch port when it depends on the port's rate (empty otherwise).
+fn per_port_ecn(ecn: &Ecn, ports: &[EgressPort]) -> Result<Vec<Ecn>, ConfigError> {
+    if !matches!(ecn, Ecn::RedByRate { .. }) {
+        return Ok(Vec::new());
+    }
+    ports
+        .iter()
+        .map(|p| match p.owner {
+            Node::Switch { .. } => crate::fabric::ecn::for_port(ecn, p.rate_bps),
+            Node::Host(_) => Ok(Ecn::None), // hosts do not mark
+        })
+        .collect()
 }
 
 fn check_links(net: &Network) -> Result<(), ConfigError> {
@@ -142,7 +157,12 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         };
         let size = f.size_bytes.unwrap_or(u64::MAX);
         let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct };
-        flows.push(Endpoint::new(info, cc));
+        // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
+        let window_cap = match cfg.host.nic {
+            NicModel::Tcp => f64::INFINITY,
+            NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
+        };
+        flows.push(Endpoint::new(info, cc, window_cap));
     }
     Ok(flows)
 }

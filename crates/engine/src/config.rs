@@ -224,6 +224,23 @@ pub enum Ecn {
         #[serde(default = "curve_pmax_default")]
         pmax: f64,
     },
+    /// RED with thresholds chosen by the port's line rate, as the ns-3 artifact configures each
+    /// switch port from its KMIN_MAP/KMAX_MAP/PMAX_MAP (third.cc; it refuses a rate without a
+    /// rule, and so do we). Resolved to one `Red` per port when the fabric is built.
+    #[serde(rename = "red_by_rate")]
+    RedByRate {
+        rules: Vec<RateRed>,
+    },
+}
+
+/// One rule of `Ecn::RedByRate`: ports of `rate_bps` mark as RED(kmin, kmax, pmax).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateRed {
+    pub rate_bps: u64,
+    pub kmin_bytes: u64,
+    pub kmax_bytes: u64,
+    pub pmax: f64,
 }
 
 fn curve_pmax_default() -> f64 {
@@ -271,6 +288,18 @@ pub struct HostConfig {
     pub rto_ps: u64,
     /// Minimum spacing of NACKs for the same expected sequence (ps).
     pub nack_interval_ps: u64,
+    /// The hosts' NIC model: "tcp" (the controller's window alone) or "rdma" (the ns-3 artifact's
+    /// RDMA NIC: bytes in flight also capped at the flow's NIC rate × τ, its `maxBdp` window).
+    #[serde(default)]
+    pub nic: NicModel,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NicModel {
+    #[default]
+    Tcp,
+    Rdma,
 }
 
 impl Default for HostConfig {
@@ -282,6 +311,7 @@ impl Default for HostConfig {
             ack_bytes: 60,
             rto_ps: 1_000_000_000,         // 1 ms
             nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC
+            nic: NicModel::Tcp,
         }
     }
 }
@@ -414,8 +444,8 @@ impl Config {
                 return Err(ConfigError::new("switch.pfc.reserve_bytes", "must be smaller than the switch buffer"));
             }
         }
-        match self.switch.ecn {
-            Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
+        match &self.switch.ecn {
+            &Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
                 if kmax_bytes <= kmin_bytes {
                     return Err(ConfigError::new("switch.ecn.kmax", "must be greater than kmin"));
                 }
@@ -423,12 +453,22 @@ impl Config {
                     return Err(ConfigError::new("switch.ecn.pmax", "must lie in [0, 1]"));
                 }
             }
-            Ecn::Curve { bdp_bytes, pmax, .. } => {
+            &Ecn::Curve { bdp_bytes, pmax, .. } => {
                 if bdp_bytes == 0 {
                     return Err(ConfigError::new("switch.ecn.bdp", "must be > 0 bytes"));
                 }
                 if !(pmax > 0.0 && pmax <= 1.0) {
                     return Err(ConfigError::new("switch.ecn.pmax", "must lie in (0, 1]"));
+                }
+            }
+            Ecn::RedByRate { rules } => {
+                for (i, r) in rules.iter().enumerate() {
+                    if r.kmax_bytes <= r.kmin_bytes {
+                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].kmax"), "must be greater than kmin"));
+                    }
+                    if !(0.0..=1.0).contains(&r.pmax) {
+                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].pmax"), "must lie in [0, 1]"));
+                    }
                 }
             }
             Ecn::Step { .. } | Ecn::None => {}

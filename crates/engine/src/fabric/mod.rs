@@ -30,6 +30,8 @@ pub struct Fabric {
     buffer_bytes: u64,
     dt_alpha: f64,
     ecn: Ecn,
+    /// Per-port marking when it depends on the port (`Ecn::RedByRate`); empty = `ecn` everywhere.
+    port_ecn: Vec<Ecn>,
     int: IntPolicy,
     /// Lossless mode: PFC ingress accounting (None = lossy Dynamic Thresholds).
     pub pfc: Option<Pfc>,
@@ -45,9 +47,17 @@ pub enum Handoff {
 }
 
 impl Fabric {
-    pub fn new(net: Network, ports: Vec<EgressPort>, switches: Vec<Switch>, cfg: &SwitchConfig, pfc: Option<Pfc>) -> Self {
+    pub fn new(
+        net: Network,
+        ports: Vec<EgressPort>,
+        switches: Vec<Switch>,
+        cfg: &SwitchConfig,
+        pfc: Option<Pfc>,
+        port_ecn: Vec<Ecn>,
+    ) -> Self {
         Fabric {
             pfc,
+            port_ecn,
             net,
             ports,
             switches,
@@ -196,7 +206,8 @@ impl Fabric {
         sw.used -= size;
         if p.kind == Kind::Data {
             if p.ect && !p.ce {
-                p.ce = ecn::mark(&self.ecn, ps.queue_bytes, &mut sw.rng);
+                let marking = if self.port_ecn.is_empty() { &self.ecn } else { &self.port_ecn[port as usize] };
+                p.ce = ecn::mark(marking, ps.queue_bytes, &mut sw.rng);
             }
             if sw.int {
                 let view = EgressView { queue_bytes: ps.queue_bytes, tx_bytes: ps.tx_bytes, rx_bytes: ps.rx_bytes, rate_bps: ps.rate_bps };
