@@ -108,6 +108,16 @@ def cases() -> list[Case]:
     mut("switch.pfc.headroom", ["lots", -5], base=pfc)
     mut("switch.pfc.watchdog", ["soon"], base=pfc)
     mut("switch.pfc.xoff", ["1KB"], base=pfc)
+    mut("host.nic", ["roce", 1])
+    mut("fabric.profile", ["ns3", 3], base=_set(BASE, "fabric", {"profile": "artifact"}))
+    rbr = _set(
+        BASE,
+        "switch.ecn",
+        {"kind": "red_by_rate", "rules": [{"rate": "25Gbps", "kmin": "1KB", "kmax": "2KB", "pmax": 0.2}]},
+    )
+    mut("switch.ecn.rules", [[], "all"], base=rbr)
+    mut("switch.ecn.rules[0].pmax", [1.5, NAN], base=rbr)
+    mut("switch.ecn.rules[0].rate", ["fast"], base=rbr)
     mut("flows[0].src", [99, -1, "h1", []])
     mut("flows[0].dst", [1, 99, "h0"])
     mut("flows[0].start", ["200us", "1s"])

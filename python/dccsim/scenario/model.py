@@ -58,6 +58,8 @@ class Ecn:
     bdp_bytes: Optional[int] = None  # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
     tmin_bytes: Optional[int] = None
     steps: int = 0  # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
+    # kind "red_by_rate": ((rate_bps, kmin_bytes, kmax_bytes, pmax), ...), one RED per port rate
+    rules: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class Host:
     ack_bytes: int = 60
     rto_ps: int = 1_000_000_000
     nack_interval_ps: int = 500_000_000
+    nic: str = "tcp"  # "tcp" | "rdma" (window capped at NIC rate × τ, the artifact's maxBdp)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,7 @@ TOP_KEYS = (
     "workload",
     "metrics",
     "experiment",
+    "fabric",
 )
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn", "pfc")
 PFC_KEYS = ("reserve", "resume_offset", "alpha_shift", "headroom", "frame", "watchdog")
@@ -76,9 +77,30 @@ ECN_KINDS = {
     "step": ("k",),
     "red": ("kmin", "kmax", "pmax", "steps"),
     "curve": ("bdp", "tmin", "pmax"),
+    "red_by_rate": ("rules",),
 }
+NIC_MODELS = ("tcp", "rdma")
+# `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
+# in docs/scenario.md); keys given in [switch] or [host] override it.
+ARTIFACT_PROFILE = {
+    "switch": {
+        "buffer": "4MiB",
+        "int_bytes": "rx",
+        "pfc": True,
+        "ecn": {
+            "kind": "red_by_rate",
+            "rules": [
+                {"rate": "25Gbps", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
+                {"rate": "50Gbps", "kmin": "200KB", "kmax": "800KB", "pmax": 0.2},
+                {"rate": "100Gbps", "kmin": "400KB", "kmax": "1600KB", "pmax": 0.2},
+            ],
+        },
+    },
+    "host": {"nic": "rdma"},
+}
+FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
-HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
+HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 WORKLOAD_KINDS = ("permutation",)
 WORKLOAD_KEYS = ("kind", "start", "size")
@@ -240,10 +262,47 @@ def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
         pmax = float(t.req("pmax", ranged_number(0.0, 1.0)))
         steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0, hi=MAX_ECN_STEPS)
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
+    if kind == "red_by_rate":
+        return Ecn("red_by_rate", rules=_rate_rules(t.req("rules", lambda v, f: v), f"{prefix}.rules"))
     if kind == "curve":
         pmax = float(t.opt("pmax", ranged_number(0.0, 1.0, lo_open=True), CURVE_PMAX))
         return Ecn("curve", bdp_bytes=t.req("bdp", pos_size), tmin_bytes=t.opt("tmin", size, 0), pmax=pmax)
     return Ecn("none")
+
+
+def _rate_rules(v, field: str) -> tuple:
+    """[{rate, kmin, kmax, pmax}, ...]: one RED per port rate, each rate once."""
+    if not isinstance(v, list) or not v:
+        raise ScenarioError(
+            field, f"expected a non-empty list of {{rate, kmin, kmax, pmax}} tables, got {show(v)}"
+        )
+    out, seen = [], set()
+    for i, r in enumerate(v):
+        t = Table(r, f"{field}[{i}]", ("rate", "kmin", "kmax", "pmax"))
+        rt, kmin, kmax = t.req("rate", rate), t.req("kmin", size), t.req("kmax", size)
+        if kmax <= kmin:
+            raise ScenarioError(f"{field}[{i}].kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
+        if rt in seen:
+            raise ScenarioError(f"{field}[{i}].rate", f"{rt} bps has a rule already; one rule per rate")
+        seen.add(rt)
+        out.append((rt, kmin, kmax, float(t.req("pmax", ranged_number(0.0, 1.0)))))
+    return tuple(out)
+
+
+def _with_profile(data: dict) -> dict:
+    """Apply `[fabric] profile`: its [switch] and [host] values under the file's own."""
+    fabric = data.get("fabric")
+    if fabric is None:
+        return data
+    t = Table(fabric, "fabric", ("profile",))
+    profile = FABRIC_PROFILES[t.req("profile", choice(tuple(FABRIC_PROFILES)))]
+    out = dict(data)
+    for section, values in profile.items():
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            raise ScenarioError(section, "must be a table")
+        out[section] = {**values, **given}
+    return out
 
 
 def _host(data) -> Host:
@@ -256,6 +315,7 @@ def _host(data) -> Host:
         ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
         rto_ps=t.opt("rto", pos_time, d.rto_ps),
         nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
+        nic=t.opt("nic", choice(NIC_MODELS), d.nic),
     )
 
 
@@ -446,6 +506,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
 
 def _from_dict(data: dict, default_name: str) -> Scenario:
     t = Table(data, "", TOP_KEYS)
+    data = _with_profile(data)
     algorithms = known_algorithms()
     if "topology" not in data:
         raise ScenarioError("topology", "missing (required) [topology] table")

@@ -63,6 +63,7 @@ def to_dict(s: Scenario) -> dict:
             "ack": units.format_size_exact(h.ack_bytes),
             "rto": units.format_time_exact(h.rto_ps),
             "nack_interval": units.format_time_exact(h.nack_interval_ps),
+            "nic": h.nic,
         },
         "cc": _cc_dict(s.cc),
     }
@@ -141,6 +142,16 @@ def _ecn_dict(e) -> dict:
         ecn.update(
             bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes), pmax=e.pmax
         )
+    elif e.kind == "red_by_rate":
+        ecn["rules"] = [
+            {
+                "rate": units.format_rate_exact(r),
+                "kmin": units.format_size_exact(kmin),
+                "kmax": units.format_size_exact(kmax),
+                "pmax": p,
+            }
+            for r, kmin, kmax, p in e.rules
+        ]
     return ecn
 
 
