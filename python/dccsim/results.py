@@ -25,7 +25,7 @@ FRONT_COLUMNS = {
     "flows": [("slowdown", "float64", None)],
     "port_series": [("port_name", "string", "port")],
 }
-TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc")
+TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets")
 
 
 @functools.cache
@@ -170,6 +170,7 @@ def engine_tables(result: dict) -> dict:
         "flow_series": result.get("flow_series") or {},
         "ports": ports,
         "pfc": result.get("pfc") or {},
+        "packets": result.get("packets") or {},
     }
 
 
@@ -182,10 +183,18 @@ def ports_list(result: dict) -> list[dict]:
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
-    """OUT/<slug>/{flows,port_series,flow_series,ports,pfc}.parquet and OUT/<slug>/summary.json."""
+    """OUT/<slug>/{flows,port_series,flow_series,ports,pfc,packets}.parquet, OUT/<slug>/summary.json,
+    and OUT/<slug>/packets.pcap when packets were captured."""
     d = Path(out_dir) / slug
-    for name, cols in engine_tables(result).items():
+    tables = engine_tables(result)
+    for name, cols in tables.items():
         write_parquet(d / f"{name}.parquet", name, cols)
+    if len(tables["packets"].get("time_ps", ())):
+        from . import pcap
+
+        tmp = d / "packets.tmp.pcap"
+        pcap.write(tmp, tables["packets"], tables["flows"])
+        os.replace(tmp, d / "packets.pcap")
     write_json(d / "summary.json", summary)
 
 
@@ -213,6 +222,7 @@ class Results:
     flow_series: object
     ports: object
     pfc: object  # PFC frames and paused time per port (empty for lossy runs)
+    packets: object  # captured packets (empty unless metrics.capture)
 
     def variant(self, slug: str) -> dict:
         """The tables of one variant (by slug); KeyError naming the known slugs for any other."""
@@ -227,6 +237,7 @@ class Results:
                 ("flow_series", self.flow_series),
                 ("ports", self.ports),
                 ("pfc", self.pfc),
+                ("packets", self.packets),
             )
         }
 
@@ -270,4 +281,5 @@ def load(out_dir) -> Results:
         flow_series=cat("flow_series"),
         ports=cat("ports"),
         pfc=cat("pfc"),
+        packets=cat("packets"),
     )

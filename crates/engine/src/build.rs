@@ -11,6 +11,7 @@ use crate::fabric::switch::Switch;
 use crate::fabric::Fabric;
 use crate::nic::Nics;
 use crate::rng::{mix, Rng};
+use crate::telemetry::capture::Capture;
 use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
@@ -47,7 +48,11 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
     let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len()));
     let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
-    let fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
+    let captured = named_ports(&cfg.metrics.capture_ports, "metrics.capture_ports", &net)?;
+    let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
+    if !captured.is_empty() {
+        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
+    }
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
@@ -168,23 +173,28 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
 }
 
 fn monitored_ports(cfg: &Config, net: &Network) -> Result<Vec<PortId>, ConfigError> {
-    let mut monitored = Vec::new();
-    for name in &cfg.metrics.ports {
+    named_ports(&cfg.metrics.ports, "metrics.ports", net)
+}
+
+/// Ports by name ("<node>-><peer>"; "*" = all), errors naming `field`.
+fn named_ports(names: &[String], field: &str, net: &Network) -> Result<Vec<PortId>, ConfigError> {
+    let mut out = Vec::new();
+    for name in names {
         if name == "*" {
-            monitored.extend(0..net.ports.len() as u32);
+            out.extend(0..net.ports.len() as u32);
         } else {
             match net.port_by_name(name) {
-                Some(p) => monitored.push(p),
+                Some(p) => out.push(p),
                 None => {
                     return Err(ConfigError::new(
-                        "metrics.ports",
+                        field,
                         format!("unknown port '{name}'; ports are named '<node>-><peer>', e.g. '{}'", net.ports[0].name),
                     ))
                 }
             }
         }
     }
-    Ok(monitored)
+    Ok(out)
 }
 
 /// Egress ports (with their owner and peer) and switches (with their INT support and random

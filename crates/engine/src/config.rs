@@ -351,11 +351,28 @@ pub struct MetricsConfig {
     pub flows: bool,
     /// Start of sampling (ps).
     pub start_ps: u64,
+    /// Egress ports whose packets are captured at transmission start (names as `ports`).
+    #[serde(default)]
+    pub capture_ports: Vec<String>,
+    /// At most this many packets are captured (the rest are counted in `capture_overflow`).
+    #[serde(default = "capture_max_default")]
+    pub capture_max: u64,
+}
+
+fn capture_max_default() -> u64 {
+    1_000_000
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { sample_interval_ps: 0, ports: vec![], flows: false, start_ps: 0 }
+        MetricsConfig {
+            sample_interval_ps: 0,
+            ports: vec![],
+            flows: false,
+            start_ps: 0,
+            capture_ports: vec![],
+            capture_max: capture_max_default(),
+        }
     }
 }
 

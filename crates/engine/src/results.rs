@@ -24,6 +24,8 @@ pub struct Summary {
     pub pfc_paused_ps: u64,
     /// When the PFC watchdog found a deadlock and ended the run (ps); 0 = none.
     pub pfc_deadlock_at_ps: u64,
+    /// Packets on captured ports beyond `metrics.capture_max` (not recorded).
+    pub capture_overflow: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -49,6 +51,24 @@ pub struct PortTable {
     pub port: Vec<u32>,
     pub name: Vec<String>,
     pub rate_bps: Vec<u64>,
+}
+
+/// Packets captured at the start of their transmission on chosen ports (`metrics.capture_ports`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PacketTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub flow_id: Vec<u32>,
+    /// 0 data, 1 ACK, 2 NACK.
+    pub kind: Vec<u8>,
+    /// Data: first payload byte; ACK/NACK: the acknowledged (expected) sequence.
+    pub seq: Vec<u64>,
+    /// Bytes on the wire.
+    pub size_bytes: Vec<u32>,
+    pub payload_bytes: Vec<u32>,
+    pub prio: Vec<u8>,
+    /// IP ECN codepoint of data packets: 0 not ECT, 2 ECT(0), 3 CE (0 for ACKs and NACKs).
+    pub ecn: Vec<u8>,
 }
 
 /// PFC activity per port (only ports that sent a frame or were paused).
@@ -86,6 +106,7 @@ pub struct Results {
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
     pub pfc: PfcTable,
+    pub packets: PacketTable,
     /// Names of the ports of a PFC deadlock cycle, in wait order (empty = none).
     pub pfc_deadlock: Vec<String>,
 }

@@ -2,7 +2,7 @@
 //! strings as lists. The column lists below are the only place the table layout is written; the
 //! front reads it back with `schema()` (docs/engine-api.md).
 
-use dccsim_engine::results::{FlowSeries, FlowTable, PfcTable, PortSeries, PortTable, Results, Summary};
+use dccsim_engine::results::{FlowSeries, FlowTable, PacketTable, PfcTable, PortSeries, PortTable, Results, Summary};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -83,6 +83,20 @@ fn pfc(p: PfcTable) -> Named {
     ]
 }
 
+fn packets(p: PacketTable) -> Named {
+    vec![
+        ("time_ps", int(p.time_ps)),
+        ("port", int(p.port)),
+        ("flow_id", int(p.flow_id)),
+        ("kind", int(p.kind)),
+        ("seq", int(p.seq)),
+        ("size_bytes", int(p.size_bytes)),
+        ("payload_bytes", int(p.payload_bytes)),
+        ("prio", int(p.prio)),
+        ("ecn", int(p.ecn)),
+    ]
+}
+
 fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
     vec![
         ("sim_time_ps", s.sim_time_ps),
@@ -102,6 +116,7 @@ fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
         ("pfc_resume_frames", s.pfc_resume_frames),
         ("pfc_paused_ps", s.pfc_paused_ps),
         ("pfc_deadlock_at_ps", s.pfc_deadlock_at_ps),
+        ("capture_overflow", s.capture_overflow),
     ]
 }
 
@@ -113,11 +128,12 @@ fn tables(r: Results) -> Vec<(&'static str, Named)> {
         ("port_series", port_series(r.port_series)),
         ("flow_series", flow_series(r.flow_series)),
         ("pfc", pfc(r.pfc)),
+        ("packets", packets(r.packets)),
     ]
 }
 
 /// Number of tables besides the summary.
-pub const SCHEMA_TABLES: usize = 5;
+pub const SCHEMA_TABLES: usize = 6;
 
 /// {"summary": {counter: int}, table: {column: array or list}}; consumes the results so the
 /// column vectors move into numpy without a second copy.

@@ -121,6 +121,8 @@ class Metrics:
     ports: tuple = ()
     flows: bool = False
     start_ps: int = 0
+    capture: tuple = ()  # ports whose packets are captured (packets.parquet, packets.pcap)
+    capture_max: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,11 @@ class Scenario:
                 "ports": list(self.metrics.ports),
                 "flows": self.metrics.flows,
                 "start_ps": self.metrics.start_ps,
+                **(
+                    {"capture_ports": list(self.metrics.capture), "capture_max": self.metrics.capture_max}
+                    if self.metrics.capture
+                    else {}
+                ),
             },
         }
 

@@ -16,6 +16,7 @@ use crate::config::{Ecn, SwitchConfig};
 use crate::core::{Core, HostId, NodeId, PortId};
 use crate::packet::{Kind, PktId};
 use crate::sched::EvKind;
+use crate::telemetry::capture::Capture;
 use crate::topo::Network;
 
 use int::{EgressView, IntPolicy};
@@ -35,6 +36,8 @@ pub struct Fabric {
     int: IntPolicy,
     /// Lossless mode: PFC ingress accounting (None = lossy Dynamic Thresholds).
     pub pfc: Option<Pfc>,
+    /// Packet capture on chosen ports (None = off: one untaken branch per transmission).
+    pub capture: Option<Box<Capture>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -57,6 +60,7 @@ impl Fabric {
     ) -> Self {
         Fabric {
             pfc,
+            capture: None,
             port_ecn,
             net,
             ports,
@@ -74,6 +78,9 @@ impl Fabric {
     pub fn start_tx(&mut self, core: &mut Core, port: PortId, pkt: PktId) {
         let size = core.pool.get(pkt).size;
         let now = core.sched.now;
+        if let Some(c) = &mut self.capture {
+            c.on_tx(now, port, core.pool.get(pkt));
+        }
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;

@@ -1,6 +1,8 @@
 //! What a run records: sampled time series of chosen ports and of every active flow, and the
 //! flow records and counters assembled into `Results` at the end.
 
+pub mod capture;
+
 use crate::core::{Core, PortId};
 use crate::fabric::Fabric;
 use crate::results::Results;
@@ -97,6 +99,10 @@ impl Telemetry {
             s.pfc_pause_frames += p.pfc.pauses_sent;
             s.pfc_resume_frames += p.pfc.resumes_sent;
             s.pfc_paused_ps += paused;
+        }
+        if let Some(c) = &fabric.capture {
+            self.out.packets = c.table.clone();
+            self.out.summary.capture_overflow = c.overflow;
         }
         self.out.pfc_deadlock = self.deadlock.iter().map(|&p| fabric.net.ports[p as usize].name.clone()).collect();
         let t = &mut self.out.flows;

@@ -1,0 +1,62 @@
+//! Packet capture: a record of every packet that starts transmission on chosen egress ports,
+//! bounded by a maximum count (later packets are counted, not kept). The fabric calls `on_tx`
+//! from `start_tx` only when a capture is configured; the Python front writes the records as
+//! Parquet and as a pcap file (docs/results.md).
+
+use crate::core::PortId;
+use crate::packet::{Kind, Packet};
+use crate::results::PacketTable;
+use crate::time::Time;
+
+pub struct Capture {
+    /// Per port: captured or not.
+    on: Vec<bool>,
+    max: usize,
+    pub table: PacketTable,
+    /// Packets on captured ports beyond `max`.
+    pub overflow: u64,
+}
+
+impl Capture {
+    pub fn new(ports: usize, captured: &[PortId], max: usize) -> Self {
+        let mut on = vec![false; ports];
+        for &p in captured {
+            on[p as usize] = true;
+        }
+        Capture { on, max, table: PacketTable::default(), overflow: 0 }
+    }
+
+    /// `p` starts serialisation on `port` at `now`.
+    #[inline]
+    pub fn on_tx(&mut self, now: Time, port: PortId, p: &Packet) {
+        if !self.on[port as usize] {
+            return;
+        }
+        if self.table.time_ps.len() >= self.max {
+            self.overflow += 1;
+            return;
+        }
+        let t = &mut self.table;
+        t.time_ps.push(now);
+        t.port.push(port);
+        t.flow_id.push(p.flow);
+        t.kind.push(match p.kind {
+            Kind::Data => 0,
+            Kind::Ack => 1,
+            Kind::Nack => 2,
+        });
+        t.seq.push(p.seq);
+        t.size_bytes.push(p.size);
+        t.payload_bytes.push(p.payload as u32);
+        t.prio.push(p.prio);
+        // IP codepoints of data: ECT(0), CE; an ACK's `ce` is the transport's echo, not IP ECN
+        let data = p.kind == Kind::Data;
+        t.ecn.push(if data && p.ce {
+            3
+        } else if data && p.ect {
+            2
+        } else {
+            0
+        });
+    }
+}
