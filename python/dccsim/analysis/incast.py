@@ -16,8 +16,10 @@ bottleneck`, e.g. "tor0->h16") and the incast start `t0`:
 * ``packets_dropped``: from the engine summary (all ports), null if not given.
 * ``dt_limit_bytes``: α/(1+α)·buffer, the most one congested port can queue under Dynamic
   Thresholds when the rest of the switch is empty; ``peak_at_buffer_limit`` is true when the peak
-  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit), i.e.
-  the peak measures the buffer, not the controller.
+  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit),
+  i.e. the peak measures the buffer, not the controller. Under PFC there is no such limit (no
+  egress admission: the switch pauses its senders instead): ``dt_limit_bytes`` is None and
+  ``peak_at_buffer_limit`` false.
 """
 
 from __future__ import annotations
@@ -159,14 +161,18 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "packets_dropped": (engine_summary or {}).get("packets_dropped"),
         "dt_limit_bytes": dt_limit(scenario),
     }
-    out["peak_at_buffer_limit"] = peak >= AT_LIMIT * out["dt_limit_bytes"]
+    limit = out["dt_limit_bytes"]
+    out["peak_at_buffer_limit"] = limit is not None and peak >= AT_LIMIT * limit
     if rec is not None:
         out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
         out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
     return out
 
 
-def dt_limit(scenario) -> int:
+def dt_limit(scenario):
+    """α/(1+α)·buffer, or None under PFC (which admits by ingress, not by this limit)."""
+    if scenario.switch.pfc is not None:
+        return None
     a = scenario.switch.dt_alpha
     return int(scenario.switch.buffer_bytes * a / (1 + a))
 
@@ -376,7 +382,8 @@ def figure(scenario, series: dict, path) -> None:
         gbps = (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
         data.append((variant, t, q, tt, gbps, rate, m))
         qmax = max(qmax, float(q.max()) / 1e3)
-    limit = dt_limit(scenario) / 1e3
+    limit = dt_limit(scenario)
+    limit = None if limit is None else limit / 1e3
     for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
         ax2 = ax.twinx()
         ax.plot(
@@ -385,7 +392,7 @@ def figure(scenario, series: dict, path) -> None:
         ax2.plot(
             *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), color="tab:red", lw=1.0, label="queue"
         )
-        if limit <= qmax * 1.15:
+        if limit is not None and limit <= qmax * 1.15:
             ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
             ax2.text(
                 2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
