@@ -77,6 +77,16 @@ def cmd_show(args) -> int:
     return 0
 
 
+def with_pcap(scn, ports):
+    """The scenario with `ports` added to `metrics.pcap` (checked like the file's own)."""
+    from .scenario import from_dict, to_dict
+
+    d = to_dict(scn)
+    m = d.setdefault("metrics", {})
+    m["pcap"] = list(m.get("pcap", [])) + list(ports)
+    return from_dict(d, default_name=scn.name)
+
+
 def cmd_run(args) -> int:
     from . import runner
     from .results import json_text
@@ -84,6 +94,8 @@ def cmd_run(args) -> int:
     scn = resolve(args.target)
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
+    if args.pcap:
+        scn = with_pcap(scn, args.pcap)
     out = Path(args.out) if args.out else default_out(args.target, scn)
     quiet = args.quiet or args.json
     summary = runner.run(
@@ -219,6 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
     )
     s.add_argument("--seed", type=int, help="override the scenario's seed")
+    s.add_argument(
+        "--pcap",
+        action="append",
+        metavar="PORT",
+        help="capture the packets leaving PORT (e.g. tor0->h16) as packets.pcap; repeatable",
+    )
     s.add_argument("--json", action="store_true", help="print only the JSON summary on stdout")
     s.add_argument(
         "--variant", action="append", metavar="NAME", help="run only this variant (name or slug); repeatable"

@@ -1,8 +1,9 @@
-"""Captured packets (`metrics.capture`) as a pcap file that Wireshark and tcpdump read.
+"""Captured packets (`metrics.pcap`) as a pcap file that Wireshark, tcpdump and scapy read.
 
 The simulator has no real headers, so each record is a synthetic Ethernet/IPv4/UDP frame that
-carries what the engine knows, truncated to those headers plus a 16-byte dccsim header (the
-original length is the packet's size on the wire):
+carries what the engine knows, truncated to those headers plus a 16-byte dccsim header and the
+INT shim (the original length is the packet's size on the wire, or the synthetic frame's 250
+bytes when that is larger, as for 60-byte ACKs):
 
 - timestamps in nanoseconds (pcap magic 0xa1b23c4d); the capture time is the start of the
   packet's transmission on its port;
@@ -10,8 +11,11 @@ original length is the packet's size on the wire):
   h & 255); data goes src → dst of its flow, ACKs and NACKs the other way;
 - IPv4 TOS = switch priority << 2 | ECN bits (ECT(0) = 2 on data, CE = 3);
 - UDP destination port 4791 (RoCEv2), source port = flow id & 0xffff;
-- dccsim header (big-endian): flow id u32, kind u8 (0 data, 1 ACK, 2 NACK), priority u8, 2 bytes
-  zero, sequence u64.
+- dccsim header (big-endian): flow id u32, kind u8 (0 data, 1 ACK, 2 NACK), priority u8, INT
+  hop count u8, 1 byte zero, sequence u64;
+- INT shim: 5 hop slots of 32 bytes, big-endian u64 queue bytes, transmitted (or received)
+  bytes, timestamp (ps), link rate (bit/s) — the first `hop count` are the packet's records (a data
+  packet's so far on its path, an ACK's echo), the rest zero.
 
 Built with numpy records, so a million packets take a fraction of a second.
 """
@@ -22,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-SNAP = 14 + 20 + 8 + 16  # bytes kept per packet
+INT_SLOTS = 5
+SNAP = 14 + 20 + 8 + 16 + 32 * INT_SLOTS  # bytes kept per packet
 RECORD = np.dtype(
     [
         ("ts_sec", "<u4"),
@@ -51,8 +56,10 @@ RECORD = np.dtype(
         ("flow", ">u4"),
         ("kind", "u1"),
         ("prio", "u1"),
-        ("pad", ">u2"),
+        ("int_hops", "u1"),
+        ("pad", "u1"),
         ("seq", ">u8"),
+        ("int", ">u8", (INT_SLOTS, 4)),
     ]
 )
 assert RECORD.itemsize == 16 + SNAP
@@ -65,7 +72,7 @@ def _ipv4(h: np.ndarray) -> np.ndarray:
     return (10 << 24) | ((h >> 8) & 0xFF) << 8 | (h & 0xFF)
 
 
-def records(packets: dict, flows: dict) -> np.ndarray:
+def records(packets: dict, flows: dict, packet_int: dict | None = None) -> np.ndarray:
     """The pcap records of `packets` (engine columns) with addresses from `flows`."""
     t = np.asarray(packets["time_ps"], dtype=np.int64)
     fid = np.asarray(packets["flow_id"], dtype=np.int64)
@@ -79,7 +86,7 @@ def records(packets: dict, flows: dict) -> np.ndarray:
     src = np.where(data, src_of[fid], dst_of[fid])
     dst = np.where(data, dst_of[fid], src_of[fid])
     size = np.asarray(packets["size_bytes"], dtype=np.int64)
-    ip_len = np.maximum(size - 14, 20 + 8 + 16)
+    ip_len = np.maximum(size - 14, SNAP - 14)
 
     r = np.zeros(len(t), dtype=RECORD)
     r["ts_sec"] = t // 10**12
@@ -115,11 +122,17 @@ def records(packets: dict, flows: dict) -> np.ndarray:
     r["kind"] = kind
     r["prio"] = packets["prio"]
     r["seq"] = packets["seq"]
+    r["int_hops"] = packets["int_hops"]
+    if packet_int is not None and len(packet_int.get("packet", ())):
+        row = np.asarray(packet_int["packet"], dtype=np.int64)
+        hop = np.asarray(packet_int["hop"], dtype=np.int64)
+        for j, col in enumerate(("qlen_bytes", "tx_bytes", "ts_ps", "rate_bps")):
+            r["int"][row, hop, j] = packet_int[col]
     return r
 
 
-def write(path, packets: dict, flows: dict) -> None:
-    """Write `packets` (the engine's packets table) as a pcap file at `path`."""
+def write(path, packets: dict, flows: dict, packet_int: dict | None = None) -> None:
+    """Write `packets` (the engine's packets table, with its INT rows) as a pcap file at `path`."""
     with open(Path(path), "wb") as f:
         f.write(HEADER)
-        f.write(records(packets, flows).tobytes())
+        f.write(records(packets, flows, packet_int).tobytes())

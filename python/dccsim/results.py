@@ -25,7 +25,7 @@ FRONT_COLUMNS = {
     "flows": [("slowdown", "float64", None)],
     "port_series": [("port_name", "string", "port")],
 }
-TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets")
+TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
 
 
 @functools.cache
@@ -171,6 +171,7 @@ def engine_tables(result: dict) -> dict:
         "ports": ports,
         "pfc": result.get("pfc") or {},
         "packets": result.get("packets") or {},
+        "packet_int": result.get("packet_int") or {},
     }
 
 
@@ -193,7 +194,7 @@ def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None
         from . import pcap
 
         tmp = d / "packets.tmp.pcap"
-        pcap.write(tmp, tables["packets"], tables["flows"])
+        pcap.write(tmp, tables["packets"], tables["flows"], tables["packet_int"])
         os.replace(tmp, d / "packets.pcap")
     write_json(d / "summary.json", summary)
 
@@ -222,7 +223,8 @@ class Results:
     flow_series: object
     ports: object
     pfc: object  # PFC frames and paused time per port (empty for lossy runs)
-    packets: object  # captured packets (empty unless metrics.capture)
+    packets: object  # captured packets (empty unless metrics.pcap)
+    packet_int: object  # their INT records, one row per (packet, hop)
 
     def variant(self, slug: str) -> dict:
         """The tables of one variant (by slug); KeyError naming the known slugs for any other."""
@@ -238,6 +240,7 @@ class Results:
                 ("ports", self.ports),
                 ("pfc", self.pfc),
                 ("packets", self.packets),
+                ("packet_int", self.packet_int),
             )
         }
 
@@ -282,4 +285,5 @@ def load(out_dir) -> Results:
         ports=cat("ports"),
         pfc=cat("pfc"),
         packets=cat("packets"),
+        packet_int=cat("packet_int"),
     )

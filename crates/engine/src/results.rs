@@ -69,6 +69,20 @@ pub struct PacketTable {
     pub prio: Vec<u8>,
     /// IP ECN codepoint of data packets: 0 not ECT, 2 ECT(0), 3 CE (0 for ACKs and NACKs).
     pub ecn: Vec<u8>,
+    /// INT records the packet carries (data: stamped by the switches so far; ACK: echoed).
+    pub int_hops: Vec<u8>,
+}
+
+/// The INT records of captured packets: one row per (captured packet, hop).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PacketIntTable {
+    /// Row of the packet in `PacketTable`.
+    pub packet: Vec<u32>,
+    pub hop: Vec<u8>,
+    pub qlen_bytes: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    pub ts_ps: Vec<u64>,
+    pub rate_bps: Vec<u64>,
 }
 
 /// PFC activity per port (only ports that sent a frame or were paused).
@@ -107,6 +121,7 @@ pub struct Results {
     pub flow_series: FlowSeries,
     pub pfc: PfcTable,
     pub packets: PacketTable,
+    pub packet_int: PacketIntTable,
     /// Names of the ports of a PFC deadlock cycle, in wait order (empty = none).
     pub pfc_deadlock: Vec<String>,
 }

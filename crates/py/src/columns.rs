@@ -2,7 +2,7 @@
 //! strings as lists. The column lists below are the only place the table layout is written; the
 //! front reads it back with `schema()` (docs/engine-api.md).
 
-use dccsim_engine::results::{FlowSeries, FlowTable, PacketTable, PfcTable, PortSeries, PortTable, Results, Summary};
+use dccsim_engine::results::{FlowSeries, FlowTable, PacketIntTable, PacketTable, PfcTable, PortSeries, PortTable, Results, Summary};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -94,6 +94,18 @@ fn packets(p: PacketTable) -> Named {
         ("payload_bytes", int(p.payload_bytes)),
         ("prio", int(p.prio)),
         ("ecn", int(p.ecn)),
+        ("int_hops", int(p.int_hops)),
+    ]
+}
+
+fn packet_int(p: PacketIntTable) -> Named {
+    vec![
+        ("packet", int(p.packet)),
+        ("hop", int(p.hop)),
+        ("qlen_bytes", int(p.qlen_bytes)),
+        ("tx_bytes", int(p.tx_bytes)),
+        ("ts_ps", int(p.ts_ps)),
+        ("rate_bps", int(p.rate_bps)),
     ]
 }
 
@@ -129,11 +141,12 @@ fn tables(r: Results) -> Vec<(&'static str, Named)> {
         ("flow_series", flow_series(r.flow_series)),
         ("pfc", pfc(r.pfc)),
         ("packets", packets(r.packets)),
+        ("packet_int", packet_int(r.packet_int)),
     ]
 }
 
 /// Number of tables besides the summary.
-pub const SCHEMA_TABLES: usize = 6;
+pub const SCHEMA_TABLES: usize = 7;
 
 /// {"summary": {counter: int}, table: {column: array or list}}; consumes the results so the
 /// column vectors move into numpy without a second copy.

@@ -121,8 +121,8 @@ class Metrics:
     ports: tuple = ()
     flows: bool = False
     start_ps: int = 0
-    capture: tuple = ()  # ports whose packets are captured (packets.parquet, packets.pcap)
-    capture_max: int = 1_000_000
+    pcap: tuple = ()  # ports whose packets are captured (packets.parquet, packets.pcap)
+    pcap_max: int = 1_000_000  # packet budget of the capture
 
 
 @dataclass(frozen=True)
@@ -248,8 +248,8 @@ class Scenario:
                 "flows": self.metrics.flows,
                 "start_ps": self.metrics.start_ps,
                 **(
-                    {"capture_ports": list(self.metrics.capture), "capture_max": self.metrics.capture_max}
-                    if self.metrics.capture
+                    {"capture_ports": list(self.metrics.pcap), "capture_max": self.metrics.pcap_max}
+                    if self.metrics.pcap
                     else {}
                 ),
             },

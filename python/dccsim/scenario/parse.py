@@ -104,8 +104,8 @@ HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 WORKLOAD_KINDS = ("permutation",)
 WORKLOAD_KEYS = ("kind", "start", "size")
-METRICS_KEYS = ("interval", "ports", "flows", "start", "capture", "capture_max")
-MAX_CAPTURE = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
+METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
+MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
 VARIANT_KEYS = ("name", "cc", "ecn", "topology")
 
@@ -400,10 +400,8 @@ def _metrics(data, topology: Topology) -> Metrics:
         ports=t.opt("ports", ports, ()),
         flows=t.opt("flows", boolean, False),
         start_ps=t.opt("start", time, 0),
-        capture=t.opt("capture", ports, ()),
-        capture_max=integer(
-            t.opt("capture_max", lambda v, f: v, 1_000_000), "metrics.capture_max", lo=1, hi=MAX_CAPTURE
-        ),
+        pcap=t.opt("pcap", ports, ()),
+        pcap_max=integer(t.opt("pcap_max", lambda v, f: v, 1_000_000), "metrics.pcap_max", lo=1, hi=MAX_PCAP),
     )
 
 

@@ -89,7 +89,7 @@ def to_dict(s: Scenario) -> dict:
         "ports": list(m.ports),
         "flows": m.flows,
         "start": units.format_time_exact(m.start_ps),
-        **({"capture": list(m.capture), "capture_max": m.capture_max} if m.capture else {}),
+        **({"pcap": list(m.pcap), "pcap_max": m.pcap_max} if m.pcap else {}),
     }
     if s.experiment is not None:
         x = s.experiment

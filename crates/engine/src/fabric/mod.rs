@@ -79,7 +79,7 @@ impl Fabric {
         let size = core.pool.get(pkt).size;
         let now = core.sched.now;
         if let Some(c) = &mut self.capture {
-            c.on_tx(now, port, core.pool.get(pkt));
+            c.on_tx(now, port, core.pool.get(pkt), core.pool.int(pkt));
         }
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);

@@ -4,8 +4,8 @@
 //! Parquet and as a pcap file (docs/results.md).
 
 use crate::core::PortId;
-use crate::packet::{Kind, Packet};
-use crate::results::PacketTable;
+use crate::packet::{IntStack, Kind, Packet};
+use crate::results::{PacketIntTable, PacketTable};
 use crate::time::Time;
 
 pub struct Capture {
@@ -13,6 +13,8 @@ pub struct Capture {
     on: Vec<bool>,
     max: usize,
     pub table: PacketTable,
+    /// The INT records each captured packet carried so far, one row per (packet, hop).
+    pub int: PacketIntTable,
     /// Packets on captured ports beyond `max`.
     pub overflow: u64,
 }
@@ -23,12 +25,12 @@ impl Capture {
         for &p in captured {
             on[p as usize] = true;
         }
-        Capture { on, max, table: PacketTable::default(), overflow: 0 }
+        Capture { on, max, table: PacketTable::default(), int: PacketIntTable::default(), overflow: 0 }
     }
 
-    /// `p` starts serialisation on `port` at `now`.
+    /// `p` (with its INT stack) starts serialisation on `port` at `now`.
     #[inline]
-    pub fn on_tx(&mut self, now: Time, port: PortId, p: &Packet) {
+    pub fn on_tx(&mut self, now: Time, port: PortId, p: &Packet, int: &IntStack) {
         if !self.on[port as usize] {
             return;
         }
@@ -36,8 +38,19 @@ impl Capture {
             self.overflow += 1;
             return;
         }
+        let index = self.table.time_ps.len() as u32;
+        for (hop, h) in int[..p.n_hops as usize].iter().enumerate() {
+            let r = &mut self.int;
+            r.packet.push(index);
+            r.hop.push(hop as u8);
+            r.qlen_bytes.push(h.qlen);
+            r.tx_bytes.push(h.tx_bytes);
+            r.ts_ps.push(h.ts);
+            r.rate_bps.push(h.rate_bps);
+        }
         let t = &mut self.table;
         t.time_ps.push(now);
+        t.int_hops.push(p.n_hops);
         t.port.push(port);
         t.flow_id.push(p.flow);
         t.kind.push(match p.kind {

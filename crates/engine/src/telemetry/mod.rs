@@ -102,6 +102,7 @@ impl Telemetry {
         }
         if let Some(c) = &fabric.capture {
             self.out.packets = c.table.clone();
+            self.out.packet_int = c.int.clone();
             self.out.summary.capture_overflow = c.overflow;
         }
         self.out.pfc_deadlock = self.deadlock.iter().map(|&p| fabric.net.ports[p as usize].name.clone()).collect();
