@@ -46,7 +46,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let h = net.n_hosts;
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
-    let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len()));
+    let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len(), full_data));
     let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
     let captured = named_ports(&cfg.metrics.capture_ports, "metrics.capture_ports", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
@@ -72,7 +72,7 @@ fn check_counts(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
 
 /// PFC ingress accounting for every switch port; the threshold shift is set relative to the
 /// slowest host NIC.
-fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPort], switches: usize) -> Pfc {
+fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPort], switches: usize, max_packet: u64) -> Pfc {
     let nic_rate = (0..net.n_hosts).filter_map(|h| net.host_port(h)).map(|p| net.ports[p as usize].rate_bps).min().unwrap_or(0);
     let info: Vec<Option<(u32, u64, u64)>> = ports
         .iter()
@@ -81,7 +81,7 @@ fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPor
             Node::Host(_) => None,
         })
         .collect();
-    Pfc::new(cfg, buffer, switches, &info, nic_rate)
+    Pfc::new(cfg, buffer, switches, &info, nic_rate, max_packet)
 }
 
 /// Marking per switch port when it depends on the port's rate (empty otherwise).

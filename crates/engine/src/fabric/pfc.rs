@@ -55,14 +55,21 @@ pub enum Frame {
 impl Pfc {
     /// `ports`: for every port, `Some((switch index, rate, link delay))` if a switch owns it.
     /// `nic_rate_bps`: the hosts' NIC rate, at which the threshold shift is `cfg.alpha_shift`.
-    pub fn new(cfg: PfcConfig, buffer: u64, switches: usize, ports: &[Option<(u32, u64, u64)>], nic_rate_bps: u64) -> Self {
+    /// `max_packet`: the largest packet on the wire (bytes), for the headroom's floor.
+    pub fn new(
+        cfg: PfcConfig,
+        buffer: u64,
+        switches: usize,
+        ports: &[Option<(u32, u64, u64)>],
+        nic_rate_bps: u64,
+        max_packet: u64,
+    ) -> Self {
         let mut ingress = vec![Ingress::default(); ports.len()];
         let mut hdrm_total = vec![0u64; switches];
         let mut n_ports = vec![0u64; switches];
         for (i, p) in ports.iter().enumerate() {
             let Some((sw, rate, delay_ps)) = *p else { continue };
-            // third.cc: headroom = rate·delay/8/1e9·3 with delay in ns (integer arithmetic)
-            let headroom = cfg.headroom_bytes.unwrap_or((rate as u128 * (delay_ps / 1000) as u128 / 8 / 1_000_000_000) as u64 * 3);
+            let headroom = cfg.headroom_bytes.unwrap_or_else(|| auto_headroom(rate, delay_ps, max_packet, cfg.frame_bytes));
             // third.cc: the shift drops by one per doubling of the port rate above the NIC rate
             let (mut shift, mut r) = (cfg.alpha_shift, rate);
             while r > nic_rate_bps && shift > 0 {
@@ -158,6 +165,19 @@ impl Pfc {
     }
 }
 
+/// The artifact's headroom, 3 × rate × delay (third.cc: rate·delay/8/1e9·3, delay in whole ns,
+/// integer arithmetic), raised where it cannot hold what still arrives after a PAUSE: after the
+/// decision the frame waits for at most one packet on this port and its own serialisation, then
+/// crosses the link; the sender stops only after its current packet, whose bytes and those already
+/// on the wire cross back: 2 × rate × delay + 2 packets + the frame. For the artifact's links
+/// (25 Gb/s and faster, ≥ 1 µs) the artifact's value is the larger and stands; on slow or short
+/// links (1 Gb/s, 1 µs: 375 B, less than a packet) the floor keeps the fabric lossless.
+pub fn auto_headroom(rate_bps: u64, delay_ps: u64, max_packet: u64, frame: u64) -> u64 {
+    let artifact = (rate_bps as u128 * (delay_ps / 1000) as u128 / 8 / 1_000_000_000) as u64 * 3;
+    let round_trip = (2 * rate_bps as u128 * delay_ps as u128).div_ceil(8 * 1_000_000_000_000) as u64;
+    artifact.max(round_trip + 2 * max_packet + frame)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,7 +185,7 @@ mod tests {
     /// One switch with two 25G ports of 1 µs links, a 100 KB buffer, the artifact's defaults.
     fn small() -> Pfc {
         let ports = [Some((0, 25_000_000_000, 1_000_000)), Some((0, 25_000_000_000, 1_000_000))];
-        Pfc::new(PfcConfig::default(), 100_000, 1, &ports, 25_000_000_000)
+        Pfc::new(PfcConfig::default(), 100_000, 1, &ports, 25_000_000_000, 1090)
     }
 
     #[test]
@@ -177,9 +197,17 @@ mod tests {
         assert_eq!(p.threshold(0), 9132);
         // a 100G port with 25G NICs: shift 3 − 2 = 1
         let ports = [Some((0, 100_000_000_000, 1_000_000))];
-        let p = Pfc::new(PfcConfig::default(), 1_000_000, 1, &ports, 25_000_000_000);
+        let p = Pfc::new(PfcConfig::default(), 1_000_000, 1, &ports, 25_000_000_000, 1090);
         assert_eq!(p.ingress[0].shift, 1);
         assert_eq!(p.headroom(0), 37_500);
+    }
+
+    #[test]
+    fn the_headroom_never_falls_below_what_arrives_after_a_pause() {
+        // 25G, 1 µs: artifact 9375 ≥ 2·3125 + 2·1090 + 64 = 8494 → the artifact's value
+        assert_eq!(auto_headroom(25_000_000_000, 1_000_000, 1090, 64), 9375);
+        // 1G, 1 µs: artifact 125·3 = 375 < 2·125 + 2·1090 + 64 = 2494 → the floor
+        assert_eq!(auto_headroom(1_000_000_000, 1_000_000, 1090, 64), 2494);
     }
 
     #[test]
