@@ -1,24 +1,16 @@
-"""One sweep point, run in a worker process (local pool or Ray task): resolve its scenario, run
-it with the ordinary runner into a temporary directory, and move that directory into place in
-one rename, so a killed sweep never leaves a half point that looks finished."""
+"""One sweep point, run in a worker process (local pool or Ray task): resolve its scenario and run
+it with the ordinary runner, which writes through dccsim.outdir (a staging directory renamed into
+place, a lock); the point counts as finished only once point.json is written after that, so a
+killed sweep never leaves a half point that looks finished."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 import traceback
 from pathlib import Path
 
 POINT_FILE = "point.json"
-
-
-def commit_dir(tmp: Path, final: Path) -> None:
-    """Make `tmp` appear as `final` atomically (same file system; `final` must not exist).
-
-    Point directories only; to be replaced by dccsim.outdir's atomic directories when that lands."""
-    os.replace(tmp, final)
 
 
 def is_done(point_dir: Path) -> bool:
@@ -41,24 +33,20 @@ def run_point(root: str, job: dict) -> dict:
     t0 = time.perf_counter()
     if is_done(final):
         return {"id": job["id"], "status": "done", "error": None, "wall_s": 0.0}
-    tmp = root_p / "points" / f".{job['id']}.tmp-{os.getpid()}"
     try:
-        shutil.rmtree(tmp, ignore_errors=True)
         scn = scenario_for(job["base_text"], job["params"], job["seed"], job["name"])
+        # force: a leftover of an earlier, killed sweep (no point.json) is replaced
         runner.run(
             scn,
-            tmp,
+            final,
             variants=job["variants"],
             progress=False,
             argv=["dccsim", "sweep"],
             figures=job["figures"],
+            force=True,
         )
-        results.write_json(tmp / POINT_FILE, {"id": job["id"], "params": job["params"], "seed": job["seed"]})
-        if final.exists():  # an unfinished leftover of an earlier, killed sweep
-            shutil.rmtree(final)
-        commit_dir(tmp, final)
+        results.write_json(final / POINT_FILE, {"id": job["id"], "params": job["params"], "seed": job["seed"]})
         return {"id": job["id"], "status": "done", "error": None, "wall_s": time.perf_counter() - t0}
     except Exception as e:  # noqa: BLE001  (recorded as the point's failure)
-        shutil.rmtree(tmp, ignore_errors=True)
         msg = str(e) if hasattr(e, "field") else f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
         return {"id": job["id"], "status": "failed", "error": msg, "wall_s": time.perf_counter() - t0}
