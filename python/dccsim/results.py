@@ -141,13 +141,29 @@ def _arrow_table(name: str, columns: dict):
 
 
 def write_parquet(path: Path, name: str, columns: dict) -> None:
-    import pyarrow.parquet as pq
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not any(len(v) for v in columns.values()):
+        # an empty table (no sampling, no PFC, no capture): the same bytes every time
+        _atomic_write(path, _empty_parquet(name, tuple(sorted(columns))))
+        return
+    import pyarrow.parquet as pq
+
     tmp = path.with_name(path.name + ".tmp")
     pq.write_table(_arrow_table(name, columns), tmp, **PARQUET_OPTIONS)
     os.replace(tmp, path)
+
+
+@functools.cache
+def _empty_parquet(name: str, columns: tuple) -> bytes:
+    """The Parquet bytes of table `name` with no rows (`columns`: the engine's, for extras)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(_arrow_table(name, {c: [] for c in columns}), buf, **PARQUET_OPTIONS)
+    return buf.getvalue()
 
 
 def port_names(ports: dict, port_ids) -> np.ndarray:
