@@ -42,7 +42,21 @@ def _dist_version(name: str):
         return None
 
 
-def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
+def _library_versions(figures: bool) -> dict:
+    """Versions of the libraries this run used: numpy and pyarrow always (already imported),
+    pandas when an analysis imported it, matplotlib when figures were drawn (in the figure
+    worker, so read from its package metadata)."""
+    out = {}
+    for name in ("numpy", "pandas", "pyarrow"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out[name] = getattr(mod, "__version__", None)
+    if figures:
+        out["matplotlib"] = _dist_version("matplotlib")
+    return out
+
+
+def _meta(argv, started: str, wall_s: float, variant_wall: dict, figures: bool = True) -> dict:
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -57,7 +71,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": {name: _dist_version(name) for name in ("numpy", "pandas", "pyarrow", "matplotlib")},
+        "libraries": _library_versions(figures),
     }
 
 
@@ -124,7 +138,10 @@ def run(
     wall: dict[str, float] = {}
 
     def write_meta():
-        results.write_json(staging / "meta.json", _meta(argv, started, time.perf_counter() - t_start, wall))
+        results.write_json(
+            staging / "meta.json",
+            _meta(argv, started, time.perf_counter() - t_start, wall, worker is not None),
+        )
 
     from tqdm import tqdm
 

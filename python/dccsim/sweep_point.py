@@ -45,7 +45,9 @@ def run_point(root: str, job: dict) -> dict:
             figures=job["figures"],
             force=True,
         )
-        results.write_json(final / POINT_FILE, {"id": job["id"], "params": job["params"], "seed": job["seed"]})
+        results.write_json(
+            final / POINT_FILE, {"id": job["id"], "params": job["params"], "seed": job["seed"]}
+        )
         return {"id": job["id"], "status": "done", "error": None, "wall_s": time.perf_counter() - t0}
     except Exception as e:  # noqa: BLE001  (recorded as the point's failure)
         msg = str(e) if hasattr(e, "field") else f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}"
