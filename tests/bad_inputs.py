@@ -104,6 +104,8 @@ def cases() -> list[Case]:
     mut("switch.pfc", ["yes", 1])
     pfc = _set(BASE, "switch.pfc", {"reserve": "4KiB"})
     mut("switch.pfc.alpha_shift", [-1, 17, 2.5], base=pfc)
+    mut("switch.pfc.model", ["broadcom", 1], base=pfc)
+    mut("switch.pfc.alpha", [0, -1, NAN, 100], base=pfc)
     mut("switch.pfc.frame", ["0B", "2000B"], base=pfc)
     mut("switch.pfc.headroom", ["lots", -5], base=pfc)
     mut("switch.pfc.watchdog", ["soon"], base=pfc)

@@ -38,6 +38,10 @@ def test_pfc_true_gives_the_artifact_values_and_a_table_overrides_them():
     assert scn.switch.pfc == Pfc()
     eng = scn.to_engine_config(None)["switch"]["pfc"]
     assert eng == {
+        "model": "sonic",
+        "alpha": 0.125,
+        "xon_bytes": 1248,
+        "xon_offset_bytes": 2496,
         "reserve_bytes": 4096,
         "resume_offset_bytes": 3072,
         "alpha_shift": 3,
@@ -45,12 +49,9 @@ def test_pfc_true_gives_the_artifact_values_and_a_table_overrides_them():
         "frame_bytes": 64,
         "watchdog_ps": 1_000_000_000,
     }
-    scn = loads(INCAST.replace("PFC", 'pfc = { alpha_shift = 1, headroom = "20KB", watchdog = "0s" }'))
-    assert (scn.switch.pfc.alpha_shift, scn.switch.pfc.headroom_bytes, scn.switch.pfc.watchdog_ps) == (
-        1,
-        20000,
-        0,
-    )
+    text = 'pfc = { model = "hpcc", alpha_shift = 1, headroom = "20KB", watchdog = "0s" }'
+    p = loads(INCAST.replace("PFC", text)).switch.pfc
+    assert (p.model, p.alpha_shift, p.headroom_bytes, p.watchdog_ps) == ("hpcc", 1, 20000, 0)
     assert "pfc" not in loads(INCAST.replace("PFC", "pfc = false")).to_engine_config(None)["switch"]
 
 

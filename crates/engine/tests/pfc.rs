@@ -9,11 +9,11 @@ use dccsim_engine::Results;
 
 /// The 10:1 incast into a small buffer that loses packets without PFC
 /// (`drops_are_recovered_by_go_back_n_and_timeouts` in tests/engine.rs uses the same setting).
-fn small_buffer_incast(pfc: bool) -> Config {
+fn small_buffer_incast(pfc: Option<PfcModel>) -> Config {
     let mut cfg = common::star(10, 25_000_000_000, US, "dcqcn", serde_json::json!({}));
     cfg.switch.buffer_bytes = 200_000;
     cfg.switch.dt_alpha = 1.0;
-    cfg.switch.pfc = pfc.then(PfcConfig::default);
+    cfg.switch.pfc = pfc.map(|model| PfcConfig { model, ..PfcConfig::default() });
     cfg.duration_ps = 10 * MS;
     for f in cfg.flows.iter_mut() {
         f.size_bytes = Some(300_000);
@@ -28,11 +28,16 @@ fn pfc_row(r: &Results, port: &str) -> Option<(u64, u64, u64)> {
 
 #[test]
 fn an_incast_that_drops_without_pfc_is_lossless_with_it() {
-    let lossy = dccsim_engine::run(&small_buffer_incast(false)).unwrap();
+    let lossy = dccsim_engine::run(&small_buffer_incast(None)).unwrap();
     assert!(lossy.summary.packets_dropped > 0, "the scenario must overflow the buffer without PFC");
     assert_eq!(lossy.summary.pfc_pause_frames, 0);
+    for model in [PfcModel::Sonic, PfcModel::Hpcc] {
+        lossless_incast(model);
+    }
+}
 
-    let r = dccsim_engine::run(&small_buffer_incast(true)).unwrap();
+fn lossless_incast(model: PfcModel) {
+    let r = dccsim_engine::run(&small_buffer_incast(Some(model))).unwrap();
     common::assert_conserved(&r);
     assert_eq!(r.summary.packets_dropped, 0, "PFC must never drop");
     assert_eq!(r.summary.flows_completed, 10, "{:?}", r.flows.end_ps);

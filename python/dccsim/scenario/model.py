@@ -64,8 +64,12 @@ class Ecn:
 
 @dataclass(frozen=True)
 class Pfc:
-    """PFC as the ns-3 artifact's switch MMU (docs/scenario.md, [switch.pfc])."""
+    """PFC as the authors' ns-3 switch MMUs (docs/scenario.md, [switch.pfc])."""
 
+    model: str = "sonic"  # "sonic" (the PowerTCP evaluation's) | "hpcc" (HPCC's simulator's)
+    alpha: float = 0.125  # sonic
+    xon_bytes: int = 1248  # sonic
+    xon_offset_bytes: int = 2496  # sonic
     reserve_bytes: int = 4096
     resume_offset_bytes: int = 3072
     alpha_shift: int = 3

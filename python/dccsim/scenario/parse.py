@@ -70,7 +70,19 @@ TOP_KEYS = (
     "fabric",
 )
 SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn", "pfc")
-PFC_KEYS = ("reserve", "resume_offset", "alpha_shift", "headroom", "frame", "watchdog")
+PFC_KEYS = (
+    "model",
+    "alpha",
+    "xon",
+    "xon_offset",
+    "reserve",
+    "resume_offset",
+    "alpha_shift",
+    "headroom",
+    "frame",
+    "watchdog",
+)
+PFC_MODELS = ("sonic", "hpcc")
 INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {
     "none": (),
@@ -229,6 +241,10 @@ def _pfc(v) -> Optional[Pfc]:
     d = Pfc()
     headroom = v.get("headroom", "auto")
     return Pfc(
+        model=t.opt("model", choice(PFC_MODELS), d.model),
+        alpha=float(t.opt("alpha", ranged_number(0.0, 64.0, lo_open=True), d.alpha)),
+        xon_bytes=t.opt("xon", ranged_size(0, 2**30), d.xon_bytes),
+        xon_offset_bytes=t.opt("xon_offset", ranged_size(0, 2**30), d.xon_offset_bytes),
         reserve_bytes=t.opt("reserve", ranged_size(0, 2**30), d.reserve_bytes),
         resume_offset_bytes=t.opt("resume_offset", ranged_size(0, 2**30), d.resume_offset_bytes),
         alpha_shift=integer(

@@ -158,6 +158,10 @@ def _ecn_dict(e) -> dict:
 
 def _pfc_dict(p) -> dict:
     return {
+        "model": p.model,
+        "alpha": p.alpha,
+        "xon": units.format_size_exact(p.xon_bytes),
+        "xon_offset": units.format_size_exact(p.xon_offset_bytes),
         "reserve": units.format_size_exact(p.reserve_bytes),
         "resume_offset": units.format_size_exact(p.resume_offset_bytes),
         "alpha_shift": p.alpha_shift,

@@ -1,28 +1,37 @@
 //! Priority flow control: a switch accounts every buffered packet to the port and priority it
-//! came in by, and pauses that ingress's upstream sender when the ingress holds too much.
+//! came in by, and pauses that ingress's upstream sender when the ingress holds too much. Two
+//! models of the authors' ns-3 switch MMUs (our code, their rules):
 //!
-//! The model is the ns-3 artifact's switch MMU (HPCC / PowerTCP simulators:
-//! simulation/src/point-to-point/model/switch-mmu.cc, `SwitchMmu`, configured per port in
-//! simulation/scratch/third.cc); the code is ours. Per ingress (port, priority): the first
-//! `reserve` bytes are private; above that, bytes count against the switch's shared pool up to a
-//! dynamic threshold
+//! **sonic** — the PowerTCP evaluation's (inet-tub/ns3-datacenter, src/point-to-point/model/
+//! switch-mmu.cc with bufferModel "sonic" and DT on the ingress; configured in examples/PowerTCP/
+//! powertcp-evaluation-burst.cc): an ingress (port, priority) may hold T = α × (ingress pool −
+//! shared use) bytes (`DynamicThreshold`), α = 1/8, the pool being the switch buffer and the
+//! shared use all buffered bytes outside headroom; once an ingress exceeds T its further bytes are
+//! headroom (`UpdateIngressAdmission`); PAUSE while headroom is in use (`CheckShouldPause`);
+//! RESUME when the headroom is empty and the ingress holds < xon bytes or its bytes + xon offset
+//! ≤ T (`CheckShouldResume`); a packet is dropped only when the ingress's headroom, the switch's
+//! total headroom or the buffer plus headroom is exhausted (`CheckIngressAdmission`). Headroom is
+//! per port and priority.
 //!
-//!   T = (buffer − Σ headroom − ports·reserve − shared use) >> shift          (`GetPfcThreshold`)
+//! **hpcc** — HPCC's simulator's (alibaba-edu/High-Precision-Congestion-Control,
+//! simulation/src/point-to-point/model/switch-mmu.cc, per-port values in simulation/scratch/
+//! third.cc): the first `reserve` bytes of an ingress are private, above that bytes count against
+//! the shared pool up to T = (buffer − Σ headroom − ports·reserve − shared use) >> shift
+//! (`GetPfcThreshold`; the shift drops by one per doubling of the port rate above the NIC rate),
+//! beyond T they go to the port's headroom; PAUSE when the ingress uses headroom or its shared part
+//! reaches T; RESUME when the headroom is empty and shared + `resume_offset` ≤ T (or shared is 0).
 //!
-//! and beyond T they go to the port's headroom. PAUSE when the ingress uses headroom or its shared
-//! use reaches T (`CheckShouldPause`); RESUME when the headroom is empty and shared use + offset ≤
-//! T, or shared use is 0 (`CheckShouldResume`). A packet is dropped only when it fits neither the
-//! headroom nor the threshold (`CheckIngressAdmission`) — with headroom sized for the link's
-//! round trip this never happens, which `tests/pfc.rs` checks.
+//! With headroom sized for the link's round trip neither drops, which `tests/pfc.rs` and the
+//! property tests check.
 
-use crate::config::PfcConfig;
+use crate::config::{PfcConfig, PfcModel};
 use crate::core::PortId;
 use crate::packet::PRIORITIES;
 
 /// Ingress accounting of one switch port.
 #[derive(Clone, Debug, Default)]
 pub struct Ingress {
-    /// Bytes held per priority, private reserve and shared part together.
+    /// Bytes held per priority: hpcc — reserve and shared part (headroom apart); sonic — all.
     bytes: [u64; PRIORITIES],
     /// Bytes held in headroom per priority.
     hdrm: [u64; PRIORITIES],
@@ -36,10 +45,14 @@ pub struct Ingress {
 
 pub struct Pfc {
     pub cfg: PfcConfig,
-    /// Per switch: shared-pool bytes in use.
+    /// Per switch — hpcc: shared-pool bytes in use; sonic: all buffered bytes.
     shared_used: Vec<u64>,
-    /// Per switch: buffer − Σ headroom − ports·reserve (saturating at 0).
+    /// Per switch — hpcc: buffer − Σ headroom − ports·reserve (saturating at 0); sonic: the
+    /// ingress pool (the buffer).
     base: Vec<u64>,
+    /// sonic, per switch: headroom bytes in use, and the total headroom (Σ over ports × priorities).
+    hdrm_used: Vec<u64>,
+    hdrm_total: Vec<u64>,
     /// Per port (only switch-owned ports are used).
     ingress: Vec<Ingress>,
 }
@@ -77,17 +90,31 @@ impl Pfc {
                 r /= 2;
             }
             ingress[i] = Ingress { headroom, shift, switch: sw, ..Ingress::default() };
-            hdrm_total[sw as usize] += headroom;
+            // sonic: headroom per port *and priority* (burst.cc loops over the 8 queues)
+            hdrm_total[sw as usize] += if cfg.model == PfcModel::Sonic { headroom * PRIORITIES as u64 } else { headroom };
             n_ports[sw as usize] += 1;
         }
-        let base = (0..switches).map(|s| buffer.saturating_sub(hdrm_total[s]).saturating_sub(n_ports[s] * cfg.reserve_bytes)).collect();
-        Pfc { cfg, shared_used: vec![0; switches], base, ingress }
+        let base = match cfg.model {
+            PfcModel::Sonic => vec![buffer; switches],
+            PfcModel::Hpcc => {
+                (0..switches).map(|s| buffer.saturating_sub(hdrm_total[s]).saturating_sub(n_ports[s] * cfg.reserve_bytes)).collect()
+            }
+        };
+        Pfc { cfg, shared_used: vec![0; switches], base, hdrm_used: vec![0; switches], hdrm_total, ingress }
     }
 
     #[inline]
     fn threshold(&self, q: PortId) -> u64 {
         let i = &self.ingress[q as usize];
-        self.base[i.switch as usize].saturating_sub(self.shared_used[i.switch as usize]) >> i.shift
+        let s = i.switch as usize;
+        match self.cfg.model {
+            // α × (ingress pool − shared use), shared use = all bytes outside headroom
+            PfcModel::Sonic => {
+                let remaining = self.base[s].saturating_sub(self.shared_used[s] - self.hdrm_used[s]);
+                (self.cfg.alpha * remaining as f64) as u64
+            }
+            PfcModel::Hpcc => self.base[s].saturating_sub(self.shared_used[s]) >> i.shift,
+        }
     }
 
     #[inline]
@@ -101,13 +128,51 @@ impl Pfc {
     pub fn admits(&self, q: PortId, prio: u8, size: u64) -> bool {
         let p = (prio as usize).min(PRIORITIES - 1);
         let i = &self.ingress[q as usize];
-        !(size + i.hdrm[p] > i.headroom && size + self.shared_of(q, p) > self.threshold(q))
+        match self.cfg.model {
+            PfcModel::Sonic => {
+                let s = i.switch as usize;
+                let hdrm = i.hdrm[p];
+                !((size + hdrm > i.headroom && hdrm > 0)
+                    || (size + self.hdrm_used[s] > self.hdrm_total[s] && hdrm > 0)
+                    || size + self.shared_used[s] > self.base[s] + self.hdrm_total[s])
+            }
+            PfcModel::Hpcc => !(size + i.hdrm[p] > i.headroom && size + self.shared_of(q, p) > self.threshold(q)),
+        }
     }
 
     /// Account an admitted packet; `Frame::Pause` when the ingress must pause upstream now.
     #[inline]
     pub fn enqueue(&mut self, q: PortId, prio: u8, size: u64) -> Frame {
         let p = (prio as usize).min(PRIORITIES - 1);
+        match self.cfg.model {
+            PfcModel::Sonic => self.enqueue_sonic(q, p, size),
+            PfcModel::Hpcc => self.enqueue_hpcc(q, p, size),
+        }
+        let i = &mut self.ingress[q as usize];
+        if i.paused & (1 << p) == 0 && self.should_pause(q, p) {
+            self.ingress[q as usize].paused |= 1 << p;
+            Frame::Pause
+        } else {
+            Frame::None
+        }
+    }
+
+    /// sonic `UpdateIngressAdmission`: the bytes count, and beyond the threshold (or once in
+    /// headroom) the packet is headroom.
+    fn enqueue_sonic(&mut self, q: PortId, p: usize, size: u64) {
+        let s = self.ingress[q as usize].switch as usize;
+        self.ingress[q as usize].bytes[p] += size;
+        self.shared_used[s] += size;
+        let thresh = self.threshold(q);
+        let i = &mut self.ingress[q as usize];
+        if i.hdrm[p] > 0 || i.bytes[p] > thresh {
+            i.hdrm[p] += size;
+            self.hdrm_used[s] += size;
+        }
+    }
+
+    /// hpcc `UpdateIngressAdmission`: reserve first, then shared up to the threshold, then headroom.
+    fn enqueue_hpcc(&mut self, q: PortId, p: usize, size: u64) {
         let reserve = self.cfg.reserve_bytes;
         let thresh = self.threshold(q);
         let i = &mut self.ingress[q as usize];
@@ -120,12 +185,13 @@ impl Pfc {
             i.bytes[p] = new_bytes;
             self.shared_used[i.switch as usize] += size.min(new_bytes - reserve);
         }
+    }
+
+    fn should_pause(&self, q: PortId, p: usize) -> bool {
         let i = &self.ingress[q as usize];
-        if i.paused & (1 << p) == 0 && (i.hdrm[p] > 0 || self.shared_of(q, p) >= self.threshold(q)) {
-            self.ingress[q as usize].paused |= 1 << p;
-            Frame::Pause
-        } else {
-            Frame::None
+        match self.cfg.model {
+            PfcModel::Sonic => i.hdrm[p] > 0,
+            PfcModel::Hpcc => i.hdrm[p] > 0 || self.shared_of(q, p) >= self.threshold(q),
         }
     }
 
@@ -134,19 +200,35 @@ impl Pfc {
     #[inline]
     pub fn dequeue(&mut self, q: PortId, prio: u8, size: u64) -> Frame {
         let p = (prio as usize).min(PRIORITIES - 1);
-        let reserve = self.cfg.reserve_bytes;
         let i = &mut self.ingress[q as usize];
+        let s = i.switch as usize;
         let from_hdrm = i.hdrm[p].min(size);
-        let from_shared = (size - from_hdrm).min(i.bytes[p].saturating_sub(reserve));
         i.hdrm[p] -= from_hdrm;
-        i.bytes[p] -= size - from_hdrm;
-        self.shared_used[i.switch as usize] -= from_shared;
+        match self.cfg.model {
+            // `RemoveFromIngressAdmission`: headroom first, the ingress's bytes include it
+            PfcModel::Sonic => {
+                i.bytes[p] = i.bytes[p].saturating_sub(size);
+                self.shared_used[s] = self.shared_used[s].saturating_sub(size);
+                self.hdrm_used[s] -= from_hdrm;
+            }
+            PfcModel::Hpcc => {
+                let from_shared = (size - from_hdrm).min(i.bytes[p].saturating_sub(self.cfg.reserve_bytes));
+                i.bytes[p] -= size - from_hdrm;
+                self.shared_used[s] -= from_shared;
+            }
+        }
         let i = &self.ingress[q as usize];
         if i.paused & (1 << p) == 0 || i.hdrm[p] > 0 {
             return Frame::None;
         }
-        let shared = self.shared_of(q, p);
-        if shared == 0 || shared + self.cfg.resume_offset_bytes <= self.threshold(q) {
+        let resume = match self.cfg.model {
+            PfcModel::Sonic => i.bytes[p] < self.cfg.xon_bytes || i.bytes[p] + self.cfg.xon_offset_bytes <= self.threshold(q),
+            PfcModel::Hpcc => {
+                let shared = self.shared_of(q, p);
+                shared == 0 || shared + self.cfg.resume_offset_bytes <= self.threshold(q)
+            }
+        };
+        if resume {
             self.ingress[q as usize].paused &= !(1 << p);
             Frame::Resume
         } else {
@@ -182,10 +264,14 @@ pub fn auto_headroom(rate_bps: u64, delay_ps: u64, max_packet: u64, frame: u64) 
 mod tests {
     use super::*;
 
-    /// One switch with two 25G ports of 1 µs links, a 100 KB buffer, the artifact's defaults.
+    fn hpcc() -> PfcConfig {
+        PfcConfig { model: PfcModel::Hpcc, ..PfcConfig::default() }
+    }
+
+    /// One switch with two 25G ports of 1 µs links, a 100 KB buffer, the HPCC artifact's values.
     fn small() -> Pfc {
         let ports = [Some((0, 25_000_000_000, 1_000_000)), Some((0, 25_000_000_000, 1_000_000))];
-        Pfc::new(PfcConfig::default(), 100_000, 1, &ports, 25_000_000_000, 1090)
+        Pfc::new(hpcc(), 100_000, 1, &ports, 25_000_000_000, 1090)
     }
 
     #[test]
@@ -197,7 +283,7 @@ mod tests {
         assert_eq!(p.threshold(0), 9132);
         // a 100G port with 25G NICs: shift 3 − 2 = 1
         let ports = [Some((0, 100_000_000_000, 1_000_000))];
-        let p = Pfc::new(PfcConfig::default(), 1_000_000, 1, &ports, 25_000_000_000, 1090);
+        let p = Pfc::new(hpcc(), 1_000_000, 1, &ports, 25_000_000_000, 1090);
         assert_eq!(p.ingress[0].shift, 1);
         assert_eq!(p.headroom(0), 37_500);
     }
@@ -261,5 +347,59 @@ mod tests {
         // the other port is unaffected but sees a smaller threshold (shared use is switch-wide)
         assert!(p.admits(1, 0, 1000));
         assert!(p.threshold(1) < 9132);
+    }
+
+    /// sonic, one switch with two 25G/1 µs ports, a 100 KB buffer, α = 1/8, xon 1248 / 2496.
+    fn sonic() -> Pfc {
+        let ports = [Some((0, 25_000_000_000, 1_000_000)), Some((0, 25_000_000_000, 1_000_000))];
+        Pfc::new(PfcConfig::default(), 100_000, 1, &ports, 25_000_000_000, 1090)
+    }
+
+    #[test]
+    fn sonic_pauses_past_alpha_of_the_free_pool_and_resumes_by_xon() {
+        let mut p = sonic();
+        assert_eq!(p.cfg.model, PfcModel::Sonic);
+        // after k packets of 1000 B (none in headroom): T = (100000 − 1000k) / 8 (floor); the k-th
+        // packet is headroom once 1000k > T: k = 11: 11000 > 89000/8 = 11125? no; k = 12: 12000 >
+        // 88000/8 = 11000 → headroom → PAUSE at the 12th
+        let mut k = 0;
+        loop {
+            assert!(p.admits(0, 0, 1000));
+            k += 1;
+            if p.enqueue(0, 0, 1000) == Frame::Pause {
+                break;
+            }
+        }
+        assert_eq!(k, 12);
+        assert_eq!((p.ingress[0].bytes[0], p.ingress[0].hdrm[0], p.hdrm_used[0]), (12_000, 1000, 1000));
+        // dequeue 1: headroom empties (bytes 11000; shared use 11000: T = 89000/8 = 11125);
+        // resume needs bytes < 1248 or bytes + 2496 ≤ T: 13496 > 11125 → no; 10000: 12496 >
+        // 11250; 9000: 11496 > 11375; 8000: 10496 ≤ 92000/8 = 11500 → the 4th dequeue resumes
+        let mut n = 0;
+        loop {
+            n += 1;
+            if p.dequeue(0, 0, 1000) == Frame::Resume {
+                break;
+            }
+            assert!(n < 12, "never resumed");
+        }
+        assert_eq!(n, 4);
+        assert_eq!(p.ingress[0].bytes[0], 8000);
+    }
+
+    #[test]
+    fn sonic_drops_only_when_the_ingress_headroom_is_exhausted() {
+        let mut p = sonic();
+        // headroom per (port, priority) = 9375 B: after the pause at 12 packets (1000 B of
+        // headroom), 8 more fit (headroom 9000); the next (10000 > 9375) is refused
+        let mut admitted = 0;
+        while p.admits(0, 0, 1000) {
+            p.enqueue(0, 0, 1000);
+            admitted += 1;
+        }
+        assert_eq!(admitted, 12 + 8);
+        assert_eq!(p.ingress[0].hdrm[0], 9000);
+        // another priority of the same port has its own headroom and threshold share
+        assert!(p.admits(0, 1, 1000));
     }
 }
