@@ -50,15 +50,15 @@ def describe_algorithms() -> list[dict]:
     return json.loads(_module().describe_algorithms())
 
 
-def topology_facts(topology: dict) -> tuple[int, tuple[str, ...]]:
-    """(hosts, node names with hosts first) of a topology in the engine's JSON form, as the
-    engine builds it; ScenarioError naming the field when it cannot be built."""
+def topology_facts(topology: dict) -> tuple[int, tuple[str, ...], int]:
+    """(hosts, node names with hosts first, egress ports) of a topology in the engine's JSON form,
+    as the engine builds it; ScenarioError naming the field when it cannot be built."""
     try:
-        hosts, names = _module().topology_facts(json.dumps(topology))
+        hosts, names, ports = _module().topology_facts(json.dumps(topology))
     except ValueError as e:
         field, _, msg = str(e).partition(": ")
         raise ScenarioError(field, msg) from None
-    return hosts, tuple(names)
+    return hosts, tuple(names), ports
 
 
 def version() -> str | None:

@@ -41,16 +41,16 @@ ZERO_OK = {("custom", "switches")}
 LINK_FIELDS = {"a": "node", "b": "node", "rate": "rate", "delay": "time"}
 
 
-def facts(kind: str, v: dict) -> tuple[int, tuple[str, ...]]:
-    """(hosts, node names) as the engine builds this topology (hosts are h0..h<n-1>, first).
-    A custom topology's names depend only on its host and switch counts, so its links are left
-    out (they are checked against these names)."""
+def facts(kind: str, v: dict) -> tuple[int, tuple[str, ...], int]:
+    """(hosts, node names, egress ports) as the engine builds this topology (hosts are
+    h0..h<n-1>, first). A custom topology's names depend only on its host and switch counts, so
+    its links are left out (they are checked against these names; its ports are two per link)."""
     key = (kind,) + tuple((k, x) for k, x in sorted(v.items()) if k != "links")
     return _facts(key)
 
 
 @functools.lru_cache(maxsize=64)
-def _facts(key: tuple) -> tuple[int, tuple[str, ...]]:
+def _facts(key: tuple) -> tuple[int, tuple[str, ...], int]:
     from . import engine
 
     kind, values = key[0], dict(key[1:])
@@ -69,6 +69,13 @@ def _facts(key: tuple) -> tuple[int, tuple[str, ...]]:
 
 def host_count(kind: str, v: dict) -> int:
     return facts(kind, v)[0]
+
+
+def port_count(kind: str, v: dict) -> int:
+    """Egress ports (two per link)."""
+    if kind == "custom":
+        return 2 * len(v["links"])
+    return facts(kind, v)[2]
 
 
 def node_names_hint(kind: str, v: dict) -> str:

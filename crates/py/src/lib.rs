@@ -76,13 +76,14 @@ fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 }
 
 /// What the engine builds from a topology (its JSON, docs/engine-api.md): (number of hosts, the
-/// names of every node, hosts first). ValueError naming the field when it cannot be built.
+/// names of every node, hosts first, number of egress ports). ValueError naming the field when it
+/// cannot be built.
 #[pyfunction]
-fn topology_facts(topology_json: &str) -> PyResult<(u32, Vec<String>)> {
+fn topology_facts(topology_json: &str) -> PyResult<(u32, Vec<String>, usize)> {
     let t: dccsim_engine::config::Topology =
         serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
     let net = dccsim_engine::topo::Network::graph(&t).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((net.n_hosts, net.nodes.into_iter().map(|n| n.name).collect()))
+    Ok((net.n_hosts, net.nodes.into_iter().map(|n| n.name).collect(), net.ports.len()))
 }
 
 #[pymodule]
