@@ -101,6 +101,25 @@ def cases() -> list[Case]:
     mut("switch.int", ["yes", 1])
     mut("switch.int_bytes", ["both"])
     mut("switch.colour", ["red"])
+    mut("switch.pfc", ["yes", 1])
+    pfc = _set(BASE, "switch.pfc", {"reserve": "4KiB"})
+    mut("switch.pfc.alpha_shift", [-1, 17, 2.5], base=pfc)
+    mut("switch.pfc.model", ["broadcom", 1], base=pfc)
+    mut("switch.pfc.alpha", [0, -1, NAN, 100], base=pfc)
+    mut("switch.pfc.frame", ["0B", "2000B"], base=pfc)
+    mut("switch.pfc.headroom", ["lots", -5], base=pfc)
+    mut("switch.pfc.watchdog", ["soon"], base=pfc)
+    mut("switch.pfc.xoff", ["1KB"], base=pfc)
+    mut("host.nic", ["roce", 1])
+    mut("fabric.profile", ["ns3", 3], base=_set(BASE, "fabric", {"profile": "artifact"}))
+    rbr = _set(
+        BASE,
+        "switch.ecn",
+        {"kind": "red_by_rate", "rules": [{"rate": "25Gbps", "kmin": "1KB", "kmax": "2KB", "pmax": 0.2}]},
+    )
+    mut("switch.ecn.rules", [[], "all"], base=rbr)
+    mut("switch.ecn.rules[0].pmax", [1.5, NAN], base=rbr)
+    mut("switch.ecn.rules[0].rate", ["fast"], base=rbr)
     mut("flows[0].src", [99, -1, "h1", []])
     mut("flows[0].dst", [1, 99, "h0"])
     mut("flows[0].start", ["200us", "1s"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -45,25 +44,47 @@ def default_out(target: str, scn) -> Path:
 
 
 def cmd_list(args) -> int:
-    from . import experiments
+    from . import listing
+    from .results import json_text
 
-    for name in experiments.list_experiments():
-        try:
-            scn = experiments.get(name)
-        except ScenarioError as e:  # one broken file must not hide the others
-            print(f"{name:24s} (cannot be loaded: {e})")
-            continue
-        title = scn.experiment.title if scn.experiment and scn.experiment.title else scn.description
-        first = re.split(r"\.\s+(?=[A-Z])", title.strip())[0] if title else ""
-        print(f"{name:24s} {first}")
+    if args.json:
+        sys.stdout.write(
+            json_text({"experiments": listing.experiments_table(), "algorithms": listing.algorithms_table()})
+        )
+        return 0
+    if args.algorithms:
+        print(listing.format_algorithms(listing.algorithms_table()))
+        return 0
+    for e in listing.experiments_table():
+        if "error" in e:
+            print(f"{e['name']:24s} (cannot be loaded: {e['error']})")
+        else:
+            print(f"{e['name']:24s} {listing.first_sentence(e['title'])}")
     return 0
 
 
 def cmd_show(args) -> int:
     from .scenario import dump_toml
 
+    if args.algorithm:
+        from . import listing
+
+        print(listing.format_algorithm(listing.algorithm(args.algorithm)))
+        return 0
+    if not args.experiment:
+        raise ScenarioError("show", "name an experiment, a scenario file, or --algorithm NAME")
     sys.stdout.write(dump_toml(resolve(args.experiment)))
     return 0
+
+
+def with_pcap(scn, ports):
+    """The scenario with `ports` added to `metrics.pcap` (checked like the file's own)."""
+    from .scenario import from_dict, to_dict
+
+    d = to_dict(scn)
+    m = d.setdefault("metrics", {})
+    m["pcap"] = list(m.get("pcap", [])) + list(ports)
+    return from_dict(d, default_name=scn.name)
 
 
 def cmd_run(args) -> int:
@@ -73,6 +94,8 @@ def cmd_run(args) -> int:
     scn = resolve(args.target)
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
+    if args.pcap:
+        scn = with_pcap(scn, args.pcap)
     out = Path(args.out) if args.out else default_out(args.target, scn)
     quiet = args.quiet or args.json
     summary = runner.run(
@@ -81,9 +104,11 @@ def cmd_run(args) -> int:
         variants=args.variant,
         progress=not quiet,
         argv=["dccsim"] + list(args.argv),
+        figures=not args.no_figures,
         force=args.force,
         memory_limit=args.memory_limit,
     )
+    _register(out)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -92,6 +117,79 @@ def cmd_run(args) -> int:
         print(runner.report(scn, summary))
         print(f"\nresults: {out}")
     return 0
+
+
+def _register(run_dir, **kw) -> None:
+    """List a finished run in the results catalog; a catalog problem never fails the run."""
+    from . import catalog
+
+    try:
+        catalog.register_run(run_dir, **kw)
+    except OSError as e:
+        print(f"dccsim: warning: catalog: cannot register {run_dir}: {e}", file=sys.stderr)
+
+
+def cmd_query(args) -> int:
+    from . import catalog
+    from .results import json_text
+
+    names, rows = catalog.query(args.sql, path=args.catalog)
+    if args.json:
+        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
+        return 0
+    if args.csv:
+        import csv
+
+        w = csv.writer(sys.stdout)
+        w.writerow(names)
+        w.writerows(rows)
+        return 0
+    table = [names] + [["NULL" if x is None else str(x) for x in r] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(names))]
+    for n, r in enumerate(table):
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    print(write_report(args.dir, out=args.out))
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from . import sweep, sweep_spec
+
+    spec = sweep_spec.load(args.spec, out=args.out)
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", "must be at least 1")
+    doc = sweep.run(
+        spec,
+        jobs=args.jobs,
+        use_ray=args.ray is not None,
+        ray_address=args.ray or None,
+        progress=not args.quiet,
+        on_point=lambda job, r: _register(
+            spec.out / "points" / job["id"],
+            sweep=str(spec.out.resolve()),
+            point={"id": job["id"], "params": job["params"], "seed": job["seed"]},
+        ),
+    )
+    from . import catalog
+
+    try:
+        catalog.register_sweep(spec.out)
+    except OSError as e:
+        print(f"dccsim: warning: catalog: cannot register {spec.out}: {e}", file=sys.stderr)
+    failed = [p for p in doc["points"] if p["status"] == "failed"]
+    for p in failed:
+        print(f"dccsim: point {p['id']} {p['params']} seed {p['seed']} failed: {p['error']}", file=sys.stderr)
+    c = doc["last_run"]
+    print(f"{spec.out}: {c['run']} run, {c['skipped']} already done, {c['failed']} failed")
+    return 1 if failed else 0
 
 
 def cmd_bench(args) -> int:
@@ -113,11 +211,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dccsim", description="Datacenter congestion-control simulator")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("list", help="list the named experiments")
+    s = sub.add_parser("list", help="list the named experiments (or the algorithms)")
+    s.add_argument("--algorithms", action="store_true", help="list the congestion-control algorithms")
+    s.add_argument("--json", action="store_true", help="experiments and algorithms as JSON")
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("show", help="print an experiment (or scenario file) as resolved TOML")
-    s.add_argument("experiment")
+    s.add_argument("experiment", nargs="?")
+    s.add_argument("--algorithm", metavar="NAME", help="show an algorithm's parameters and defaults")
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser("run", help="run an experiment or a scenario file")
@@ -130,12 +231,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
     )
     s.add_argument("--seed", type=int, help="override the scenario's seed")
+    s.add_argument(
+        "--pcap",
+        action="append",
+        metavar="PORT",
+        help="capture the packets leaving PORT (e.g. tor0->h16) as packets.pcap; repeatable",
+    )
     s.add_argument("--json", action="store_true", help="print only the JSON summary on stdout")
     s.add_argument(
         "--variant", action="append", metavar="NAME", help="run only this variant (name or slug); repeatable"
     )
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
+    s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("sweep", help="run a grid of scenarios (spec.toml) in parallel; resumable")
+    s.add_argument("spec", metavar="SPEC.toml")
+    s.add_argument("--out", help="output directory (default: the spec's [sweep] out, or sweeps/<spec name>)")
+    s.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    s.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run the points as Ray tasks: a local Ray instance, or the cluster at ADDRESS",
+    )
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_sweep)
+
+    s = sub.add_parser("report", help="self-contained HTML page of a run or sweep directory")
+    s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")
+    s.add_argument("--out", metavar="PAGE.html", help="where to write it (default DIR/report.html)")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
+    s.add_argument("sql", metavar="SQL")
+    s.add_argument(
+        "--catalog", metavar="PATH", help="catalog file (default $DCCSIM_CATALOG or runs/catalog.duckdb)"
+    )
+    s.add_argument("--json", action="store_true", help="rows as a JSON list of objects")
+    s.add_argument("--csv", action="store_true", help="rows as CSV")
+    s.set_defaults(func=cmd_query)
 
     s = sub.add_parser("bench", help="measure engine speed on the reference experiments")
     s.add_argument("--json", action="store_true")
@@ -153,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 DELEGATED = {"compare": "dccsim.compare", "testbed": "dccsim.testbed.cli"}
 DELEGATED_HELP = {
-    "compare": "compare two result directories: compare A B [--port P] [--json]",
+    "compare": "compare two result directories: compare A B [--port P] [--json] [--html PAGE]",
     "testbed": "run on the Linux testbed: testbed run SCENARIO --cc ALG [--out DIR] [--json]",
 }
 

@@ -211,6 +211,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--port", default=None, help="bottleneck port name, e.g. sw0->h4")
     ap.add_argument("--t0", default=None, help="search the peak from this time on, e.g. 1s")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--html", metavar="PAGE.html", help="also write a self-contained HTML page")
     ap.add_argument(
         "--different-experiments", action="store_true", help="compare runs of different experiments"
     )
@@ -254,13 +255,19 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps({"experiment": sa.get("experiment"), "comparisons": out}, sort_keys=True))
         return 0
+    lines = []
     for c in out:
         rows = [("", f"A: {c['a']['variant']}", f"B: {c['b']['variant']}")] + _rows(c["a"], c["b"])
         w0 = max(len(r[0]) for r in rows)
         w1 = max(len(r[1]) for r in rows)
-        print(f"{sa.get('experiment')}: A={c['a']['dir']}  B={c['b']['dir']}")
+        lines.append(f"{sa.get('experiment')}: A={c['a']['dir']}  B={c['b']['dir']}")
         for r in rows:
-            print(f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}")
+            lines.append(f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}")
+    print("\n".join(lines))
+    if args.html:
+        from .report import write_compare
+
+        print(f"report: {write_compare(da, db, chr(10).join(lines), args.html)}")
     return 0
 
 

@@ -40,13 +40,35 @@ def algorithms() -> list[str]:
     return list(_module().algorithms())
 
 
+def schema() -> dict:
+    """The engine's result tables: {table: [(column, dtype)]}, dtype "int64" | "float64" | "string"."""
+    return {k: [tuple(c) for c in v] for k, v in _module().schema().items()}
+
+
+def describe_algorithms() -> list[dict]:
+    """Every algorithm: {"name", "source", "params": {name: default or None}, "choices": {...}}."""
+    return json.loads(_module().describe_algorithms())
+
+
+def topology_facts(topology: dict) -> tuple[int, tuple[str, ...], int]:
+    """(hosts, node names with hosts first, egress ports) of a topology in the engine's JSON form,
+    as the engine builds it; ScenarioError naming the field when it cannot be built."""
+    try:
+        hosts, names, ports = _module().topology_facts(json.dumps(topology))
+    except ValueError as e:
+        field, _, msg = str(e).partition(": ")
+        raise ScenarioError(field, msg) from None
+    return hosts, tuple(names), ports
+
+
 def version() -> str | None:
     mod = _module()
     return getattr(mod, "__version__", None) or getattr(mod, "VERSION", None)
 
 
 def run(config: dict) -> dict:
-    """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict."""
+    """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict:
+    "summary" (counters) and the tables of `schema()` as {column: numpy array (str: list)}."""
     mod = _module()
     text = json.dumps(config, sort_keys=True)
     try:

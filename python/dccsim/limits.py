@@ -29,17 +29,8 @@ ENV = "DCCSIM_MEMORY_LIMIT"
 
 
 def port_count(kind: str, v: dict) -> int:
-    """Egress ports of the topology (two per link)."""
-    hosts = topo.host_count(kind, v)
-    if kind == "star":
-        links = hosts
-    elif kind == "dumbbell":
-        links = hosts + 1
-    elif kind == "fattree":
-        links = hosts + v["pods"] * v["tors_per_pod"] * v["aggs_per_pod"] + v["pods"] * v["cores"]
-    else:
-        links = len(v["links"])
-    return 2 * links
+    """Egress ports of the topology (two per link), as the engine builds it."""
+    return topo.port_count(kind, v)
 
 
 def default_limit() -> int:

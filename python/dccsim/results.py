@@ -8,51 +8,49 @@ half-written file, and each variant's files are written as soon as that variant 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+import numpy as np
 
 SCHEMA = "dccsim-results/1"
 
-_I = pa.int64()
-_F = pa.float64()
-# Column order and types of the Parquet tables (engine columns, see docs/engine-api.md).
-TABLES = {
-    "flows": [
-        ("flow_id", _I),
-        ("src", _I),
-        ("dst", _I),
-        ("size_bytes", _I),
-        ("start_ps", _I),
-        ("end_ps", _I),
-        ("bytes_acked", _I),
-        ("base_rtt_ps", _I),
-        ("ideal_fct_ps", _I),
-        ("retransmits", _I),
-        ("timeouts", _I),
-        ("slowdown", _F),
-    ],
-    "port_series": [
-        ("time_ps", _I),
-        ("port", _I),
-        ("port_name", pa.string()),
-        ("queue_bytes", _I),
-        ("tx_bytes", _I),
-    ],
-    "flow_series": [
-        ("time_ps", _I),
-        ("flow_id", _I),
-        ("cwnd_bytes", _F),
-        ("rate_bps", _F),
-        ("bytes_acked", _I),
-    ],
-    "ports": [("port", _I), ("name", pa.string()), ("rate_bps", _I)],
+# The tables and their engine columns come from the engine (`dccsim._engine.schema()`); the front
+# adds these derived columns: (column, dtype, inserted after this column; None = at the end).
+FRONT_COLUMNS = {
+    "flows": [("slowdown", "float64", None)],
+    "port_series": [("port_name", "string", "port")],
 }
+TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
+
+
+@functools.cache
+def table_columns() -> dict:
+    """{table: ((column, dtype), ...)} in the order written to Parquet: the engine's columns
+    (docs/engine-api.md) plus FRONT_COLUMNS. dtype is "int64", "float64" or "string"."""
+    from . import engine
+
+    schema = engine.schema()
+    out = {}
+    for name in TABLE_NAMES:
+        cols = list(schema[name])
+        for col, dtype, after in FRONT_COLUMNS.get(name, ()):
+            at = len(cols) if after is None else [c for c, _ in cols].index(after) + 1
+            cols.insert(at, (col, dtype))
+        out[name] = tuple(cols)
+    return out
+
+
+def _arrow_type(dtype: str):
+    import pyarrow as pa
+
+    return {"int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}[dtype]
+
+
 PARQUET_OPTIONS = dict(
     compression="zstd",
     compression_level=3,
@@ -101,21 +99,40 @@ def with_slowdown(flows: dict) -> dict:
     if "slowdown" in flows or "end_ps" not in flows:
         return flows
     out = dict(flows)
-    out["slowdown"] = [
-        (e - s) / i if e >= 0 and i > 0 else float("nan")
-        for s, e, i in zip(flows["start_ps"], flows["end_ps"], flows["ideal_fct_ps"])
-    ]
+    s, e, i = (np.asarray(flows[c], dtype=np.int64) for c in ("start_ps", "end_ps", "ideal_fct_ps"))
+    done = (e >= 0) & (i > 0)
+    slowdown = np.full(len(e), np.nan)
+    # int64 → float64 is exact below 2^53 ps (≈ 2.5 h), so this equals Python's int / int
+    slowdown[done] = (e[done] - s[done]).astype(np.float64) / i[done].astype(np.float64)
+    out["slowdown"] = slowdown
     return out
 
 
-def _arrow_table(name: str, columns: dict) -> pa.Table:
+def _arrow_column(data, dtype: str):
+    """An Arrow array built from numpy buffers. (`pyarrow.array` would import pandas to check
+    its argument's type, which costs more than writing a small run.)"""
+    import pyarrow as pa
+
+    if dtype == "string":
+        encoded = [str(x).encode("utf-8") for x in data]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+        return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
+    values = np.ascontiguousarray(data, dtype=np.int64 if dtype == "int64" else np.float64)
+    return pa.Array.from_buffers(_arrow_type(dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def _arrow_table(name: str, columns: dict):
+    import pyarrow as pa
+
     if name == "flows":
         columns = with_slowdown(columns)
     arrays, fields = [], []
-    known = TABLES[name]
-    for col, typ in known:
-        arrays.append(pa.array(columns.get(col, []), type=typ))
-        fields.append(pa.field(col, typ))
+    known = table_columns()[name]
+    for col, dtype in known:
+        arrays.append(_arrow_column(columns.get(col, []), dtype))
+        fields.append(pa.field(col, _arrow_type(dtype)))
     for col in sorted(set(columns) - {c for c, _ in known}):  # columns a newer engine adds
         arr = pa.array(columns[col])
         arrays.append(arr)
@@ -126,22 +143,51 @@ def _arrow_table(name: str, columns: dict) -> pa.Table:
 def write_parquet(path: Path, name: str, columns: dict) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not any(len(v) for v in columns.values()):
+        # an empty table (no sampling, no PFC, no capture): the same bytes every time
+        _atomic_write(path, _empty_parquet(name, tuple(sorted(columns))))
+        return
+    import pyarrow.parquet as pq
+
     tmp = path.with_name(path.name + ".tmp")
     pq.write_table(_arrow_table(name, columns), tmp, **PARQUET_OPTIONS)
     os.replace(tmp, path)
 
 
+@functools.cache
+def _empty_parquet(name: str, columns: tuple) -> bytes:
+    """The Parquet bytes of table `name` with no rows (`columns`: the engine's, for extras)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(_arrow_table(name, {c: [] for c in columns}), buf, **PARQUET_OPTIONS)
+    return buf.getvalue()
+
+
+def port_names(ports: dict, port_ids) -> np.ndarray:
+    """The name of each port index in `port_ids` ("" for an index not in `ports`)."""
+    ids = np.asarray(ports.get("port", []), dtype=np.int64)
+    want = np.asarray(port_ids, dtype=np.int64)
+    lut = np.full(int(max(ids.max(initial=-1), want.max(initial=-1))) + 1, "", dtype=object)
+    lut[ids] = list(ports.get("name", []))
+    return lut[want]
+
+
 def engine_tables(result: dict) -> dict:
     """The engine's column dicts, with `port_name` added to port_series."""
     ports = result.get("ports") or {}
-    names = dict(zip(ports.get("port", []), ports.get("name", [])))
     ps = dict(result.get("port_series") or {})
-    ps["port_name"] = [names.get(p, "") for p in ps.get("port", [])]
+    ps["port_name"] = port_names(ports, ps.get("port", []))
     return {
         "flows": result.get("flows") or {},
         "port_series": ps,
         "flow_series": result.get("flow_series") or {},
         "ports": ports,
+        "pfc": result.get("pfc") or {},
+        "packets": result.get("packets") or {},
+        "packet_int": result.get("packet_int") or {},
     }
 
 
@@ -154,10 +200,18 @@ def ports_list(result: dict) -> list[dict]:
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
-    """OUT/<slug>/{flows,port_series,flow_series,ports}.parquet and OUT/<slug>/summary.json."""
+    """OUT/<slug>/{flows,port_series,flow_series,ports,pfc,packets}.parquet, OUT/<slug>/summary.json,
+    and OUT/<slug>/packets.pcap when packets were captured."""
     d = Path(out_dir) / slug
-    for name, cols in engine_tables(result).items():
+    tables = engine_tables(result)
+    for name, cols in tables.items():
         write_parquet(d / f"{name}.parquet", name, cols)
+    if len(tables["packets"].get("time_ps", ())):
+        from . import pcap
+
+        tmp = d / "packets.tmp.pcap"
+        pcap.write(tmp, tables["packets"], tables["flows"], tables["packet_int"])
+        os.replace(tmp, d / "packets.pcap")
     write_json(d / "summary.json", summary)
 
 
@@ -184,6 +238,9 @@ class Results:
     port_series: object
     flow_series: object
     ports: object
+    pfc: object  # PFC frames and paused time per port (empty for lossy runs)
+    packets: object  # captured packets (empty unless metrics.pcap)
+    packet_int: object  # their INT records, one row per (packet, hop)
 
     def variant(self, slug: str) -> dict:
         """The tables of one variant (by slug); KeyError naming the known slugs for any other."""
@@ -197,6 +254,9 @@ class Results:
                 ("port_series", self.port_series),
                 ("flow_series", self.flow_series),
                 ("ports", self.ports),
+                ("pfc", self.pfc),
+                ("packets", self.packets),
+                ("packet_int", self.packet_int),
             )
         }
 
@@ -216,9 +276,11 @@ def load(out_dir) -> Results:
             IncompleteRunWarning,
             stacklevel=2,
         )
-    frames: dict[str, list] = {n: [] for n in TABLES}
+    import pyarrow.parquet as pq
+
+    frames: dict[str, list] = {n: [] for n in TABLE_NAMES}
     for slug in summary.get("order") or sorted(summary.get("runs", {})):
-        for name in TABLES:
+        for name in TABLE_NAMES:
             f = out / slug / f"{name}.parquet"
             if not f.exists():
                 continue
@@ -229,7 +291,7 @@ def load(out_dir) -> Results:
     def cat(name):
         if frames[name]:
             return pd.concat(frames[name], ignore_index=True)
-        return pd.DataFrame(columns=["variant"] + [c for c, _ in TABLES[name]])
+        return pd.DataFrame(columns=["variant"] + [c for c, _ in table_columns()[name]])
 
     return Results(
         summary=summary,
@@ -237,4 +299,7 @@ def load(out_dir) -> Results:
         port_series=cat("port_series"),
         flow_series=cat("flow_series"),
         ports=cat("ports"),
+        pfc=cat("pfc"),
+        packets=cat("packets"),
+        packet_int=cat("packet_int"),
     )

@@ -10,20 +10,24 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-import pandas as pd
-
 from . import __version__, engine, limits, outdir, results
 from .analysis import ANALYSES
 from .scenario import Scenario, Variant, dump_toml
 
 
 def frames(result: dict) -> dict:
-    """The engine's tables as pandas DataFrames with the columns of results.TABLES."""
+    """The engine's tables as {table: {column: numpy array}} with the columns of
+    results.table_columns() (slowdown and port_name included): what analyses receive."""
+    import numpy as np
+
     out = {}
     for name, cols in results.engine_tables(result).items():
         if name == "flows":
             cols = results.with_slowdown(cols)
-        out[name] = pd.DataFrame({c: cols.get(c, []) for c, _ in results.TABLES[name]})
+        out[name] = {
+            c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t)
+            for c, t in results.table_columns()[name]
+        }
     return out
 
 
@@ -38,7 +42,21 @@ def _dist_version(name: str):
         return None
 
 
-def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
+def _library_versions(figures: bool) -> dict:
+    """Versions of the libraries this run used: numpy and pyarrow always (already imported),
+    pandas when an analysis imported it, matplotlib when figures were drawn (in the figure
+    worker, so read from its package metadata)."""
+    out = {}
+    for name in ("numpy", "pandas", "pyarrow"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            out[name] = getattr(mod, "__version__", None)
+    if figures:
+        out["matplotlib"] = _dist_version("matplotlib")
+    return out
+
+
+def _meta(argv, started: str, wall_s: float, variant_wall: dict, figures: bool = True) -> dict:
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -53,7 +71,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict) -> dict:
         "python": platform.python_version(),
         "dccsim": __version__,
         "engine": ev,
-        "libraries": {name: _dist_version(name) for name in ("numpy", "pandas", "pyarrow", "matplotlib")},
+        "libraries": _library_versions(figures),
     }
 
 
@@ -76,13 +94,14 @@ def run(
     argv: Optional[Sequence[str]] = None,
     force: bool = False,
     memory_limit: Optional[str] = None,
+    figures: bool = True,
 ) -> dict:
     """Run the chosen variants (default: all) and write OUT (docs/results.md). Returns summary.json.
 
     Everything is written into a staging directory that replaces OUT only at the end (outdir.py);
     OUT is checked, and locked, before the first simulation starts. On Ctrl-C the variants that
     finished are kept in OUT with ``complete: false`` and RunInterrupted is raised; on any other
-    error OUT stays as it was.
+    error OUT stays as it was. figures=False skips drawing (metrics and claims are still computed).
     """
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
@@ -94,6 +113,10 @@ def run(
     engine.require()
     scenario_text = dump_toml(scn)
     staging = outdir.prepare(out, force=force, scenario_text=scenario_text)
+    from .figure_worker import FigureWorker
+
+    # started now so that importing matplotlib overlaps with the engine (figure_worker.py)
+    worker = FigureWorker() if analysis is not None and figures else None
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
     argv = list(argv if argv is not None else sys.argv)
@@ -115,7 +138,10 @@ def run(
     wall: dict[str, float] = {}
 
     def write_meta():
-        results.write_json(staging / "meta.json", _meta(argv, started, time.perf_counter() - t_start, wall))
+        results.write_json(
+            staging / "meta.json",
+            _meta(argv, started, time.perf_counter() - t_start, wall, worker is not None),
+        )
 
     from tqdm import tqdm
 
@@ -130,6 +156,13 @@ def run(
             res = engine.run(cfg)
             wall[v.slug] = time.perf_counter() - t0
             eng_summary = dict(res.get("summary") or {})
+            if res.get("pfc_deadlock"):
+                eng_summary["pfc_deadlock_ports"] = list(res["pfc_deadlock"])
+                print(
+                    f"dccsim: warning: {v.name}: PFC deadlock at {eng_summary['pfc_deadlock_at_ps'] / 1e9:g} ms "
+                    f"among ports {', '.join(res['pfc_deadlock'])}; the run stopped there",
+                    file=sys.stderr,
+                )
             metrics = {}
             if analysis is not None:
                 tables = frames(res)
@@ -157,14 +190,18 @@ def run(
         bar.close()
         if analysis is not None:
             summary["claims"] = analysis.claims(scn, metrics_by_slug)
-            results.write_figure(staging / analysis.FIGURE, lambda p: analysis.figure(scn, series, p))
-            summary["figures"] = [analysis.FIGURE]
+            if worker is not None:
+                name = summary["analysis"]
+                results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
+                summary["figures"] = [analysis.FIGURE]
         summary["complete"] = True
         results.write_json(staging / "summary.json", summary)
         write_meta()
         outdir.commit(staging, out)
     except KeyboardInterrupt:
         bar.close()
+        if worker is not None:
+            worker.close()
         if not summary["order"]:
             outdir.discard(staging, out)
             raise RunInterrupted(f"no variant had finished; {str(out)!r} left as it was") from None
@@ -179,10 +216,14 @@ def run(
         ) from None
     except OSError as e:
         bar.close()
+        if worker is not None:
+            worker.close()
         outdir.discard(staging, out)
         raise outdir.os_error(e, f"writing the results of {str(out)!r} failed; nothing was kept") from None
     except BaseException:
         bar.close()
+        if worker is not None:
+            worker.close()
         outdir.discard(staging, out)
         raise
     return summary

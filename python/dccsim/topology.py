@@ -1,11 +1,11 @@
-"""Facts about the topology kinds the front needs: field schemas, host counts, node names.
-
-The engine builds the actual graph; here we only know enough to validate a scenario and to
-generate workloads (how many hosts there are, which node names exist).
+"""What the front needs to know about topologies: the field schema of each kind (for parsing
+and writing scenario files), and — from the engine, which builds the graph — how many hosts a
+topology has and which node names exist.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 KINDS = ("star", "dumbbell", "fattree", "custom")
@@ -41,39 +41,56 @@ ZERO_OK = {("custom", "switches")}
 LINK_FIELDS = {"a": "node", "b": "node", "rate": "rate", "delay": "time"}
 
 
+def facts(kind: str, v: dict) -> tuple[int, tuple[str, ...], int]:
+    """(hosts, node names, egress ports) as the engine builds this topology (hosts are
+    h0..h<n-1>, first). A custom topology's names depend only on its host and switch counts, so
+    its links are left out (they are checked against these names; its ports are two per link)."""
+    key = (kind,) + tuple((k, x) for k, x in sorted(v.items()) if k != "links")
+    return _facts(key)
+
+
+@functools.lru_cache(maxsize=64)
+def _facts(key: tuple) -> tuple[int, tuple[str, ...], int]:
+    from . import engine
+
+    kind, values = key[0], dict(key[1:])
+    out = {"kind": kind}
+    for k, typ in FIELDS[kind].items():
+        if typ == "rate":
+            out[f"{k}_bps"] = values[k]
+        elif typ == "time":
+            out[f"{k}_ps"] = values[k]
+        elif typ == "links":
+            out["links"] = []
+        else:
+            out[k] = values[k]
+    return engine.topology_facts(out)
+
+
 def host_count(kind: str, v: dict) -> int:
-    if kind in ("star", "custom"):
-        return v["hosts"]
-    if kind == "dumbbell":
-        return v["left"] + v["right"]
-    if kind == "fattree":
-        return v["pods"] * v["tors_per_pod"] * v["servers_per_tor"]
-    raise ValueError(kind)
+    return facts(kind, v)[0]
 
 
-def _node_groups(kind: str, v: dict) -> dict[str, int]:
-    """Node-name prefix -> how many nodes of that prefix exist."""
-    groups = {"h": host_count(kind, v)}
-    if kind == "star":
-        groups["sw"] = 1
-    elif kind == "dumbbell":
-        groups["sw"] = 2
-    elif kind == "fattree":
-        groups["tor"] = v["pods"] * v["tors_per_pod"]
-        groups["agg"] = v["pods"] * v["aggs_per_pod"]
-        groups["core"] = v["cores"]
-    elif kind == "custom":
-        groups["s"] = v["switches"]
-    return groups
+def port_count(kind: str, v: dict) -> int:
+    """Egress ports (two per link)."""
+    if kind == "custom":
+        return 2 * len(v["links"])
+    return facts(kind, v)[2]
 
 
 def node_names_hint(kind: str, v: dict) -> str:
-    return ", ".join(f"{p}0..{p}{n - 1}" for p, n in _node_groups(kind, v).items() if n > 0)
+    """ "h0..h255, tor0..tor7, …": the engine's node names, grouped by prefix."""
+    groups: dict[str, int] = {}
+    for name in facts(kind, v)[1]:
+        prefix = re.match(r"[a-z]+", name).group(0)
+        groups[prefix] = groups.get(prefix, 0) + 1
+    return ", ".join(f"{p}0..{p}{n - 1}" for p, n in groups.items())
 
 
 def node_exists(kind: str, v: dict, name: str) -> bool:
-    m = re.fullmatch(r"([a-z]+)(0|[1-9][0-9]*)", name)
-    if not m:
-        return False
-    n = _node_groups(kind, v).get(m.group(1))
-    return n is not None and int(m.group(2)) < n
+    return name in _name_set(facts(kind, v)[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _name_set(names: tuple) -> frozenset:
+    return frozenset(names)

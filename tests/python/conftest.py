@@ -43,3 +43,17 @@ def pytest_runtest_setup(item):
                 "`maturin develop --release`, or deselect with -m 'not engine'",
                 pytrace=False,
             )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_results_catalog(tmp_path_factory):
+    """Runs started by tests register in a catalog of their own, not in ./runs/."""
+    import os
+
+    old = os.environ.get("DCCSIM_CATALOG")
+    os.environ["DCCSIM_CATALOG"] = str(tmp_path_factory.mktemp("catalog") / "catalog.duckdb")
+    yield
+    if old is None:
+        os.environ.pop("DCCSIM_CATALOG", None)
+    else:
+        os.environ["DCCSIM_CATALOG"] = old

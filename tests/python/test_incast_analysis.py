@@ -135,3 +135,13 @@ def test_homa_overcommit_claim_picks_the_lowest_peak_that_keeps_throughput():
     for i, v in enumerate(vs):
         m[v.slug]["peak_queue_bytes"] = 1000 + 10 * i
     assert incast._homa_overcommit_claim(scn.variants(), m)[0]["verdict"].startswith("holds")
+
+
+def test_under_pfc_there_is_no_buffer_limit_to_flag(base):
+    # the same peak at the DT limit, but with PFC the switch admits by ingress and pauses instead
+    base["switch"] = dict(base.get("switch", {}), pfc=True)
+    scn, tables = make(base, tri_queue(465_000, 10, 10))
+    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 0})
+    assert m["dt_limit_bytes"] is None and not m["peak_at_buffer_limit"]
+    rows = incast.claims(scn, {"powertcp": dict(m, peak_queue_bytes=232_500), "hpcc": m})
+    assert "capped" not in rows[1]["verdict"]

@@ -112,4 +112,17 @@ def test_interrupted_run_cleans_up(sig, tmp_path, clean_testbed):
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130, err
     assert "cleaned up" in err
+    # nothing that looks like a result: no output directory, no staging directory beside it
+    assert not (tmp_path / "o").exists()
+    assert [x.name for x in tmp_path.iterdir()] == []
     # clean_testbed asserts that no namespace, struct_ops or pin is left
+
+
+@needs_testbed
+def test_an_output_path_that_is_a_file_is_refused_before_running(tmp_path, clean_testbed):
+    f = tmp_path / "o"
+    f.write_text("keep me")
+    p = _cli("run", "testbed-shared-4", "--cc", "dctcp", "--out", str(f))
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith("dccsim: error: out:"), p.stderr
+    assert f.read_text() == "keep me"

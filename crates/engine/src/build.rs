@@ -3,13 +3,15 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
 use crate::core::PortId;
+use crate::fabric::pfc::Pfc;
 use crate::fabric::port::{EgressPort, Node};
 use crate::fabric::switch::Switch;
 use crate::fabric::Fabric;
 use crate::nic::Nics;
 use crate::rng::{mix, Rng};
+use crate::telemetry::capture::Capture;
 use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
@@ -44,7 +46,13 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let h = net.n_hosts;
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
-    let fabric = Fabric::new(net, ports, switches, &cfg.switch);
+    let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len(), full_data));
+    let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
+    let captured = named_ports(&cfg.metrics.capture_ports, "metrics.capture_ports", &net)?;
+    let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
+    if !captured.is_empty() {
+        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
+    }
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
@@ -60,6 +68,34 @@ fn check_counts(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
         return Err(ConfigError::new("topology", format!("{} ports; at most {max}", net.ports.len())));
     }
     Ok(())
+}
+
+/// PFC ingress accounting for every switch port; the threshold shift is set relative to the
+/// slowest host NIC.
+fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPort], switches: usize, max_packet: u64) -> Pfc {
+    let nic_rate = (0..net.n_hosts).filter_map(|h| net.host_port(h)).map(|p| net.ports[p as usize].rate_bps).min().unwrap_or(0);
+    let info: Vec<Option<(u32, u64, u64)>> = ports
+        .iter()
+        .map(|p| match p.owner {
+            Node::Switch { index, .. } => Some((index, p.rate_bps, p.delay)),
+            Node::Host(_) => None,
+        })
+        .collect();
+    Pfc::new(cfg, buffer, switches, &info, nic_rate, max_packet)
+}
+
+/// Marking per switch port when it depends on the port's rate (empty otherwise).
+fn per_port_ecn(ecn: &Ecn, ports: &[EgressPort]) -> Result<Vec<Ecn>, ConfigError> {
+    if !matches!(ecn, Ecn::RedByRate { .. }) {
+        return Ok(Vec::new());
+    }
+    ports
+        .iter()
+        .map(|p| match p.owner {
+            Node::Switch { .. } => crate::fabric::ecn::for_port(ecn, p.rate_bps),
+            Node::Host(_) => Ok(Ecn::None), // hosts do not mark
+        })
+        .collect()
 }
 
 fn check_links(net: &Network) -> Result<(), ConfigError> {
@@ -126,29 +162,39 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         };
         let size = f.size_bytes.unwrap_or(u64::MAX);
         let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct };
-        flows.push(Endpoint::new(info, cc));
+        // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
+        let window_cap = match cfg.host.nic {
+            NicModel::Tcp => f64::INFINITY,
+            NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
+        };
+        flows.push(Endpoint::new(info, cc, window_cap));
     }
     Ok(flows)
 }
 
 fn monitored_ports(cfg: &Config, net: &Network) -> Result<Vec<PortId>, ConfigError> {
-    let mut monitored = Vec::new();
-    for name in &cfg.metrics.ports {
+    named_ports(&cfg.metrics.ports, "metrics.ports", net)
+}
+
+/// Ports by name ("<node>-><peer>"; "*" = all), errors naming `field`.
+fn named_ports(names: &[String], field: &str, net: &Network) -> Result<Vec<PortId>, ConfigError> {
+    let mut out = Vec::new();
+    for name in names {
         if name == "*" {
-            monitored.extend(0..net.ports.len() as u32);
+            out.extend(0..net.ports.len() as u32);
         } else {
             match net.port_by_name(name) {
-                Some(p) => monitored.push(p),
+                Some(p) => out.push(p),
                 None => {
                     return Err(ConfigError::new(
-                        "metrics.ports",
+                        field,
                         format!("unknown port '{name}'; ports are named '<node>-><peer>', e.g. '{}'", net.ports[0].name),
                     ))
                 }
             }
         }
     }
-    Ok(monitored)
+    Ok(out)
 }
 
 /// Egress ports (with their owner and peer) and switches (with their INT support and random

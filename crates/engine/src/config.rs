@@ -108,6 +108,108 @@ pub struct SwitchConfig {
     /// INT byte counter: "tx" (bytes transmitted, the paper) or "rx" (bytes received into the
     /// egress queue, the public ns-3 artifact).
     pub int_bytes_mode: IntBytesMode,
+    /// Priority flow control (lossless fabric); None = lossy, Dynamic Thresholds admission.
+    #[serde(default)]
+    pub pfc: Option<PfcConfig>,
+}
+
+/// PFC: ingress accounting per (port, priority) against the switch buffer, PAUSE when an ingress
+/// exceeds a dynamic threshold and spills into headroom, RESUME when it is back below. Two models
+/// of the authors' ns-3 simulators (fabric/pfc.rs): `sonic`, the PowerTCP evaluation's
+/// (inet-tub/ns3-datacenter, src/point-to-point/model/switch-mmu.cc, bufferModel "sonic", DT on
+/// the ingress pool; examples/PowerTCP/powertcp-evaluation-burst.cc), and `hpcc`, HPCC's
+/// (alibaba-edu/High-Precision-Congestion-Control, simulation/src/point-to-point/model/
+/// switch-mmu.cc; simulation/scratch/third.cc).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PfcConfig {
+    #[serde(default)]
+    pub model: PfcModel,
+    /// sonic: the ingress threshold is α × the free ingress pool (PowerTCP: 1/8).
+    #[serde(default = "pfc_alpha")]
+    pub alpha: f64,
+    /// sonic: RESUME when the ingress holds fewer than `xon_bytes`, or its bytes + `xon_offset_bytes`
+    /// fit the threshold (switch-mmu.cc defaults 1248 and 2496: one and two 1248-byte packets).
+    #[serde(default = "pfc_xon")]
+    pub xon_bytes: u64,
+    #[serde(default = "pfc_xon_offset")]
+    pub xon_offset_bytes: u64,
+    /// hpcc: bytes each ingress (port, priority) holds before it counts against the shared buffer
+    /// (`reserve` = 4 KiB).
+    #[serde(default = "pfc_reserve")]
+    pub reserve_bytes: u64,
+    /// hpcc: RESUME once shared use + this ≤ the threshold (`resume_offset` = 3 KiB).
+    #[serde(default = "pfc_resume_offset")]
+    pub resume_offset_bytes: u64,
+    /// hpcc: the dynamic threshold is (buffer − headroom − reserve − shared use) >> shift at ports
+    /// of the hosts' NIC rate; one less per doubling of a port's rate above it (3, i.e. α = 1/8,
+    /// `pfc_a_shift` in third.cc).
+    #[serde(default = "pfc_alpha_shift")]
+    pub alpha_shift: u32,
+    /// Headroom per ingress port (hpcc) or per ingress port and priority (sonic); None = 3 × rate ×
+    /// link delay in bytes (both artifacts), at least what arrives after a PAUSE (fabric/pfc.rs).
+    #[serde(default)]
+    pub headroom_bytes: Option<u64>,
+    /// Size of a PAUSE/RESUME frame on the wire (802.1Qbb: a 64-byte MAC control frame).
+    #[serde(default = "pfc_frame")]
+    pub frame_bytes: u64,
+    /// How often the fabric is checked for a pause deadlock (a cycle of paused ports that all
+    /// hold packets waiting on each other), ps; 0 = never.
+    #[serde(default = "pfc_watchdog")]
+    pub watchdog_ps: u64,
+}
+
+/// Which artifact's switch MMU PFC follows.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PfcModel {
+    /// The PowerTCP evaluation's (ns3-datacenter, bufferModel "sonic").
+    #[default]
+    Sonic,
+    /// HPCC's simulator's.
+    Hpcc,
+}
+
+fn pfc_alpha() -> f64 {
+    0.125
+}
+fn pfc_xon() -> u64 {
+    1248
+}
+fn pfc_xon_offset() -> u64 {
+    2496
+}
+fn pfc_reserve() -> u64 {
+    4096
+}
+fn pfc_resume_offset() -> u64 {
+    3072
+}
+fn pfc_alpha_shift() -> u32 {
+    3
+}
+fn pfc_frame() -> u64 {
+    64
+}
+fn pfc_watchdog() -> u64 {
+    1_000_000_000 // 1 ms
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            model: PfcModel::default(),
+            alpha: pfc_alpha(),
+            xon_bytes: pfc_xon(),
+            xon_offset_bytes: pfc_xon_offset(),
+            reserve_bytes: pfc_reserve(),
+            resume_offset_bytes: pfc_resume_offset(),
+            alpha_shift: pfc_alpha_shift(),
+            headroom_bytes: None,
+            frame_bytes: pfc_frame(),
+            watchdog_ps: pfc_watchdog(),
+        }
+    }
 }
 
 impl Default for SwitchConfig {
@@ -119,6 +221,7 @@ impl Default for SwitchConfig {
             int_enabled: true,
             int_switches: None,
             int_bytes_mode: IntBytesMode::Tx,
+            pfc: None,
         }
     }
 }
@@ -160,6 +263,23 @@ pub enum Ecn {
         #[serde(default = "curve_pmax_default")]
         pmax: f64,
     },
+    /// RED with thresholds chosen by the port's line rate, as the ns-3 artifact configures each
+    /// switch port from its KMIN_MAP/KMAX_MAP/PMAX_MAP (third.cc; it refuses a rate without a
+    /// rule, and so do we). Resolved to one `Red` per port when the fabric is built.
+    #[serde(rename = "red_by_rate")]
+    RedByRate {
+        rules: Vec<RateRed>,
+    },
+}
+
+/// One rule of `Ecn::RedByRate`: ports of `rate_bps` mark as RED(kmin, kmax, pmax).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateRed {
+    pub rate_bps: u64,
+    pub kmin_bytes: u64,
+    pub kmax_bytes: u64,
+    pub pmax: f64,
 }
 
 fn curve_pmax_default() -> f64 {
@@ -207,6 +327,18 @@ pub struct HostConfig {
     pub rto_ps: u64,
     /// Minimum spacing of NACKs for the same expected sequence (ps).
     pub nack_interval_ps: u64,
+    /// The hosts' NIC model: "tcp" (the controller's window alone) or "rdma" (the ns-3 artifact's
+    /// RDMA NIC: bytes in flight also capped at the flow's NIC rate × τ, its `maxBdp` window).
+    #[serde(default)]
+    pub nic: NicModel,
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NicModel {
+    #[default]
+    Tcp,
+    Rdma,
 }
 
 impl Default for HostConfig {
@@ -218,6 +350,7 @@ impl Default for HostConfig {
             ack_bytes: 60,
             rto_ps: 1_000_000_000,         // 1 ms
             nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC
+            nic: NicModel::Tcp,
         }
     }
 }
@@ -257,11 +390,28 @@ pub struct MetricsConfig {
     pub flows: bool,
     /// Start of sampling (ps).
     pub start_ps: u64,
+    /// Egress ports whose packets are captured at transmission start (names as `ports`).
+    #[serde(default)]
+    pub capture_ports: Vec<String>,
+    /// At most this many packets are captured (the rest are counted in `capture_overflow`).
+    #[serde(default = "capture_max_default")]
+    pub capture_max: u64,
+}
+
+fn capture_max_default() -> u64 {
+    1_000_000
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { sample_interval_ps: 0, ports: vec![], flows: false, start_ps: 0 }
+        MetricsConfig {
+            sample_interval_ps: 0,
+            ports: vec![],
+            flows: false,
+            start_ps: 0,
+            capture_ports: vec![],
+            capture_max: capture_max_default(),
+        }
     }
 }
 
@@ -336,8 +486,25 @@ impl Config {
         if !(self.switch.dt_alpha > 0.0 && self.switch.dt_alpha.is_finite()) {
             return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));
         }
-        match self.switch.ecn {
-            Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
+        if let Some(pfc) = &self.switch.pfc {
+            if !(pfc.alpha > 0.0 && pfc.alpha <= 64.0) {
+                return Err(ConfigError::new("switch.pfc.alpha", format!("must lie in (0, 64], got {}", pfc.alpha)));
+            }
+            if pfc.alpha_shift > 16 {
+                return Err(ConfigError::new(
+                    "switch.pfc.alpha_shift",
+                    format!("must lie in 0..=16 (α = 2^-shift), got {}", pfc.alpha_shift),
+                ));
+            }
+            if pfc.frame_bytes == 0 || pfc.frame_bytes > 1500 {
+                return Err(ConfigError::new("switch.pfc.frame_bytes", format!("must lie in 1..=1500, got {}", pfc.frame_bytes)));
+            }
+            if pfc.reserve_bytes >= self.switch.buffer_bytes {
+                return Err(ConfigError::new("switch.pfc.reserve_bytes", "must be smaller than the switch buffer"));
+            }
+        }
+        match &self.switch.ecn {
+            &Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
                 if kmax_bytes <= kmin_bytes {
                     return Err(ConfigError::new("switch.ecn.kmax", "must be greater than kmin"));
                 }
@@ -345,12 +512,22 @@ impl Config {
                     return Err(ConfigError::new("switch.ecn.pmax", "must lie in [0, 1]"));
                 }
             }
-            Ecn::Curve { bdp_bytes, pmax, .. } => {
+            &Ecn::Curve { bdp_bytes, pmax, .. } => {
                 if bdp_bytes == 0 {
                     return Err(ConfigError::new("switch.ecn.bdp", "must be > 0 bytes"));
                 }
                 if !(pmax > 0.0 && pmax <= 1.0) {
                     return Err(ConfigError::new("switch.ecn.pmax", "must lie in (0, 1]"));
+                }
+            }
+            Ecn::RedByRate { rules } => {
+                for (i, r) in rules.iter().enumerate() {
+                    if r.kmax_bytes <= r.kmin_bytes {
+                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].kmax"), "must be greater than kmin"));
+                    }
+                    if !(0.0..=1.0).contains(&r.pmax) {
+                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].pmax"), "must lie in [0, 1]"));
+                    }
                 }
             }
             Ecn::Step { .. } | Ecn::None => {}

@@ -55,6 +55,8 @@ pub struct Packet {
     pub n_hops: u8,
     /// ACK of a receiver-driven flow (Homa): the priority the receiver grants for scheduled bytes.
     pub grant_prio: u8,
+    /// The switch port this packet entered its current switch by (PFC ingress accounting).
+    pub ingress: u32,
     /// Data: first byte's sequence number. ACK/NACK: cumulative ack (next expected byte).
     pub seq: u64,
     /// ACK: the sequence number of the data packet being acknowledged.
@@ -86,6 +88,7 @@ impl Packet {
             prio: 0,
             n_hops: 0,
             grant_prio: 0,
+            ingress: 0,
             max_hop_delay: 0,
             grant_offset: 0,
         }

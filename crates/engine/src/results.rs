@@ -17,6 +17,15 @@ pub struct Summary {
     pub bytes_delivered: u64,
     pub base_rtt_ps: Time,
     pub flows_completed: u64,
+    /// PFC: PAUSE and RESUME frames sent, and total time ports spent paused (ps, pauses still on
+    /// at the end counted up to it).
+    pub pfc_pause_frames: u64,
+    pub pfc_resume_frames: u64,
+    pub pfc_paused_ps: u64,
+    /// When the PFC watchdog found a deadlock and ended the run (ps); 0 = none.
+    pub pfc_deadlock_at_ps: u64,
+    /// Packets on captured ports beyond `metrics.capture_max` (not recorded).
+    pub capture_overflow: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -44,6 +53,48 @@ pub struct PortTable {
     pub rate_bps: Vec<u64>,
 }
 
+/// Packets captured at the start of their transmission on chosen ports (`metrics.capture_ports`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PacketTable {
+    pub time_ps: Vec<u64>,
+    pub port: Vec<u32>,
+    pub flow_id: Vec<u32>,
+    /// 0 data, 1 ACK, 2 NACK.
+    pub kind: Vec<u8>,
+    /// Data: first payload byte; ACK/NACK: the acknowledged (expected) sequence.
+    pub seq: Vec<u64>,
+    /// Bytes on the wire.
+    pub size_bytes: Vec<u32>,
+    pub payload_bytes: Vec<u32>,
+    pub prio: Vec<u8>,
+    /// IP ECN codepoint of data packets: 0 not ECT, 2 ECT(0), 3 CE (0 for ACKs and NACKs).
+    pub ecn: Vec<u8>,
+    /// INT records the packet carries (data: stamped by the switches so far; ACK: echoed).
+    pub int_hops: Vec<u8>,
+}
+
+/// The INT records of captured packets: one row per (captured packet, hop).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PacketIntTable {
+    /// Row of the packet in `PacketTable`.
+    pub packet: Vec<u32>,
+    pub hop: Vec<u8>,
+    pub qlen_bytes: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    pub ts_ps: Vec<u64>,
+    pub rate_bps: Vec<u64>,
+}
+
+/// PFC activity per port (only ports that sent a frame or were paused).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PfcTable {
+    pub port: Vec<u32>,
+    pub name: Vec<String>,
+    pub pauses_sent: Vec<u64>,
+    pub resumes_sent: Vec<u64>,
+    pub paused_ps: Vec<u64>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortSeries {
     pub time_ps: Vec<u64>,
@@ -68,4 +119,9 @@ pub struct Results {
     pub ports: PortTable,
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
+    pub pfc: PfcTable,
+    pub packets: PacketTable,
+    pub packet_int: PacketIntTable,
+    /// Names of the ports of a PFC deadlock cycle, in wait order (empty = none).
+    pub pfc_deadlock: Vec<String>,
 }

@@ -21,8 +21,8 @@ use crate::time::Time;
 const SLOT_BITS: u32 = 13;
 /// Slots on the wheel: horizon 2048 × 8.2 ns ≈ 16.8 µs (link delays are a few µs).
 const WHEEL: u64 = 2048;
-/// Bits of an event's id (the kind takes the top 3 bits of the same word).
-const ID_BITS: u32 = 29;
+/// Bits of an event's id (the kind takes the top 4 bits of the same word).
+const ID_BITS: u32 = 28;
 /// Largest id an event can carry (port, flow or host index).
 pub const MAX_ID: u32 = (1 << ID_BITS) - 1;
 
@@ -44,10 +44,23 @@ pub enum EvKind {
     CcTimer,
     /// Sample the time series.
     Sample,
+    /// A PFC PAUSE or RESUME frame reaches the egress port `id` (aux = priority | resume << 8).
+    PfcFrame,
+    /// Check the fabric for a PFC deadlock.
+    PfcWatchdog,
 }
 
-const KINDS: [EvKind; 7] =
-    [EvKind::TxDone, EvKind::LinkArrive, EvKind::FlowStart, EvKind::NicWake, EvKind::Rto, EvKind::CcTimer, EvKind::Sample];
+const KINDS: [EvKind; 9] = [
+    EvKind::TxDone,
+    EvKind::LinkArrive,
+    EvKind::FlowStart,
+    EvKind::NicWake,
+    EvKind::Rto,
+    EvKind::CcTimer,
+    EvKind::Sample,
+    EvKind::PfcFrame,
+    EvKind::PfcWatchdog,
+];
 
 #[derive(Clone, Copy, Debug)]
 pub struct Event {

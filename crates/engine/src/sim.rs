@@ -53,6 +53,7 @@ impl Simulator {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
+        self.fabric.arm_pfc_watchdog(&mut self.core);
         let mut poll_in = POLL_EVENTS;
         while let Some(ev) = self.core.sched.pop_until(until) {
             poll_in -= 1;
@@ -91,13 +92,24 @@ impl Simulator {
                     }
                 }
                 EvKind::Sample => self.telemetry.sample(core, fabric, tp),
+                EvKind::PfcFrame => {
+                    let h = fabric.pfc_frame(core, id, ev.aux);
+                    handoff(core, fabric, nics, tp, h);
+                }
+                EvKind::PfcWatchdog => {
+                    if let Some(cycle) = fabric.pfc_deadlock(core) {
+                        let now = core.sched.now;
+                        self.telemetry.deadlock(now, cycle);
+                        return (self.finish(now), true);
+                    }
+                }
             }
         }
         (self.finish(until), true)
     }
 
     fn finish(self, until: Time) -> Results {
-        self.telemetry.finish(&self.core, &self.transport, until, self.tau)
+        self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau)
     }
 }
 

@@ -70,7 +70,16 @@ impl Builder {
 }
 
 impl Network {
+    /// The network with its routes.
     pub fn build(t: &Topology) -> Result<Network, ConfigError> {
+        let mut net = Network::graph(t)?;
+        net.compute_routes();
+        Ok(net)
+    }
+
+    /// Nodes and ports only, without routes: what a front end needs to know about a topology
+    /// (how many hosts, which node names exist) at the cost of building it.
+    pub fn graph(t: &Topology) -> Result<Network, ConfigError> {
         let (b, hosts) = match *t {
             Topology::Star { hosts, host_rate_bps, host_delay_ps } => {
                 let mut b = Builder::new(hosts);
@@ -181,7 +190,7 @@ impl Network {
                 (b, hosts)
             }
         };
-        let mut net = Network {
+        Ok(Network {
             nodes: b.nodes,
             ports: b.ports,
             n_hosts: hosts,
@@ -191,9 +200,7 @@ impl Network {
             routes: vec![],
             route_ports: vec![],
             edge_dist: vec![],
-        };
-        net.compute_routes();
-        Ok(net)
+        })
     }
 
     fn compute_routes(&mut self) {

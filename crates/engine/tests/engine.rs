@@ -2,6 +2,7 @@
 
 mod common;
 use dccsim_engine::config::*;
+use dccsim_engine::results::Summary;
 use dccsim_engine::time::{MS, US};
 
 fn cross_pod_permutation(seed: u64) -> Config {
@@ -225,4 +226,31 @@ fn a_stop_request_ends_the_run_early_and_says_so() {
     let (full, complete) = dccsim_engine::run_polled(&cfg, &mut || false).unwrap();
     assert!(complete);
     assert_eq!(full, dccsim_engine::run(&cfg).unwrap());
+}
+
+#[test]
+fn packet_capture_records_chosen_ports_up_to_its_maximum() {
+    // 2 senders of 50 KB to h2 on a star: 50 data packets leave each sender's NIC port
+    let mut cfg = common::star(2, 25_000_000_000, US, "dctcp", serde_json::json!({}));
+    for f in cfg.flows.iter_mut() {
+        f.size_bytes = Some(50_000);
+    }
+    let off = dccsim_engine::run(&cfg).unwrap();
+    assert!(off.packets.time_ps.is_empty());
+    cfg.metrics.capture_ports = vec!["h0->sw0".into(), "sw0->h2".into()];
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.summary, Summary { capture_overflow: 0, ..off.summary.clone() }, "capture changes nothing else");
+    let n = |port: &str| {
+        let id = if port == "h0->sw0" { 0 } else { 5 }; // port 2k = link k a→b; links h0-sw0, h1-sw0, h2-sw0
+        r.packets.port.iter().filter(|&&p| p == id).count()
+    };
+    assert_eq!(n("h0->sw0"), 50, "h0 sends 50 data packets (its ACKs arrive on another port)");
+    assert_eq!(n("sw0->h2"), 100, "both flows' data reach h2");
+    assert!(r.packets.kind.iter().all(|&k| k == 0));
+    assert!(r.packets.time_ps.windows(2).all(|w| w[0] <= w[1]), "in transmission order");
+    cfg.metrics.capture_max = 30;
+    let capped = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(capped.packets.time_ps.len(), 30);
+    assert_eq!(capped.summary.capture_overflow, 120);
+    assert_eq!(capped.packets.time_ps[..], r.packets.time_ps[..30]);
 }

@@ -1,98 +1,19 @@
 //! Python bindings: `dccsim._engine.run(config_json) -> dict`. A config error becomes a
 //! ValueError naming the field; a panic becomes a RuntimeError; neither crosses as a crash.
+//!
+//! Tables cross as numpy arrays (int64 / float64, moved without copying the engine's vectors
+//! twice) and string columns as lists. `schema()` tells the front the tables, their columns and
+//! dtypes from the same code that converts them, so the column list is written in one place.
 
-use dccsim_engine::{cc, config::Config, results::Results};
+mod columns;
+mod describe;
+
+use columns::{to_py_tables, SCHEMA_TABLES};
+use dccsim_engine::{cc, config::Config};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-fn table<'py>(py: Python<'py>, cols: Vec<(&str, Bound<'py, PyAny>)>) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in cols {
-        d.set_item(k, v)?;
-    }
-    Ok(d)
-}
-
-fn to_py<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
-    let s = &r.summary;
-    let summary = PyDict::new(py);
-    for (k, v) in [
-        ("sim_time_ps", s.sim_time_ps),
-        ("events", s.events),
-        ("packets_sent", s.packets_sent),
-        ("packets_delivered", s.packets_delivered),
-        ("packets_dropped", s.packets_dropped),
-        ("packets_in_flight", s.packets_in_flight),
-        ("data_packets_sent", s.data_packets_sent),
-        ("data_packets_delivered", s.data_packets_delivered),
-        ("data_packets_dropped", s.data_packets_dropped),
-        ("packet_hops", s.packet_hops),
-        ("bytes_delivered", s.bytes_delivered),
-        ("base_rtt_ps", s.base_rtt_ps),
-        ("flows_completed", s.flows_completed),
-    ] {
-        summary.set_item(k, v)?;
-    }
-    let f = &r.flows;
-    let flows = table(
-        py,
-        vec![
-            ("flow_id", f.flow_id.clone().into_pyobject(py)?),
-            ("src", f.src.clone().into_pyobject(py)?),
-            ("dst", f.dst.clone().into_pyobject(py)?),
-            ("size_bytes", f.size_bytes.clone().into_pyobject(py)?),
-            ("start_ps", f.start_ps.clone().into_pyobject(py)?),
-            ("end_ps", f.end_ps.clone().into_pyobject(py)?),
-            ("bytes_acked", f.bytes_acked.clone().into_pyobject(py)?),
-            ("base_rtt_ps", f.base_rtt_ps.clone().into_pyobject(py)?),
-            ("ideal_fct_ps", f.ideal_fct_ps.clone().into_pyobject(py)?),
-            ("retransmits", f.retransmits.clone().into_pyobject(py)?),
-            ("timeouts", f.timeouts.clone().into_pyobject(py)?),
-        ],
-    )?;
-    let p = &r.ports;
-    let ports = table(
-        py,
-        vec![
-            ("port", p.port.clone().into_pyobject(py)?),
-            ("name", p.name.clone().into_pyobject(py)?),
-            ("rate_bps", p.rate_bps.clone().into_pyobject(py)?),
-        ],
-    )?;
-    let ps = &r.port_series;
-    let port_series = table(
-        py,
-        vec![
-            ("time_ps", ps.time_ps.clone().into_pyobject(py)?),
-            ("port", ps.port.clone().into_pyobject(py)?),
-            ("queue_bytes", ps.queue_bytes.clone().into_pyobject(py)?),
-            ("tx_bytes", ps.tx_bytes.clone().into_pyobject(py)?),
-        ],
-    )?;
-    let fs = &r.flow_series;
-    let flow_series = table(
-        py,
-        vec![
-            ("time_ps", fs.time_ps.clone().into_pyobject(py)?),
-            ("flow_id", fs.flow_id.clone().into_pyobject(py)?),
-            ("cwnd_bytes", fs.cwnd_bytes.clone().into_pyobject(py)?),
-            ("rate_bps", fs.rate_bps.clone().into_pyobject(py)?),
-            ("bytes_acked", fs.bytes_acked.clone().into_pyobject(py)?),
-        ],
-    )?;
-    table(
-        py,
-        vec![
-            ("summary", summary.into_any()),
-            ("flows", flows.into_any()),
-            ("ports", ports.into_any()),
-            ("port_series", port_series.into_any()),
-            ("flow_series", flow_series.into_any()),
-        ],
-    )
-}
 
 fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = e.downcast_ref::<&str>() {
@@ -119,7 +40,7 @@ fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> 
         return Err(e);
     }
     match outcome {
-        Ok(Ok((r, _completed))) => to_py(py, &r),
+        Ok(Ok((r, _completed))) => to_py_tables(py, r),
         Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
         Err(p) => Err(PyRuntimeError::new_err(format!("internal engine error (please report): {}", panic_message(p)))),
     }
@@ -142,10 +63,36 @@ fn algorithms() -> Vec<&'static str> {
     cc::algorithms()
 }
 
+/// The result tables: {table: [(column, dtype)]} with dtype "int64", "float64" or "string", in
+/// the order `run` returns them; plus "summary": [(counter, "int64")].
+#[pyfunction]
+fn schema(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (table, cols) in columns::schema() {
+        d.set_item(table, cols)?;
+    }
+    debug_assert_eq!(d.len(), SCHEMA_TABLES + 1);
+    Ok(d)
+}
+
+/// What the engine builds from a topology (its JSON, docs/engine-api.md): (number of hosts, the
+/// names of every node, hosts first, number of egress ports). ValueError naming the field when it
+/// cannot be built.
+#[pyfunction]
+fn topology_facts(topology_json: &str) -> PyResult<(u32, Vec<String>, usize)> {
+    let t: dccsim_engine::config::Topology =
+        serde_json::from_str(topology_json).map_err(|e| PyValueError::new_err(format!("topology: {e}")))?;
+    let net = dccsim_engine::topo::Network::graph(&t).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((net.n_hosts, net.nodes.into_iter().map(|n| n.name).collect(), net.ports.len()))
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

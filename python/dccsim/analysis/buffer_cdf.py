@@ -211,15 +211,12 @@ def write_raw(series: dict, path) -> None:
 
 def figure(scenario, series: dict, path) -> None:
     """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
     from pathlib import Path
 
     write_raw(series, Path(path).with_name(RAW))
     bdps = sorted({m["bdp_bytes"] for _, _, m in series.values()})
-    fig, axes = plt.subplots(1, len(bdps), figsize=(3.6 * len(bdps), 3.2), squeeze=False, sharey=True)
+    fig, axes = new_figure(1, len(bdps), figsize=(3.6 * len(bdps), 3.2), squeeze=False, sharey=True)
     pct = np.arange(101) / 100
     for ax, bdp in zip(axes[0], bdps):
         for slug, (variant, _, m) in series.items():
@@ -232,5 +229,4 @@ def figure(scenario, series: dict, path) -> None:
     axes[0][0].set_ylabel("CDF of samples")
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

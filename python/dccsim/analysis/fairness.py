@@ -34,6 +34,7 @@ Claims (``[experiment] paper``):
 from __future__ import annotations
 
 from .checks import require_binned_flow_sampling
+from .tables import as_frame, as_frames
 from .common import jain
 
 from .claims_text import claim_lines
@@ -106,6 +107,7 @@ def converge_time(tb, g: dict, active, a: int, b: int, bin_ps: int, tol: float, 
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    tables = as_frames(tables)  # this analysis uses pandas operations
     p = scenario.experiment.params
     bin_ps = p["bin"]
     tol, hold = float(p.get("tol", 0.2)), int(p.get("hold", 4))
@@ -252,16 +254,13 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: binned goodput of every flow (Gbps) vs time."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     p = scenario.experiment.params
     n = len(series)
-    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
+    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
     for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
-        fs = tables["flow_series"]
+        fs = as_frame(tables["flow_series"])
         tb, g = goodput(fs, p["bin"], int(fs["time_ps"].max()))
         for fid, x in g.items():
             ax.plot(tb / 1e9, x / 1e9, lw=0.9, label=f"flow {fid}")
@@ -274,5 +273,4 @@ def figure(scenario, series: dict, path) -> None:
     axes[0][0].legend(fontsize=7)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

@@ -16,8 +16,10 @@ bottleneck`, e.g. "tor0->h16") and the incast start `t0`:
 * ``packets_dropped``: from the engine summary (all ports), null if not given.
 * ``dt_limit_bytes``: α/(1+α)·buffer, the most one congested port can queue under Dynamic
   Thresholds when the rest of the switch is empty; ``peak_at_buffer_limit`` is true when the peak
-  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit), i.e.
-  the peak measures the buffer, not the controller.
+  is within 2 % of it (1 µs samples can miss the top by a packet or two, ~0.5 % of the limit),
+  i.e. the peak measures the buffer, not the controller. Under PFC there is no such limit (no
+  egress admission: the switch pauses its senders instead): ``dt_limit_bytes`` is None and
+  ``peak_at_buffer_limit`` false.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
+from .tables import column
 
 KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
 REQUIRED = ("t0", "bottleneck")
@@ -37,6 +40,9 @@ WINDOW_PS = PS_PER_MS  # throughput window [t0, t0 + 1 ms]
 # The plot's throughput is averaged over 10 µs: at 25 Gbps a 1 µs sample holds only ~3 packets,
 # so per-sample rates would jump between 0 and line rate with packet granularity.
 PLOT_AVG_PS = 10 * 10**6
+# Series longer than this are cut to each bucket's min and max: a 3.6-inch panel at 120 dpi is
+# ~430 pixels wide, so 1000 buckets keep every peak the figure can show.
+PLOT_POINTS = 1000
 
 # Tolerances of the verdicts (the paper's claims are read off plots, not tables):
 # - "without losing throughput": >= 95 % of line rate; a 10:1 incast drained within ~50 µs can
@@ -87,20 +93,22 @@ def check(scn) -> None:
 
 def bottleneck(port_series, ports, name: str):
     """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
-    match = ports[ports["name"] == name]
-    if match.empty:
+    hits = np.nonzero(column(ports, "name", object) == name)[0]
+    if hits.size == 0:
         raise ScenarioError(
             "experiment.bottleneck", f"port {name!r} was not sampled; add it to metrics.ports"
         )
-    idx = int(match["port"].iloc[0])
-    rate = int(match["rate_bps"].iloc[0])
-    s = port_series[port_series["port"] == idx].sort_values("time_ps")
-    if s.empty:
+    idx = int(column(ports, "port")[hits[0]])
+    rate = int(column(ports, "rate_bps")[hits[0]])
+    rows = np.nonzero(column(port_series, "port") == idx)[0]
+    if rows.size == 0:
         raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; is metrics.interval > 0?")
+    t = column(port_series, "time_ps", np.int64)[rows]
+    order = np.argsort(t, kind="stable")  # one sample per instant, so any sort gives this order
     return (
-        s["time_ps"].to_numpy(np.int64),
-        s["queue_bytes"].to_numpy(np.float64),
-        s["tx_bytes"].to_numpy(np.float64),
+        t[order],
+        column(port_series, "queue_bytes", np.float64)[rows][order],
+        column(port_series, "tx_bytes", np.float64)[rows][order],
         rate,
     )
 
@@ -153,14 +161,18 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "packets_dropped": (engine_summary or {}).get("packets_dropped"),
         "dt_limit_bytes": dt_limit(scenario),
     }
-    out["peak_at_buffer_limit"] = peak >= AT_LIMIT * out["dt_limit_bytes"]
+    limit = out["dt_limit_bytes"]
+    out["peak_at_buffer_limit"] = limit is not None and peak >= AT_LIMIT * limit
     if rec is not None:
         out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
         out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
     return out
 
 
-def dt_limit(scenario) -> int:
+def dt_limit(scenario):
+    """α/(1+α)·buffer, or None under PFC (which admits by ingress, not by this limit)."""
+    if scenario.switch.pfc is not None:
+        return None
     a = scenario.switch.dt_alpha
     return int(scenario.switch.buffer_bytes * a / (1 + a))
 
@@ -356,15 +368,12 @@ def figure(scenario, series: dict, path) -> None:
     """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
 
     `series` maps slug -> (variant, tables, metrics dict)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import decimate, margins, new_figure, save
 
     p = scenario.experiment.params
     t0 = p["t0"]
     n = len(series)
-    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
+    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
     qmax = 1.0
     data = []
     for slug, (variant, tables, m) in series.items():
@@ -373,12 +382,17 @@ def figure(scenario, series: dict, path) -> None:
         gbps = (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
         data.append((variant, t, q, tt, gbps, rate, m))
         qmax = max(qmax, float(q.max()) / 1e3)
-    limit = dt_limit(scenario) / 1e3
+    limit = dt_limit(scenario)
+    limit = None if limit is None else limit / 1e3
     for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
         ax2 = ax.twinx()
-        ax.plot((tt - t0) / PS_PER_MS, gbps, color="tab:blue", lw=0.8, label="throughput")
-        ax2.plot((t - t0) / PS_PER_MS, q / 1e3, color="tab:red", lw=1.0, label="queue")
-        if limit <= qmax * 1.15:
+        ax.plot(
+            *decimate((tt - t0) / PS_PER_MS, gbps, PLOT_POINTS), color="tab:blue", lw=0.8, label="throughput"
+        )
+        ax2.plot(
+            *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), color="tab:red", lw=1.0, label="queue"
+        )
+        if limit is not None and limit <= qmax * 1.15:
             ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
             ax2.text(
                 2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
@@ -407,6 +421,6 @@ def figure(scenario, series: dict, path) -> None:
         ax2.tick_params(axis="y", colors="tab:red")
         ax.grid(alpha=0.3)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    # room for the tick labels and axis labels on both sides of every panel, title and suptitle
+    margins(fig, left=0.55, right=0.6, bottom=0.45, top=0.55, gap=1.35)
+    save(fig, path)

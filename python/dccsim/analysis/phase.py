@@ -33,6 +33,7 @@ import numpy as np
 
 from .. import fluid
 from ..errors import ScenarioError
+from .tables import as_frames
 from .incast import bottleneck
 
 KEYS = {"bottleneck": "str", "warmup": "time", "fluid_duration": "time"}
@@ -80,6 +81,7 @@ def fluid_summary(params: fluid.Params, duration_s: float) -> dict:
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    tables = as_frames(tables)  # this analysis uses pandas operations
     p = scenario.experiment.params
     t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
     a = p["warmup"]
@@ -179,16 +181,13 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """One panel per law: trajectories in the (q, w) plane from each initial state (circles) to
     where they end (triangles); BDP dotted; the packet-level mean as a star on the power panel."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     variant, tables, m = next(iter(series.values()))
     fp = fluid_params(m["flows"], m["beta_hat_bytes"] / max(1, m["flows"]))
     dur = scenario.experiment.params.get("fluid_duration", 2 * 10**9) / 1e12
     bdp = fp.bdp
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    fig, axes = new_figure(1, 3, figsize=(11, 3.5))
     for ax, law in zip(axes, fluid.LAWS):
         for w0, q0 in fluid.default_initial_states(fp):
             tr = fluid.integrate(law, w0, q0, dur, fp)
@@ -214,5 +213,4 @@ def figure(scenario, series: dict, path) -> None:
         ax.grid(alpha=0.3)
     fig.suptitle("Fluid model, b = 100 Gbps, τ = 20 µs; dotted: BDP (below it = throughput loss)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

@@ -42,6 +42,7 @@ from .checks import require_binned_flow_sampling
 import numpy as np
 
 from ..errors import ScenarioError
+from .tables import as_frame, as_frames
 from .fairness import converge_time, goodput
 from .incast import bottleneck
 
@@ -86,6 +87,7 @@ def stages(flows, end_ps: int):
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    tables = as_frames(tables)  # this analysis uses pandas operations
     p = scenario.experiment.params
     bin_ps, victim = p["bin"], int(p.get("victim", 0))
     fs, flows = tables["flow_series"], tables["flows"]
@@ -265,15 +267,12 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """fig14/15/17a: one panel per variant, goodput of every flow over time (victim bold) and the
     bottleneck queue; fig17b/18: the per-stage metric against the number of flows."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     p = scenario.experiment.params
     paper, victim = p["paper"], int(p.get("victim", 0))
     if paper in ("poseidon-fig17b", "poseidon-fig18"):
-        fig, ax = plt.subplots(figsize=(4.8, 3.4))
+        fig, ax = new_figure(figsize=(4.8, 3.4))
         key = "cv_mean" if paper == "poseidon-fig17b" else "rtt_mean_s"
         for slug, (variant, tables, m) in series.items():
             n = [s["flows"] for s in m["stages"]]
@@ -286,10 +285,11 @@ def figure(scenario, series: dict, path) -> None:
         ax.legend(fontsize=8)
     else:
         n = len(series)
-        fig, axes = plt.subplots(1, n, figsize=(3.8 * n, 3.0), squeeze=False)
+        fig, axes = new_figure(1, n, figsize=(3.8 * n, 3.0), squeeze=False)
         avg = max(p["bin"], scenario.duration_ps // 400)
         for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
-            tb, g = goodput(tables["flow_series"], avg, int(tables["flow_series"]["time_ps"].max()))
+            fs = as_frame(tables["flow_series"])
+            tb, g = goodput(fs, avg, int(fs["time_ps"].max()))
             for fid, y in g.items():
                 ax.plot(
                     (tb - avg / 2) / 1e9,
@@ -315,5 +315,4 @@ def figure(scenario, series: dict, path) -> None:
             ax.grid(alpha=0.3)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

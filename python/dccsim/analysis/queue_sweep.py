@@ -191,14 +191,11 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 
 def figure(scenario, series: dict, path) -> None:
     """Left: bottleneck queue (packets) vs time per variant. Right: mean queue per variant."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     p = scenario.experiment.params
     pkt = float(p["packet"])
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.4), gridspec_kw={"width_ratios": [2, 1]})
+    fig, (ax, ax2) = new_figure(1, 2, figsize=(10, 3.4), gridspec_kw={"width_ratios": [2, 1]})
     names, means = [], []
     for slug, (variant, tables, m) in series.items():
         t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
@@ -222,5 +219,4 @@ def figure(scenario, series: dict, path) -> None:
     )
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

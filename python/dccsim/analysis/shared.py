@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
+from .tables import as_frames
 from ..units import format_time
 from .common import jain, percentile
 from .incast import bottleneck
@@ -47,6 +48,7 @@ def _flows_to_bottleneck(flows, port_name: str):
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    tables = as_frames(tables)  # this analysis uses pandas operations
     p = scenario.experiment.params
     name = p["bottleneck"]
     t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
@@ -130,17 +132,21 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 
 def figure(scenario, series: dict, path) -> None:
     """One panel per variant: goodput of each flow (Gbps, left) and bottleneck queue (KB, right)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     name = scenario.experiment.params["bottleneck"]
     n = len(series)
-    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
+    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
     avg = max(scenario.metrics.interval_ps, scenario.duration_ps // PLOT_POINTS)
-    qmax = max([1.0] + [float(s[1]["port_series"]["queue_bytes"].max() or 0) / 1e3 for s in series.values()])
+    qmax = max(
+        [1.0]
+        + [
+            float(np.max(np.asarray(s[1]["port_series"]["queue_bytes"]), initial=0)) / 1e3
+            for s in series.values()
+        ]
+    )
     for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        tables = as_frames(tables)
         t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
         ax2 = ax.twinx()
         fs = tables["flow_series"]
@@ -163,5 +169,4 @@ def figure(scenario, series: dict, path) -> None:
     axes[0][0].legend(fontsize=7, loc="upper right", ncol=2, framealpha=0.85)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

@@ -58,6 +58,27 @@ class Ecn:
     bdp_bytes: Optional[int] = None  # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
     tmin_bytes: Optional[int] = None
     steps: int = 0  # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
+    # kind "red_by_rate": ((rate_bps, kmin_bytes, kmax_bytes, pmax), ...), one RED per port rate
+    rules: tuple = ()
+
+
+@dataclass(frozen=True)
+class Pfc:
+    """PFC as the authors' ns-3 switch MMUs (docs/scenario.md, [switch.pfc])."""
+
+    model: str = "sonic"  # "sonic" (the PowerTCP evaluation's) | "hpcc" (HPCC's simulator's)
+    alpha: float = 0.125  # sonic
+    xon_bytes: int = 1248  # sonic
+    xon_offset_bytes: int = 2496  # sonic
+    reserve_bytes: int = 4096
+    resume_offset_bytes: int = 3072
+    alpha_shift: int = 3
+    headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port
+    frame_bytes: int = 64
+    watchdog_ps: int = 1_000_000_000
+
+    def to_engine(self) -> dict:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,7 @@ class Switch:
     int_bytes_mode: str = "tx"
     ecn: Ecn = Ecn()
     int_switches: Optional[tuple] = None  # brownfield: switches with INT (None = all)
+    pfc: Optional[Pfc] = None  # lossless fabric; None = lossy (Dynamic Thresholds)
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,7 @@ class Host:
     ack_bytes: int = 60
     rto_ps: int = 1_000_000_000
     nack_interval_ps: int = 500_000_000
+    nic: str = "tcp"  # "tcp" | "rdma" (window capped at NIC rate × τ, the artifact's maxBdp)
 
 
 @dataclass(frozen=True)
@@ -102,6 +125,8 @@ class Metrics:
     ports: tuple = ()
     flows: bool = False
     start_ps: int = 0
+    pcap: tuple = ()  # ports whose packets are captured (packets.parquet, packets.pcap)
+    pcap_max: int = 1_000_000  # packet budget of the capture
 
 
 @dataclass(frozen=True)
@@ -216,6 +241,7 @@ class Scenario:
                 "ecn": ecn_to_engine(
                     variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
                 ),
+                **({} if self.switch.pfc is None else {"pfc": self.switch.pfc.to_engine()}),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
@@ -225,6 +251,11 @@ class Scenario:
                 "ports": list(self.metrics.ports),
                 "flows": self.metrics.flows,
                 "start_ps": self.metrics.start_ps,
+                **(
+                    {"capture_ports": list(self.metrics.pcap), "capture_max": self.metrics.pcap_max}
+                    if self.metrics.pcap
+                    else {}
+                ),
             },
         }
 

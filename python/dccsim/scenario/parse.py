@@ -28,6 +28,7 @@ from .fields import (
     time,
 )
 from .model import (
+    Pfc,
     CcSpec,
     Ecn,
     Experiment,
@@ -66,21 +67,57 @@ TOP_KEYS = (
     "workload",
     "metrics",
     "experiment",
+    "fabric",
 )
-SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn")
+SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn", "pfc")
+PFC_KEYS = (
+    "model",
+    "alpha",
+    "xon",
+    "xon_offset",
+    "reserve",
+    "resume_offset",
+    "alpha_shift",
+    "headroom",
+    "frame",
+    "watchdog",
+)
+PFC_MODELS = ("sonic", "hpcc")
 INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {
     "none": (),
     "step": ("k",),
     "red": ("kmin", "kmax", "pmax", "steps"),
     "curve": ("bdp", "tmin", "pmax"),
+    "red_by_rate": ("rules",),
 }
+NIC_MODELS = ("tcp", "rdma")
+# `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
+# in docs/scenario.md); keys given in [switch] or [host] override it.
+ARTIFACT_PROFILE = {
+    "switch": {
+        "buffer": "4MiB",
+        "int_bytes": "rx",
+        "pfc": True,
+        "ecn": {
+            "kind": "red_by_rate",
+            "rules": [
+                {"rate": "25Gbps", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
+                {"rate": "50Gbps", "kmin": "200KB", "kmax": "800KB", "pmax": 0.2},
+                {"rate": "100Gbps", "kmin": "400KB", "kmax": "1600KB", "pmax": 0.2},
+            ],
+        },
+    },
+    "host": {"nic": "rdma"},
+}
+FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
-HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval")
+HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 WORKLOAD_KINDS = ("permutation",)
 WORKLOAD_KEYS = ("kind", "start", "size")
-METRICS_KEYS = ("interval", "ports", "flows", "start")
+METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
+MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
 VARIANT_KEYS = ("name", "cc", "ecn", "topology")
 
@@ -190,6 +227,32 @@ def _switch(data) -> Switch:
         int_bytes_mode=t.opt("int_bytes", choice(INT_BYTES_MODES), d.int_bytes_mode),
         int_switches=_int_switches(data["int_switches"]) if "int_switches" in data else None,
         ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
+        pfc=_pfc(data["pfc"]) if "pfc" in data else None,
+    )
+
+
+def _pfc(v) -> Optional[Pfc]:
+    """`pfc = true | false`, or a [switch.pfc] table overriding the artifact's values."""
+    if isinstance(v, bool):
+        return Pfc() if v else None
+    if not isinstance(v, dict):
+        raise ScenarioError("switch.pfc", f"expected true, false or a [switch.pfc] table, got {show(v)}")
+    t = Table(v, "switch.pfc", PFC_KEYS)
+    d = Pfc()
+    headroom = v.get("headroom", "auto")
+    return Pfc(
+        model=t.opt("model", choice(PFC_MODELS), d.model),
+        alpha=float(t.opt("alpha", ranged_number(0.0, 64.0, lo_open=True), d.alpha)),
+        xon_bytes=t.opt("xon", ranged_size(0, 2**30), d.xon_bytes),
+        xon_offset_bytes=t.opt("xon_offset", ranged_size(0, 2**30), d.xon_offset_bytes),
+        reserve_bytes=t.opt("reserve", ranged_size(0, 2**30), d.reserve_bytes),
+        resume_offset_bytes=t.opt("resume_offset", ranged_size(0, 2**30), d.resume_offset_bytes),
+        alpha_shift=integer(
+            t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), "switch.pfc.alpha_shift", lo=0, hi=16
+        ),
+        headroom_bytes=None if headroom == "auto" else ranged_size(0, 2**30)(headroom, "switch.pfc.headroom"),
+        frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
+        watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
     )
 
 
@@ -216,10 +279,47 @@ def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
         pmax = float(t.req("pmax", ranged_number(0.0, 1.0)))
         steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0, hi=MAX_ECN_STEPS)
         return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
+    if kind == "red_by_rate":
+        return Ecn("red_by_rate", rules=_rate_rules(t.req("rules", lambda v, f: v), f"{prefix}.rules"))
     if kind == "curve":
         pmax = float(t.opt("pmax", ranged_number(0.0, 1.0, lo_open=True), CURVE_PMAX))
         return Ecn("curve", bdp_bytes=t.req("bdp", pos_size), tmin_bytes=t.opt("tmin", size, 0), pmax=pmax)
     return Ecn("none")
+
+
+def _rate_rules(v, field: str) -> tuple:
+    """[{rate, kmin, kmax, pmax}, ...]: one RED per port rate, each rate once."""
+    if not isinstance(v, list) or not v:
+        raise ScenarioError(
+            field, f"expected a non-empty list of {{rate, kmin, kmax, pmax}} tables, got {show(v)}"
+        )
+    out, seen = [], set()
+    for i, r in enumerate(v):
+        t = Table(r, f"{field}[{i}]", ("rate", "kmin", "kmax", "pmax"))
+        rt, kmin, kmax = t.req("rate", rate), t.req("kmin", size), t.req("kmax", size)
+        if kmax <= kmin:
+            raise ScenarioError(f"{field}[{i}].kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
+        if rt in seen:
+            raise ScenarioError(f"{field}[{i}].rate", f"{rt} bps has a rule already; one rule per rate")
+        seen.add(rt)
+        out.append((rt, kmin, kmax, float(t.req("pmax", ranged_number(0.0, 1.0)))))
+    return tuple(out)
+
+
+def _with_profile(data: dict) -> dict:
+    """Apply `[fabric] profile`: its [switch] and [host] values under the file's own."""
+    fabric = data.get("fabric")
+    if fabric is None:
+        return data
+    t = Table(fabric, "fabric", ("profile",))
+    profile = FABRIC_PROFILES[t.req("profile", choice(tuple(FABRIC_PROFILES)))]
+    out = dict(data)
+    for section, values in profile.items():
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            raise ScenarioError(section, "must be a table")
+        out[section] = {**values, **given}
+    return out
 
 
 def _host(data) -> Host:
@@ -232,6 +332,7 @@ def _host(data) -> Host:
         ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
         rto_ps=t.opt("rto", pos_time, d.rto_ps),
         nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
+        nic=t.opt("nic", choice(NIC_MODELS), d.nic),
     )
 
 
@@ -315,6 +416,8 @@ def _metrics(data, topology: Topology) -> Metrics:
         ports=t.opt("ports", ports, ()),
         flows=t.opt("flows", boolean, False),
         start_ps=t.opt("start", time, 0),
+        pcap=t.opt("pcap", ports, ()),
+        pcap_max=integer(t.opt("pcap_max", lambda v, f: v, 1_000_000), "metrics.pcap_max", lo=1, hi=MAX_PCAP),
     )
 
 
@@ -422,6 +525,7 @@ def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
 
 def _from_dict(data: dict, default_name: str) -> Scenario:
     t = Table(data, "", TOP_KEYS)
+    data = _with_profile(data)
     algorithms = known_algorithms()
     if "topology" not in data:
         raise ScenarioError("topology", "missing (required) [topology] table")

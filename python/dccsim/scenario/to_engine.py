@@ -37,4 +37,12 @@ def ecn_to_engine(e) -> dict:
         }
     if e.kind == "curve":
         return {"kind": "curve", "bdp_bytes": e.bdp_bytes, "tmin_bytes": e.tmin_bytes, "pmax": e.pmax}
+    if e.kind == "red_by_rate":
+        return {
+            "kind": "red_by_rate",
+            "rules": [
+                {"rate_bps": r, "kmin_bytes": kmin, "kmax_bytes": kmax, "pmax": p}
+                for r, kmin, kmax, p in e.rules
+            ],
+        }
     return {"kind": "none"}

@@ -54,6 +54,7 @@ def to_dict(s: Scenario) -> dict:
             "int_bytes": s.switch.int_bytes_mode,
             "ecn": ecn,
             **({} if s.switch.int_switches is None else {"int_switches": list(s.switch.int_switches)}),
+            **({} if s.switch.pfc is None else {"pfc": _pfc_dict(s.switch.pfc)}),
         },
         "host": {
             "payload": units.format_size_exact(h.payload_bytes),
@@ -62,6 +63,7 @@ def to_dict(s: Scenario) -> dict:
             "ack": units.format_size_exact(h.ack_bytes),
             "rto": units.format_time_exact(h.rto_ps),
             "nack_interval": units.format_time_exact(h.nack_interval_ps),
+            "nic": h.nic,
         },
         "cc": _cc_dict(s.cc),
     }
@@ -87,6 +89,7 @@ def to_dict(s: Scenario) -> dict:
         "ports": list(m.ports),
         "flows": m.flows,
         "start": units.format_time_exact(m.start_ps),
+        **({"pcap": list(m.pcap), "pcap_max": m.pcap_max} if m.pcap else {}),
     }
     if s.experiment is not None:
         x = s.experiment
@@ -140,4 +143,29 @@ def _ecn_dict(e) -> dict:
         ecn.update(
             bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes), pmax=e.pmax
         )
+    elif e.kind == "red_by_rate":
+        ecn["rules"] = [
+            {
+                "rate": units.format_rate_exact(r),
+                "kmin": units.format_size_exact(kmin),
+                "kmax": units.format_size_exact(kmax),
+                "pmax": p,
+            }
+            for r, kmin, kmax, p in e.rules
+        ]
     return ecn
+
+
+def _pfc_dict(p) -> dict:
+    return {
+        "model": p.model,
+        "alpha": p.alpha,
+        "xon": units.format_size_exact(p.xon_bytes),
+        "xon_offset": units.format_size_exact(p.xon_offset_bytes),
+        "reserve": units.format_size_exact(p.reserve_bytes),
+        "resume_offset": units.format_size_exact(p.resume_offset_bytes),
+        "alpha_shift": p.alpha_shift,
+        "headroom": "auto" if p.headroom_bytes is None else units.format_size_exact(p.headroom_bytes),
+        "frame": units.format_size_exact(p.frame_bytes),
+        "watchdog": units.format_time_exact(p.watchdog_ps),
+    }

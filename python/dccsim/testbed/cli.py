@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", help="scenario TOML file or experiment name")
     r.add_argument("--cc", required=True, help=f"algorithm: {', '.join(bpfctl.ALGORITHMS)}")
     r.add_argument("--out", type=Path, default=None, help="result directory (default runs/<name>-testbed)")
+    r.add_argument("--force", action="store_true", help="replace an output directory holding another run")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("--duration", default=None, help="override the scenario duration, e.g. 2s")
     r.add_argument("--tau", default=None, help="base RTT of the control laws (default: measured)")
@@ -96,6 +97,15 @@ def main(argv: list[str]) -> int:
         else (lambda s: print(f"[testbed] {s}", file=sys.stderr))
     )
     out = args.out or Path("runs") / f"{sc.name}-testbed"
+    # the results are written to a staging directory beside `out` and moved into place only when
+    # complete (python/dccsim/outdir.py): a failed or interrupted run leaves `out` as it was
+    from .. import outdir
+
+    try:
+        staging = outdir.prepare(out, force=args.force, scenario_text=sc.text)
+    except outdir.OutputError as e:
+        return _err(str(e), 2)
+    committed = False
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     t_wall = time.time()
     code = 0
@@ -117,7 +127,7 @@ def main(argv: list[str]) -> int:
             msg = str(e).splitlines()[0] if str(e) else "command failed"
             return _err(f"kernel feature or tool failed: {msg}", 2)
         summary = write(
-            out,
+            staging,
             sc,
             alg,
             res,
@@ -132,6 +142,8 @@ def main(argv: list[str]) -> int:
                 "bpf_port_counters": res.bpf_stats,
             },
         )
+        outdir.commit(staging, out)
+        committed = True
         if args.json:
             print(json.dumps(summary, sort_keys=True))
         else:
@@ -152,6 +164,8 @@ def main(argv: list[str]) -> int:
         # a second Ctrl-C or TERM must not cut the teardown short
         held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
         try:
+            if not committed:
+                outdir.discard(staging, out)
             topology.cleanup_all()
         finally:
             for s, h in held.items():

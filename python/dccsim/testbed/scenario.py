@@ -84,9 +84,18 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
     path = locate(arg)
     # The simulator's parser first: the same field checks (units, ranges, NaN, UTF-8, BOM) and the
     # same one-line errors; then the testbed's own, narrower limits below.
-    from ..scenario import load as load_checked
+    # A testbed file may leave out [cc] (the algorithm comes from --cc): then it is checked as if
+    # it named one, since the algorithm is not what the check is about.
+    from ..scenario import from_dict, load as load_checked
 
-    load_checked(path)
+    try:
+        raw = tomllib.loads(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raw = None
+    if raw is not None and "cc" not in raw:
+        from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
+    else:
+        load_checked(path)  # reports non-UTF-8, invalid TOML and every field error
     text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
     raw = tomllib.loads(text)
     try:

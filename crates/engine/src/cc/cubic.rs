@@ -5,14 +5,14 @@
 //! A congestion event is a NACK (loss) or an ECE, at most once per window (RFC 9438 §4.6,
 //! RFC 6582 recovery point).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::{secs, Time};
 
 /// CUBIC parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CubicParams {
     /// C (segments/s³). RFC 9438 §4.2 / §5: 0.4.

@@ -43,14 +43,14 @@
 //!   explicitly; the defaults are the PowerTCP configuration.
 //! In both variants R_T is capped at line rate and the increase timer stops at line rate.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::config::ConfigError;
 use crate::time::{from_secs, Time, NS};
 
 /// Which DCQCN reaction point to run (module doc).
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// HPCC's ns-3 artifact, rdma-hw.cc "Mellanox's version of DCQCN" (the PowerTCP study's DCQCN).
@@ -61,7 +61,7 @@ pub enum Variant {
 }
 
 /// DCQCN parameters (PowerTCP configuration, = the artifact's config-workload.txt, unless noted).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
     pub variant: Variant,

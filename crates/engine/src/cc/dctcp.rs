@@ -9,14 +9,14 @@
 //! `ai_mss_per_rtt` < 1 gives the TBTCP paper's "DCTCP with RAI" variant (see `tbtcp.rs`,
 //! registered as `dctcp-rai`).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
 /// Which reading of DCTCP to run.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// RFC 8257 §3.3 as written: a window closes when SND.UNA > WindowEnd, after the ACK's cut
@@ -30,7 +30,7 @@ pub enum Variant {
 }
 
 /// DCTCP parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpParams {
     /// EWMA gain g of α (dimensionless). RFC 8257 §3.3 / §4.2: 1/16.

@@ -7,13 +7,13 @@
 //! this module only turns grants into a window and picks priorities. Switches serve 8 strict
 //! priorities.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext, CongestionControl, GrantPolicy};
 use crate::config::ConfigError;
 use crate::packet::PRIORITIES;
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// RTTbytes: unscheduled bytes and grant lead. Default HostBw·τ (the PowerTCP study).

@@ -5,13 +5,13 @@
 //! W = W_c/(U/η) + W_AI else W = W_c + W_AI. W is applied per ACK ("fast reaction"); W_c and
 //! incStage are committed once per RTT.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::int_history::IntHistory;
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::packet::IntHop;
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// The configuration of the PowerTCP evaluation: η = 0.95, maxStage = 5, W_AI = 50 Mb/s·T.
@@ -21,7 +21,7 @@ pub enum Variant {
     HpccArtifact,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     pub eta: f64,

@@ -159,6 +159,61 @@ pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Re
     }
 }
 
+/// What `describe` tells about one algorithm.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    /// The paper (or RFC) the control law follows.
+    pub source: &'static str,
+    /// Every parameter with its default (`null`: derived from the flow's context at start).
+    pub params: serde_json::Value,
+    /// Parameters that take one of a fixed set of names (e.g. `variant`) → the allowed names.
+    pub choices: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Every algorithm of `algorithms()` with its parameters, their defaults and its source, taken from
+/// the algorithms' own parameter types (their `Default` and `Serialize`), so the listing cannot
+/// drift from what `build` accepts.
+pub fn describe() -> Vec<AlgorithmInfo> {
+    fn info<T: Default + serde::Serialize + serde::de::DeserializeOwned>(name: &'static str, source: &'static str) -> AlgorithmInfo {
+        let params = serde_json::to_value(T::default()).expect("parameter defaults serialise");
+        let mut choices = serde_json::Map::new();
+        for (key, value) in params.as_object().into_iter().flatten() {
+            if value.is_string() {
+                // serde names the allowed values in its "unknown variant" error; ask it with a
+                // value no parameter accepts rather than keeping a second list here.
+                let err = serde_json::from_value::<T>(serde_json::json!({ key.as_str(): "\u{1}" })).err();
+                let text = err.map(|e| e.to_string()).unwrap_or_default();
+                if let Some(list) = text.split("expected ").nth(1) {
+                    let names: Vec<serde_json::Value> = list.split('`').skip(1).step_by(2).map(|s| s.into()).collect();
+                    choices.insert(key.clone(), names.into());
+                }
+            }
+        }
+        AlgorithmInfo { name, source, params, choices }
+    }
+    let all = vec![
+        info::<powertcp::Params>("powertcp", "PowerTCP: Addanki et al., NSDI'22, §3.3 Algorithm 1"),
+        info::<theta_powertcp::Params>("theta-powertcp", "θ-PowerTCP: Addanki et al., NSDI'22, §3.5 Algorithm 2"),
+        info::<hpcc::Params>("hpcc", "HPCC: Li et al., SIGCOMM'19, Algorithm 1"),
+        info::<homa::Params>("homa", "Homa: Montazeri et al., SIGCOMM'18 (sender side; receiver grants in the transport)"),
+        info::<reno::RenoParams>("reno", "TCP NewReno: RFC 5681, RFC 6582"),
+        info::<dctcp::DctcpParams>("dctcp", "DCTCP: RFC 8257"),
+        info::<tbtcp::DctcpRaiParams>("dctcp-rai", "DCTCP with RAI: TBTCP paper §5"),
+        info::<tbtcp::TbtcpParams>("tbtcp", "TBTCP (tiny-buffer TCP): §3, §4.3, §6"),
+        info::<cubic::CubicParams>("cubic", "CUBIC: RFC 9438"),
+        info::<dcqcn::DcqcnParams>(
+            "dcqcn",
+            "DCQCN: HPCC ns-3 rdma-hw.cc Mellanox reaction point (variant mlx); Zhu et al., SIGCOMM'15, §3.1 (variant paper)",
+        ),
+        info::<timely::TimelyParams>("timely", "TIMELY: Mittal et al., SIGCOMM'15, Algorithm 1"),
+        info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
+        info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),
+    ];
+    debug_assert!(all.iter().map(|a| a.name).eq(algorithms()));
+    all
+}
+
 /// Every parameter of every algorithm is a non-negative quantity (gain, rate, window, time,
 /// count); refuse a negative number anywhere in the table, naming it. (JSON has no NaN or
 /// infinity, so finite is given; the front also checks each parameter's range.)
@@ -235,4 +290,27 @@ mod param_check_tests {
 #[track_caller]
 pub fn assert_close(a: f64, b: f64) {
     assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} != {b}");
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::*;
+
+    #[test]
+    fn describe_lists_every_algorithm_and_its_defaults_build() {
+        let all = describe();
+        let names: Vec<&str> = all.iter().map(|a| a.name).collect();
+        assert_eq!(names, algorithms());
+        let ctx = CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1048.0 };
+        for a in &all {
+            assert!(a.params.is_object() && !a.source.is_empty(), "{}", a.name);
+            // the dumped defaults are accepted back unchanged (nulls dropped: "derived")
+            let given: serde_json::Map<String, serde_json::Value> =
+                a.params.as_object().unwrap().iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert!(build(a.name, &given.into(), &ctx).is_ok(), "{} rejects its own defaults", a.name);
+        }
+        let p = all.iter().find(|a| a.name == "powertcp").unwrap();
+        let variants = p.choices["variant"].as_array().unwrap();
+        assert!(variants.len() >= 2 && variants.contains(&p.params["variant"]), "{variants:?}");
+    }
 }

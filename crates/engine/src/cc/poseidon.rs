@@ -36,13 +36,13 @@
 //! ... slow down convergence", which would fit U = exp(a·(T − D)/(p·m))); we implement the
 //! reference notes' U = exp(m·a·(T − MPD)/p) (m = 0.25 moves a quarter of the log distance).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::time::{secs, Time};
 
 /// Poseidon parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PoseidonParams {
     /// p (µs): target range above k, Eq. 3. Paper §5 / §5.6.2: 40.

@@ -5,14 +5,14 @@
 //! (Eq. 7) is cwnd ← γ·(cwnd_old/Γ_norm + β) + (1 − γ)·cwnd, with cwnd_old the window when the
 //! acknowledged segment was sent (remembered once per RTT).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::int_history::IntHistory;
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::packet::IntHop;
 
 /// Which reading of PowerTCP to run.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// The paper's Algorithm 1: a window law, updated per ACK, paced at cwnd/τ.
@@ -29,7 +29,7 @@ pub enum Variant {
     Linux,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// γ, the EWMA weight of the window update (paper §3.3: 0.9).

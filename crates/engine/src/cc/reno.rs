@@ -5,13 +5,13 @@
 //! RFC 6582 §3.2 step 1): after a reduction, further NACKs/ECEs are ignored until the cumulative
 //! ACK reaches the `snd_nxt` recorded at the reduction.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
 /// NewReno parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RenoParams {
     /// Initial window (MSS). RFC 6928 §2: IW = 10 segments (the Linux default; RFC 5681 §3.1

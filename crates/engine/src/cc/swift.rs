@@ -20,13 +20,13 @@
 //! `cwnd()` never reports less than 1 MSS: below that the limit is the pacing rate, expressed in
 //! wire bits/s (`ctx.wire_bytes` per packet) so that one packet leaves every rtt/cwnd.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::time::{secs, Time};
 
 /// Swift parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwiftParams {
     /// Base target delay (µs). Poseidon §5 simulation setup: 25 µs.

@@ -14,7 +14,7 @@
 //!   DCTCP").
 //! * `dctcp-rai` (§5): DCTCP's α estimator and cwnd·(1 − α/2) cut, with RAI in place of +1 MSS.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::dctcp::{Dctcp, DctcpParams};
 use super::reno::{RenoCore, RenoParams};
@@ -22,7 +22,7 @@ use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
 /// Which reading of TBTCP's QCD to run.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// §6: each ECE removes min(S·MSS, cwnd/2), while cwnd > `qcd_min_cwnd_mss`.
@@ -36,7 +36,7 @@ pub enum Variant {
 }
 
 /// TBTCP sender parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TbtcpParams {
     /// Curve scaling factor S (MSS removed per ECE). §6 Table 1: S ∈ {1,2,3,4} paired with the
@@ -144,7 +144,7 @@ impl CongestionControl for Tbtcp {
 }
 
 /// Parameters of "DCTCP with RAI" (§5): DCTCP's decrease, RAI's increase.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DctcpRaiParams {
     /// DCTCP EWMA gain g. RFC 8257: 1/16.

@@ -3,13 +3,13 @@
 //! e/f = τ / ((θ̇ + 1)·θ) (Eq. 8), so Γ_norm = (θ̇ + 1)·RTT/τ with θ̇ the RTT gradient. The power
 //! is smoothed per ACK like PowerTCP's; the window is updated once per RTT (lines 27–34).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::powertcp::{OldWindow, PowerMeter};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::time::{secs, Time};
 
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Algorithm 2 as printed.
@@ -26,7 +26,7 @@ pub enum Variant {
     Linux,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// γ (paper 0.9; the artifact variant uses 0.7 unless γ is given).

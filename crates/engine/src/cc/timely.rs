@@ -17,13 +17,13 @@
 //! decrease (T_low increases neither count nor reset); the rate is clamped to
 //! [min_rate, line rate] and starts at line rate (RDMA NIC convention of the PowerTCP artifact).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext};
 use crate::time::secs;
 
 /// TIMELY parameters (algorithms.md "TIMELY"; PowerTCP evaluation values).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimelyParams {
     /// EWMA weight α of the new RTT-difference sample. TIMELY §5 / algorithms.md: 0.875.

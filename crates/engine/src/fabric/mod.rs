@@ -5,8 +5,10 @@
 //! is in the event queue), plus a `TxDone` when the packet had to wait for a busy port. A switch
 //! decides ECN and stamps INT at dequeue, from the queue the packet leaves behind.
 
+pub mod deadlock;
 pub mod ecn;
 pub mod int;
+pub mod pfc;
 pub mod port;
 pub mod switch;
 
@@ -14,9 +16,11 @@ use crate::config::{Ecn, SwitchConfig};
 use crate::core::{Core, HostId, NodeId, PortId};
 use crate::packet::{Kind, PktId};
 use crate::sched::EvKind;
+use crate::telemetry::capture::Capture;
 use crate::topo::Network;
 
 use int::{EgressView, IntPolicy};
+use pfc::{Frame, Pfc};
 use port::{EgressPort, Node};
 use switch::Switch;
 
@@ -27,7 +31,13 @@ pub struct Fabric {
     buffer_bytes: u64,
     dt_alpha: f64,
     ecn: Ecn,
+    /// Per-port marking when it depends on the port (`Ecn::RedByRate`); empty = `ecn` everywhere.
+    port_ecn: Vec<Ecn>,
     int: IntPolicy,
+    /// Lossless mode: PFC ingress accounting (None = lossy Dynamic Thresholds).
+    pub pfc: Option<Pfc>,
+    /// Packet capture on chosen ports (None = off: one untaken branch per transmission).
+    pub capture: Option<Box<Capture>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -40,8 +50,18 @@ pub enum Handoff {
 }
 
 impl Fabric {
-    pub fn new(net: Network, ports: Vec<EgressPort>, switches: Vec<Switch>, cfg: &SwitchConfig) -> Self {
+    pub fn new(
+        net: Network,
+        ports: Vec<EgressPort>,
+        switches: Vec<Switch>,
+        cfg: &SwitchConfig,
+        pfc: Option<Pfc>,
+        port_ecn: Vec<Ecn>,
+    ) -> Self {
         Fabric {
+            pfc,
+            capture: None,
+            port_ecn,
             net,
             ports,
             switches,
@@ -58,6 +78,9 @@ impl Fabric {
     pub fn start_tx(&mut self, core: &mut Core, port: PortId, pkt: PktId) {
         let size = core.pool.get(pkt).size;
         let now = core.sched.now;
+        if let Some(c) = &mut self.capture {
+            c.on_tx(now, port, core.pool.get(pkt), core.pool.int(pkt));
+        }
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;
@@ -109,13 +132,14 @@ impl Fabric {
         match p.peer {
             Node::Host(h) => Handoff::Deliver(h, pkt),
             Node::Switch { node, .. } => {
-                self.switch_receive(core, node, pkt);
+                self.switch_receive(core, node, pkt, port ^ 1);
                 Handoff::Nothing
             }
         }
     }
 
-    fn switch_receive(&mut self, core: &mut Core, node: NodeId, pkt: PktId) {
+    /// `pkt` arrived at switch `node` by its port `ingress` (the port facing the sender).
+    fn switch_receive(&mut self, core: &mut Core, node: NodeId, pkt: PktId, ingress: PortId) {
         let (dst, flow, size, kind, prio) = {
             let p = core.pool.get(pkt);
             (p.dst, p.flow, p.size as u64, p.kind, p.prio)
@@ -129,7 +153,11 @@ impl Fabric {
         let ps = &mut self.ports[port as usize];
         let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };
         let sw = &mut self.switches[index as usize];
-        if !sw.admits(self.buffer_bytes, self.dt_alpha, ps.queue_bytes, size) {
+        let admitted = match &self.pfc {
+            None => sw.admits(self.buffer_bytes, self.dt_alpha, ps.queue_bytes, size),
+            Some(pfc) => pfc.admits(ingress, prio, size),
+        };
+        if !admitted {
             core.stats.packets_dropped += 1;
             if kind == Kind::Data {
                 core.stats.data_packets_dropped += 1;
@@ -137,10 +165,30 @@ impl Fabric {
             core.pool.free(pkt);
             return;
         }
+        let pause = match &mut self.pfc {
+            None => Frame::None,
+            Some(pfc) => {
+                core.pool.get_mut(pkt).ingress = ingress;
+                pfc.enqueue(ingress, prio, size)
+            }
+        };
         sw.used += size;
         ps.queue_bytes += size;
         ps.rx_bytes += size;
         ps.queue.push(prio, pkt, core.sched.now);
+        if pause == Frame::Pause {
+            self.send_pfc(core, ingress, prio, Frame::Pause);
+        }
+        self.serve_switch_port(core, port);
+    }
+
+    /// A switch port got a packet or was resumed: dequeue now if idle, else when free.
+    #[inline]
+    fn serve_switch_port(&mut self, core: &mut Core, port: PortId) {
+        let ps = &self.ports[port as usize];
+        if !ps.queue.has_ready(ps.paused) {
+            return;
+        }
         if ps.free_at <= core.sched.now {
             self.dequeue(core, port);
         } else {
@@ -153,7 +201,7 @@ impl Fabric {
     fn dequeue(&mut self, core: &mut Core, port: PortId) {
         let now = core.sched.now;
         let ps = &mut self.ports[port as usize];
-        let Some((pkt, enqueued_at, next)) = ps.queue.pop() else { return };
+        let Some((pkt, enqueued_at, next)) = ps.queue.pop(ps.paused) else { return };
         if let Some(next) = next {
             core.pool.prefetch(next);
         }
@@ -165,16 +213,72 @@ impl Fabric {
         sw.used -= size;
         if p.kind == Kind::Data {
             if p.ect && !p.ce {
-                p.ce = ecn::mark(&self.ecn, ps.queue_bytes, &mut sw.rng);
+                let marking = if self.port_ecn.is_empty() { &self.ecn } else { &self.port_ecn[port as usize] };
+                p.ce = ecn::mark(marking, ps.queue_bytes, &mut sw.rng);
             }
             if sw.int {
                 let view = EgressView { queue_bytes: ps.queue_bytes, tx_bytes: ps.tx_bytes, rx_bytes: ps.rx_bytes, rate_bps: ps.rate_bps };
                 int::stamp(self.int, p, int, now, now - enqueued_at, view);
             }
         }
+        let (ingress, prio) = (p.ingress, p.prio);
+        if let Some(pfc) = &mut self.pfc {
+            if pfc.dequeue(ingress, prio, size) == Frame::Resume {
+                self.send_pfc(core, ingress, prio, Frame::Resume);
+            }
+        }
         self.start_tx(core, port, pkt);
-        if !self.ports[port as usize].queue.is_empty() {
+        let ps = &self.ports[port as usize];
+        if ps.queue.has_ready(ps.paused) {
             self.kick_at_free(core, port);
+        }
+    }
+
+    /// Send a PFC frame for `prio` from switch port `q` to the egress port at the other end of
+    /// its link: it goes out at the highest priority after the packet `q` is serialising and
+    /// occupies the link for its own serialisation (as the artifact's `QbbNetDevice::SendPfc`).
+    fn send_pfc(&mut self, core: &mut Core, q: PortId, prio: u8, frame: Frame) {
+        let bytes = self.pfc.as_ref().map_or(64, |p| p.cfg.frame_bytes) as u32;
+        let p = &mut self.ports[q as usize];
+        p.free_at = p.free_at.max(core.sched.now) + p.ser_time(bytes);
+        let resume = match frame {
+            Frame::Pause => {
+                p.pfc.pauses_sent += 1;
+                0
+            }
+            _ => {
+                p.pfc.resumes_sent += 1;
+                1
+            }
+        };
+        core.sched.at(p.free_at + p.delay, EvKind::PfcFrame, q ^ 1, prio as u32 | resume << 8);
+    }
+
+    /// A PFC frame reached egress port `port`: pause or resume one priority.
+    pub fn pfc_frame(&mut self, core: &mut Core, port: PortId, aux: u32) -> Handoff {
+        let now = core.sched.now;
+        let bit = 1u8 << (aux & 0xff);
+        let p = &mut self.ports[port as usize];
+        let was = p.paused;
+        if aux >> 8 == 0 {
+            p.paused |= bit;
+        } else {
+            p.paused &= !bit;
+        }
+        if was == 0 && p.paused != 0 {
+            p.paused_since = now;
+        } else if was != 0 && p.paused == 0 {
+            p.pfc.paused_ps += now - p.paused_since;
+        }
+        if was & bit == 0 || p.paused & bit != 0 {
+            return Handoff::Nothing; // a pause, or a resume of a priority not paused
+        }
+        match p.owner {
+            Node::Host(h) => Handoff::NicFree(h),
+            Node::Switch { .. } => {
+                self.serve_switch_port(core, port);
+                Handoff::Nothing
+            }
         }
     }
 

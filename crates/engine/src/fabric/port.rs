@@ -21,14 +21,15 @@ impl PrioQueues {
         self.q[p].push_back((pkt, now));
         self.nonempty |= 1 << p;
     }
-    /// Remove the head of the highest non-empty priority: (packet, its enqueue time, the packet
-    /// after it, to prefetch).
+    /// Remove the head of the highest non-empty priority that is not `paused` (a bitmap):
+    /// (packet, its enqueue time, the packet after it, to prefetch).
     #[inline]
-    pub fn pop(&mut self) -> Option<(PktId, Time, Option<PktId>)> {
-        if self.nonempty == 0 {
+    pub fn pop(&mut self, paused: u8) -> Option<(PktId, Time, Option<PktId>)> {
+        let ready = self.nonempty & !paused;
+        if ready == 0 {
             return None;
         }
-        let p = self.nonempty.trailing_zeros() as usize;
+        let p = ready.trailing_zeros() as usize;
         let (pkt, at) = self.q[p].pop_front()?;
         if self.q[p].is_empty() {
             self.nonempty &= !(1 << p);
@@ -39,6 +40,24 @@ impl PrioQueues {
     pub fn is_empty(&self) -> bool {
         self.nonempty == 0
     }
+    /// Some priority that is not `paused` has a packet.
+    #[inline]
+    pub fn has_ready(&self, paused: u8) -> bool {
+        self.nonempty & !paused != 0
+    }
+    /// The queued packets of priority `prio`, head first.
+    pub fn iter_prio(&self, prio: u8) -> impl Iterator<Item = PktId> + '_ {
+        self.q[(prio as usize).min(PRIORITIES - 1)].iter().map(|e| e.0)
+    }
+}
+
+/// PFC counters of one port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcCounters {
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    /// Total time paused on any priority (ps), closed pauses only.
+    pub paused_ps: u64,
 }
 
 /// The node at the far end of a link, or the owner of a port.
@@ -61,6 +80,12 @@ pub struct EgressPort {
     pub free_at: Time,
     /// A `TxDone` event is scheduled for `free_at` (to serve the queue).
     pub kick_pending: bool,
+    /// Priorities paused by the peer (PFC), a bitmap.
+    pub paused: u8,
+    /// When `paused` last became non-zero.
+    pub paused_since: Time,
+    /// PFC counters: frames this port sent upstream, and time it spent paused (any priority).
+    pub pfc: PfcCounters,
     /// Packets being serialised or propagating: (arrival time at the peer, packet). A packet
     /// enters the link when its serialisation starts; the link is FIFO, so only its head is
     /// in the event queue.
@@ -83,6 +108,9 @@ impl EgressPort {
             rx_bytes: 0,
             free_at: 0,
             kick_pending: false,
+            paused: 0,
+            paused_since: 0,
+            pfc: PfcCounters::default(),
             link: VecDeque::new(),
             rate_bps,
             delay,

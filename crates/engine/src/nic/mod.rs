@@ -66,7 +66,8 @@ impl Nics {
             return;
         }
         let ps = &mut fabric.ports[nic as usize];
-        if let Some((pkt, _, _)) = ps.queue.pop() {
+        let paused = ps.paused;
+        if let Some((pkt, _, _)) = ps.queue.pop(paused) {
             ps.queue_bytes -= core.pool.get(pkt).size as u64;
             fabric.start_tx(core, nic, pkt);
             self.kick_if_more(core, fabric, tp, host);
@@ -79,7 +80,7 @@ impl Nics {
             let i = (n.rr + k) % count;
             let fid = n.flows[i];
             let f = &tp.flows[fid as usize];
-            if !f.window_open() {
+            if !f.window_open() || (paused != 0 && paused & 1 << f.next_priority().min(7) != 0) {
                 continue;
             }
             if f.tx.next_send > now {
@@ -105,7 +106,8 @@ impl Nics {
     #[inline]
     fn kick_if_more(&self, core: &mut Core, fabric: &mut Fabric, tp: &Transport, host: HostId) {
         let n = &self.nics[host as usize];
-        let more = !fabric.ports[n.port as usize].queue.is_empty() || n.flows.iter().any(|&f| tp.flows[f as usize].window_open());
+        let ps = &fabric.ports[n.port as usize];
+        let more = ps.queue.has_ready(ps.paused) || n.flows.iter().any(|&f| tp.flows[f as usize].window_open());
         if more {
             fabric.kick_at_free(core, n.port);
         }

@@ -1,6 +1,8 @@
 //! What a run records: sampled time series of chosen ports and of every active flow, and the
 //! flow records and counters assembled into `Results` at the end.
 
+pub mod capture;
+
 use crate::core::{Core, PortId};
 use crate::fabric::Fabric;
 use crate::results::Results;
@@ -16,6 +18,8 @@ pub struct Telemetry {
     end: Time,
     flows: bool,
     out: Results,
+    /// Ports of a PFC deadlock cycle, if the watchdog found one.
+    deadlock: Vec<PortId>,
 }
 
 impl Telemetry {
@@ -27,7 +31,7 @@ impl Telemetry {
             out.ports.name.push(info.name.clone());
             out.ports.rate_bps.push(info.rate_bps);
         }
-        Telemetry { monitored, interval, start, end, flows, out }
+        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new() }
     }
 
     /// Schedule the first sample.
@@ -65,14 +69,43 @@ impl Telemetry {
         }
     }
 
+    /// The PFC watchdog found a deadlock among `cycle` at `now`.
+    pub fn deadlock(&mut self, now: Time, cycle: Vec<PortId>) {
+        self.out.summary.pfc_deadlock_at_ps = now;
+        self.deadlock = cycle;
+    }
+
     /// The results of a run that ended at `until`: counters, flow records and the series.
-    pub fn finish(mut self, core: &Core, tp: &Transport, until: Time, base_rtt: Time) -> Results {
+    pub fn finish(mut self, core: &Core, fabric: &Fabric, tp: &Transport, until: Time, base_rtt: Time) -> Results {
+        let deadlock_at = self.out.summary.pfc_deadlock_at_ps;
         let s = &mut self.out.summary;
         *s = core.stats.clone();
         s.base_rtt_ps = base_rtt;
         s.sim_time_ps = until;
         s.events = core.sched.processed;
         s.packets_in_flight = core.pool.live() as u64;
+        s.pfc_deadlock_at_ps = deadlock_at;
+        let pfc = &mut self.out.pfc;
+        for (i, p) in fabric.ports.iter().enumerate() {
+            let paused = p.pfc.paused_ps + if p.paused != 0 { until - p.paused_since.min(until) } else { 0 };
+            if p.pfc.pauses_sent + p.pfc.resumes_sent + paused == 0 && p.paused == 0 {
+                continue;
+            }
+            pfc.port.push(i as u32);
+            pfc.name.push(fabric.net.ports[i].name.clone());
+            pfc.pauses_sent.push(p.pfc.pauses_sent);
+            pfc.resumes_sent.push(p.pfc.resumes_sent);
+            pfc.paused_ps.push(paused);
+            s.pfc_pause_frames += p.pfc.pauses_sent;
+            s.pfc_resume_frames += p.pfc.resumes_sent;
+            s.pfc_paused_ps += paused;
+        }
+        if let Some(c) = &fabric.capture {
+            self.out.packets = c.table.clone();
+            self.out.packet_int = c.int.clone();
+            self.out.summary.capture_overflow = c.overflow;
+        }
+        self.out.pfc_deadlock = self.deadlock.iter().map(|&p| fabric.net.ports[p as usize].name.clone()).collect();
         let t = &mut self.out.flows;
         for (i, f) in tp.flows.iter().enumerate() {
             let long = f.info.size == u64::MAX;

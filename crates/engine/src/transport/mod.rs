@@ -35,6 +35,8 @@ pub struct Sender {
     pub next_send: Time,
     /// The window was the limit at the last transmission (see `AckEvent::cwnd_limited`).
     pub cwnd_limited: bool,
+    /// The NIC's own cap on bytes in flight (the RDMA NIC's maxBdp window; ∞ for TCP).
+    pub window_cap: f64,
     pub cc: Box<dyn CongestionControl>,
 }
 
@@ -47,7 +49,7 @@ impl Sender {
     /// Read back window and pacing rate after a congestion-control callback.
     #[inline]
     pub fn refresh(&mut self) {
-        self.cwnd = self.cc.cwnd();
+        self.cwnd = self.cc.cwnd().min(self.window_cap);
         self.rate = self.cc.pacing_rate();
     }
 }
@@ -88,17 +90,19 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    pub fn new(info: FlowInfo, cc: Box<dyn CongestionControl>) -> Self {
+    /// `window_cap`: the NIC's cap on bytes in flight (f64::INFINITY for none).
+    pub fn new(info: FlowInfo, cc: Box<dyn CongestionControl>, window_cap: f64) -> Self {
         let homa = cc.grant_policy().map(|policy| homa::GrantState::new(policy, info.size));
         Endpoint {
             tx: Sender {
                 snd_nxt: 0,
                 snd_una: 0,
                 high_sent: 0,
-                cwnd: cc.cwnd(),
+                cwnd: cc.cwnd().min(window_cap),
                 rate: cc.pacing_rate(),
                 next_send: 0,
                 cwnd_limited: false,
+                window_cap,
                 cc,
             },
             rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX },
@@ -113,6 +117,11 @@ impl Endpoint {
     #[inline]
     pub fn window_open(&self) -> bool {
         self.tx.window_open(self.info.size)
+    }
+    /// Switch priority of the next data packet (PFC pauses per priority).
+    #[inline]
+    pub fn next_priority(&self) -> u8 {
+        self.tx.cc.priority(self.tx.snd_nxt)
     }
 }
 

@@ -1,0 +1,210 @@
+"""`dccsim sweep spec.toml`: run every point of a sweep (sweep_spec.py) in parallel, in local
+worker processes (default, `--jobs N`) or as Ray tasks (`--ray` starts a local Ray, `--ray
+ADDRESS` joins a cluster). Results do not depend on where a point ran: each point is an ordinary
+deterministic run. A rerun skips finished points. Progress (done, running, failed, ETA) is a rich
+bar on stderr when it is a terminal.
+
+OUT/
+  sweep.json          the spec, every point (id, params, seed, status, error) — rewritten at the end
+  points/<id>/        one run directory per point (docs/results.md) plus point.json
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from . import results
+from .sweep_point import is_done, run_point
+from .sweep_spec import SweepSpec
+
+SWEEP_SCHEMA = "dccsim-sweep/1"
+
+
+def jobs_for(spec: SweepSpec) -> list[dict]:
+    base_name = spec.name
+    from .scenario import loads
+
+    name = loads(spec.base_text).name or base_name
+    return [
+        {
+            "id": p.id,
+            "params": p.params,
+            "seed": p.seed,
+            "base_text": spec.base_text,
+            "name": name,
+            "variants": spec.variants,
+            "figures": spec.figures,
+        }
+        for p in spec.points()
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Executors: each yields results as points finish and calls started(id) when one begins.
+
+
+def _local(root: str, jobs: list[dict], n: int, started: Callable[[str], None]) -> Iterable[dict]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    # spawn: workers import dccsim once each; no fork of a process that runs the progress thread
+    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending = list(jobs)
+        running = {}
+        while pending or running:
+            while pending and len(running) < n:
+                job = pending.pop(0)
+                running[pool.submit(run_point, root, job)] = job["id"]
+                started(job["id"])
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                running.pop(f)
+                yield f.result()
+
+
+def _ray(
+    root: str, jobs: list[dict], address: Optional[str], started: Callable[[str], None]
+) -> Iterable[dict]:
+    import ray
+
+    here = str(Path(__file__).resolve().parents[1])
+    env = {"env_vars": {"PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}}
+    own = not ray.is_initialized()
+    if own:
+        kw = (
+            {"address": address} if address else {"num_cpus": os.cpu_count() or 1, "include_dashboard": False}
+        )
+        ray.init(runtime_env=env, log_to_driver=False, configure_logging=False, **kw)
+    try:
+        task = ray.remote(num_cpus=1)(run_point)
+        refs = {}
+        for job in jobs:
+            refs[task.remote(root, job)] = job["id"]
+            started(job["id"])  # queued on the cluster; Ray starts it when a CPU is free
+        left = list(refs)
+        while left:
+            done, left = ray.wait(left, num_returns=1)
+            for r in done:
+                yield ray.get(r)
+    finally:
+        if own:
+            ray.shutdown()
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class _Progress:
+    def __init__(self, total: int, skipped: int, enabled: bool):
+        self.total, self.done, self.failed, self.running = total, skipped, 0, 0
+        self._bar = None
+        if enabled:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self._bar = Progress(
+                TextColumn("sweep"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total} done"),
+                TextColumn("{task.fields[running]} running"),
+                TextColumn("{task.fields[failed]} failed"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                transient=False,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("sweep", total=total, completed=skipped, running=0, failed=0)
+
+    def update(self, started: int = 0, finished: Optional[dict] = None) -> None:
+        self.running += started
+        if finished is not None:
+            self.running -= 1
+            self.done += 1
+            self.failed += finished["status"] == "failed"
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, running=self.running, failed=self.failed)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def run(
+    spec: SweepSpec,
+    jobs: Optional[int] = None,
+    ray_address: Optional[str] = None,
+    use_ray: bool = False,
+    progress: bool = True,
+    on_point: Optional[Callable[[dict, dict], None]] = None,
+) -> dict:
+    """Run the sweep; returns sweep.json's content. on_point(job, result) is called as each
+    point finishes (the catalog registers it there)."""
+    root = spec.out
+    (root / "points").mkdir(parents=True, exist_ok=True)
+    all_jobs = jobs_for(spec)
+    todo = [j for j in all_jobs if not is_done(root / "points" / j["id"])]
+    # finished before this run: "done" as well (sweep.json is the same whether or not a run resumed)
+    outcome = {j["id"]: {"status": "done", "error": None} for j in all_jobs if j not in todo}
+    counts = {"run": 0, "skipped": len(all_jobs) - len(todo), "failed": 0}
+    bar = _Progress(len(all_jobs), len(all_jobs) - len(todo), progress and sys.stderr.isatty())
+    t0 = time.perf_counter()
+    by_id = {j["id"]: j for j in all_jobs}
+    try:
+        if todo:
+            started = lambda _id: bar.update(started=1)  # noqa: E731
+            n = jobs or os.cpu_count() or 1
+            it = (
+                _ray(str(root), todo, ray_address, started)
+                if use_ray
+                else _local(str(root), todo, n, started)
+            )
+            for r in it:
+                outcome[r["id"]] = {"status": r["status"], "error": r["error"]}
+                counts["failed" if r["status"] == "failed" else "run"] += 1
+                bar.update(finished=r)
+                if on_point is not None and r["status"] == "done":
+                    on_point(by_id[r["id"]], r)
+    finally:
+        bar.close()
+        doc = {
+            "schema": SWEEP_SCHEMA,
+            "name": spec.name,
+            "base": spec.base_text,
+            "grid": spec.grid,
+            "seeds": spec.seeds,
+            "variants": spec.variants,
+            "points": [
+                {
+                    "id": j["id"],
+                    "params": j["params"],
+                    "seed": j["seed"],
+                    **outcome.get(j["id"], {"status": "not run", "error": None}),
+                }
+                for j in all_jobs
+            ],
+            "complete": all(outcome.get(j["id"], {}).get("status") == "done" for j in all_jobs),
+        }
+        results.write_json(root / "sweep.json", doc)
+        results.write_json(
+            root / "sweep_meta.json",
+            {
+                "wall_time_s": round(time.perf_counter() - t0, 3),
+                "executor": "ray" if use_ray else "local",
+                "jobs": jobs or os.cpu_count(),
+                "ray_address": ray_address,
+                "last_run": counts,
+            },
+        )
+    doc["last_run"] = counts
+    return doc
+
+
+def spec_dict(spec: SweepSpec) -> dict:
+    d = asdict(spec)
+    d["out"] = str(spec.out)
+    return d

@@ -1,0 +1,152 @@
+"""`dccsim sweep`: grid expansion, local processes and a local Ray instance give identical
+point directories, reruns skip finished points, a killed point leaves nothing that looks done,
+and bad specs exit 2 naming the field."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import assert_input_error, dccsim
+from dccsim import results, sweep, sweep_point, sweep_spec
+
+pytestmark = pytest.mark.engine
+
+SPEC = """
+[sweep]
+base = "powertcp-incast"
+variants = ["HPCC"]
+seeds = [1, 2]
+
+[grid]
+"switch.buffer" = ["3MB", "6MB"]
+"""
+
+
+def _spec(tmp_path, text=SPEC, name="s.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _tree(root: Path) -> dict:
+    """relative path -> bytes of every file except the run-to-run provenance (meta)."""
+    skip = {"meta.json", "sweep_meta.json"}
+    return {
+        str(f.relative_to(root)): f.read_bytes()
+        for f in sorted(root.rglob("*"))
+        if f.is_file() and f.name not in skip
+    }
+
+
+def test_grid_expands_to_points_with_stable_ids(tmp_path):
+    spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
+    pts = spec.points()
+    assert [(p.params["switch.buffer"], p.seed) for p in pts] == [
+        ("3MB", 1),
+        ("3MB", 2),
+        ("6MB", 1),
+        ("6MB", 2),
+    ]
+    assert len({p.id for p in pts}) == 4
+    assert pts[0].id == sweep_spec.point_id({"switch.buffer": "3MB"}, 1)
+    scn = sweep_spec.scenario_for(spec.base_text, pts[3].params, pts[3].seed, "x")
+    assert scn.switch.buffer_bytes == 6_000_000 and scn.seed == 2
+
+
+def test_set_dotted_reaches_into_lists_and_rejects_missing_elements():
+    d = {"experiment": {"variants": [{"cc": {"algorithm": "hpcc"}}]}}
+    sweep_spec.set_dotted(d, "experiment.variants[0].cc.eta", 0.9, "grid.k")
+    assert d["experiment"]["variants"][0]["cc"] == {"algorithm": "hpcc", "eta": 0.9}
+    with pytest.raises(ValueError, match="no element"):
+        sweep_spec.set_dotted(d, "experiment.variants[3].cc.eta", 0.9, "grid.k")
+
+
+def test_local_and_ray_give_identical_points_and_rerun_skips(tmp_path):
+    pytest.importorskip("ray", reason="ray is in the test extra (pip install -e '.[test]')")
+    spec_path = _spec(tmp_path)
+    p = dccsim("sweep", spec_path, "--out", tmp_path / "local", "--jobs", "2")
+    assert p.returncode == 0, p.stderr
+    assert "4 run, 0 already done, 0 failed" in p.stdout
+    local = _tree(tmp_path / "local")
+    assert sum(1 for k in local if k.endswith("point.json")) == 4
+    doc = json.loads((tmp_path / "local" / "sweep.json").read_text())
+    assert doc["complete"] and [x["status"] for x in doc["points"]] == ["done"] * 4
+
+    p = dccsim("sweep", spec_path, "--out", tmp_path / "ray", "--ray")
+    assert p.returncode == 0, p.stderr
+    assert _tree(tmp_path / "ray") == local  # same bytes, wherever the points ran
+
+    before = {d.name: d.stat().st_mtime_ns for d in (tmp_path / "local" / "points").iterdir()}
+    p = dccsim("sweep", spec_path, "--out", tmp_path / "local")
+    assert "0 run, 4 already done" in p.stdout
+    assert {d.name: d.stat().st_mtime_ns for d in (tmp_path / "local" / "points").iterdir()} == before
+    assert _tree(tmp_path / "local") == local
+
+
+def test_killed_point_is_rerun_and_never_looks_done(tmp_path):
+    spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
+    job = sweep.jobs_for(spec)[0]
+    points = tmp_path / "o" / "points"
+    # what a kill leaves: a temporary directory, and (older layout) a final one without summary
+    (points / f".{job['id']}.tmp-999").mkdir(parents=True)
+    (points / job["id"]).mkdir()
+    (points / job["id"] / "hpcc").mkdir()
+    assert not sweep_point.is_done(points / job["id"])
+    r = sweep_point.run_point(str(tmp_path / "o"), job)
+    assert r["status"] == "done", r
+    assert sweep_point.is_done(points / job["id"])
+    assert not list(points.glob(f".{job['id']}.tmp-{__import__('os').getpid()}"))
+
+
+def test_unknown_parameter_is_refused_before_anything_runs(tmp_path):
+    text = SPEC.replace('"switch.buffer" = ["3MB", "6MB"]', '"cc.no_such_param" = [1]')
+    text = text.replace('variants = ["HPCC"]', 'variants = ["PowerTCP"]')  # inherits [cc]
+    p = dccsim("sweep", _spec(tmp_path, text), "--out", tmp_path / "o", "--jobs", "1")
+    assert p.returncode == 2 and "no_such_param" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "o" / "points").exists() or not any((tmp_path / "o" / "points").iterdir())
+
+
+def test_failed_point_is_reported_and_not_marked_done(tmp_path):
+    spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
+    job = dict(sweep.jobs_for(spec)[0], params={"switch.buffer": "lots"})  # fails inside the worker
+    r = sweep_point.run_point(str(tmp_path / "o"), job)
+    assert r["status"] == "failed" and "switch.buffer" in r["error"]
+    assert not (tmp_path / "o" / "points" / job["id"]).exists()
+    assert not list((tmp_path / "o" / "points").glob(".*tmp*"))
+
+
+@pytest.mark.parametrize(
+    "text,field",
+    [
+        (SPEC.replace('base = "powertcp-incast"', 'base = "nope"'), "experiment"),
+        (SPEC.replace("seeds = [1, 2]", 'seeds = "x"'), "sweep.seeds"),
+        (SPEC.replace('"switch.buffer" = ["3MB", "6MB"]', '"switch.buffer" = ["lots"]'), "switch.buffer"),
+        (SPEC + "\n[other]\n", "other"),
+        (SPEC.replace("[sweep]", "[sweep]\nbogus = 1"), "sweep.bogus"),
+    ],
+)
+def test_bad_spec_exits_2_naming_the_field(tmp_path, text, field):
+    assert_input_error(dccsim("sweep", _spec(tmp_path, text), "--out", tmp_path / "o"), field)
+
+
+def test_equal_results_compare_with_filecmp(tmp_path):
+    """The point directory of a sweep equals a plain `dccsim run` of the same scenario."""
+    spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
+    job = sweep.jobs_for(spec)[0]
+    sweep_point.run_point(str(tmp_path / "o"), job)
+    scn_file = tmp_path / "p.toml"
+    from dccsim.scenario import dump_toml
+
+    scn_file.write_text(
+        dump_toml(sweep_spec.scenario_for(job["base_text"], job["params"], job["seed"], job["name"]))
+    )
+    p = dccsim("run", scn_file, "--variant", "HPCC", "--no-figures", "--quiet", "--out", tmp_path / "run")
+    assert p.returncode == 0, p.stderr
+    a, b = tmp_path / "o" / "points" / job["id"] / "hpcc", tmp_path / "run" / "hpcc"
+    names = sorted(f.name for f in a.iterdir())
+    match, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
+    assert mismatch == [] and errors == [] and len(match) == len(results.TABLE_NAMES) + 1  # + summary.json
