@@ -203,6 +203,8 @@ PARAMS: dict[str, dict] = {
         "clamp_target_rate": Bool(),
     },
     "timely": {
+        "completion": Choice(("segment", "rtt")),
+        "segment_bytes": Num(1.0, SANE_BYTES),
         "ewma_alpha": GAIN,
         "beta": FACTOR,
         "t_low_us": US,

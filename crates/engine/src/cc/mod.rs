@@ -138,7 +138,7 @@ const REGISTRY: &[(&str, Factory)] = &[
     ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
     ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
     ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)?))),
-    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)))),
+    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)?))),
     ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
     ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
 ];
