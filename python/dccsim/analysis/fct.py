@@ -66,8 +66,12 @@ def pct(x, q: float) -> dict:
     return {"value": percentile(x, q), "n": n, "above": above, "meaningful": above >= MIN_ABOVE}
 
 
-def summary(x) -> dict:
-    return {f"p{100 * q:g}": pct(x, q) for q in QS}
+def key(q: float) -> str:
+    return f"p{100 * q:g}"
+
+
+def summary(x, qs=QS) -> dict:
+    return {key(q): pct(x, q) for q in qs}
 
 
 def measured(flows, start_ps: int, ideal: str = "artifact"):
@@ -82,18 +86,24 @@ def measured(flows, start_ps: int, ideal: str = "artifact"):
     return size[done], slow, int(np.sum(m & (end < 0)))
 
 
-def by_size(size, slow) -> dict:
+def by_size(size, slow, qs=QS) -> dict:
     buckets = []
     for lo, hi in zip(EDGES[:-1], EDGES[1:]):
         sel = (size > lo) & (size <= hi)
-        buckets.append({"lo": int(lo), "hi": int(hi), **summary(slow[sel])})
+        buckets.append({"lo": int(lo), "hi": int(hi), **summary(slow[sel], qs)})
     return {
         "buckets": buckets,
-        "short": summary(slow[size < SHORT]),
-        "medium": summary(slow[(size >= SHORT) & (size < LONG)]),
-        "long": summary(slow[size >= LONG]),
-        "all": summary(slow),
+        "short": summary(slow[size < SHORT], qs),
+        "medium": summary(slow[(size >= SHORT) & (size < LONG)], qs),
+        "long": summary(slow[size >= LONG], qs),
+        "all": summary(slow, qs),
     }
+
+
+def quantiles(scenario) -> tuple:
+    """QS plus the experiment's `tail` if it is another one."""
+    tail = scenario.experiment.params.get("tail", 0.999)
+    return QS if tail in QS else QS + (tail,)
 
 
 def tor_occupancy(port_series, start_ps: int) -> np.ndarray:
@@ -151,7 +161,7 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "measured_from_ps": t0,
         "finished": int(len(slow)),
         "unfinished": unfinished,
-        **by_size(size, slow),
+        **by_size(size, slow, quantiles(scenario)),
         "buffer": buffer_metrics(tables["port_series"], t0),
         "packets_dropped": (engine_summary or {}).get("packets_dropped"),
     }
@@ -168,45 +178,26 @@ def _cell(s: dict) -> str:
 
 
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    tail = f"p{100 * scenario.experiment.params.get('tail', 0.999):g}"
-    head = (
-        "variant",
-        "short n",
-        "short p50",
-        f"short {tail}",
-        "medium p50",
-        f"medium {tail}",
-        "long p50",
-        f"long {tail}",
-        "ToR buffer p99",
-    )
-    rows = [head]
+    tail = key(scenario.experiment.params.get("tail", 0.999))
+    head = ["variant", "short n"]
+    head += [f"{k} {q}" for k in ("short", "medium", "long") for q in ("p50", tail)]
+    head.append("ToR buffer p99")
+    rows = [tuple(head)]
     for v in scenario.variants():
         m = metrics.get(v.slug)
         if m is None:
             continue
         b = m["buffer"]
         buf = "—" if not b.get("samples") else f"{b['per_sample']['p99']['value'] / 1e3:.0f} KB"
-        rows.append(
-            (
-                v.name,
-                str(m["short"]["p50"]["n"]),
-                *(
-                    _cell(m[k][q]) if q in m[k] else _cell(pct([], 0.5))
-                    for k in ("short",)
-                    for q in ("p50", tail)
-                ),
-                *(_cell(m[k][q]) if q in m[k] else "—" for k in ("medium", "long") for q in ("p50", tail)),
-                buf,
-            )
-        )
+        cells = [_cell(m[k][q]) for k in ("short", "medium", "long") for q in ("p50", tail)]
+        rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buf))
     w = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * x for x in w))
+    ideal = next(iter(metrics.values()), {}).get("ideal", "artifact")
     lines.append(
-        f"\nslowdown = FCT / ideal FCT ({next(iter(metrics.values()), {}).get('ideal', 'artifact')} definition); "
-        f"* = fewer than {MIN_ABOVE} samples above the percentile (not meaningful); "
-        "short < 100 KB, medium < 1 MB, long ≥ 1 MB"
+        f"\nslowdown = FCT / ideal FCT ({ideal} definition); * = fewer than {MIN_ABOVE} samples above "
+        "the percentile (not meaningful); short < 100 KB, medium < 1 MB, long ≥ 1 MB"
     )
     return "\n".join(lines)
 
@@ -220,7 +211,7 @@ def figure(scenario, series: dict, path) -> None:
     import matplotlib.pyplot as plt
 
     tail = scenario.experiment.params.get("tail", 0.999)
-    key = f"p{100 * tail:g}"
+    tail_key = key(tail)
     with_buf = any(m["buffer"].get("samples") for _, _, m in series.values())
     fig, axes = plt.subplots(1, 2 if with_buf else 1, figsize=(10 if with_buf else 5.5, 3.6), squeeze=False)
     ax = axes[0][0]
@@ -228,7 +219,7 @@ def figure(scenario, series: dict, path) -> None:
         colour = f"C{i}"
         b = m["buckets"]
         x = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
-        for q, ls in (("p50", "--"), (key, "-")):
+        for q, ls in (("p50", "--"), (tail_key, "-")):
             if q not in b[0]:
                 continue
             y = [bk[q]["value"] if bk[q]["value"] is not None else np.nan for bk in b]
