@@ -188,6 +188,7 @@ PARAMS: dict[str, dict] = {
         "max_cwnd_mss": MSS,
     },
     "dcqcn": {
+        "variant": Choice(("mlx", "paper")),
         "g": GAIN,
         "init_alpha": FRACTION,
         "alpha_timer_us": POS_US,
@@ -199,8 +200,11 @@ PARAMS: dict[str, dict] = {
         "rate_ai_bps": RATE,
         "rate_hai_bps": RATE,
         "min_rate_bps": RATE,
+        "clamp_target_rate": Bool(),
     },
     "timely": {
+        "completion": Choice(("segment", "rtt")),
+        "segment_bytes": Num(1.0, SANE_BYTES),
         "ewma_alpha": GAIN,
         "beta": FACTOR,
         "t_low_us": US,

@@ -2,51 +2,85 @@
 //! PowerTCP evaluation used (algorithms.md "DCQCN"). Rate-based: `cwnd()` is infinite and the
 //! flow is paced at the current rate R_C.
 //!
-//! Modelling choices (documented here because the engine has no separate CNP packet):
-//! * **CNP generation (notification point).** The receiver turns ECN marks into CNPs at most once
-//!   per `cnp_interval_us` per flow (DCQCN §3.1, N = 50 µs). We model it at the sender: an ACK
-//!   with ECN echo counts as a CNP only if ≥ `cnp_interval_us` has passed since the last counted
-//!   one (the first marked ACK always counts). `cnp_interval_us = 0` reproduces the HPCC/PowerTCP
-//!   ns-3 artifact, where every marked ACK reaches the reaction point and only the rate-decrease
-//!   interval limits cuts.
-//! * **Rate decrease** (reaction point): at most once per `rate_decrease_interval_us` (4 µs):
-//!   R_T ← R_C; R_C ← R_C·(1 − α/2); α ← (1 − g)·α + g; the increase state is reset.
-//! * **α timer.** Every `alpha_timer_us` without a CNP: α ← (1 − g)·α. The timer restarts at each
-//!   CNP; before the first CNP it does not run (α keeps its initial value, as in the artifact,
-//!   which starts the α timer at the first CNP). Because nothing else reads α between CNPs, the decay is applied lazily (n elapsed ticks
-//!   → α·(1 − g)^n) when α is next needed: exactly the same values, without one engine event per
-//!   microsecond per flow.
-//! * **Rate increase.** Timer (`rate_increase_timer_us`, via `timer()/on_timer()`) and byte
-//!   counter (`byte_counter_bytes`, via `on_send()`) each count increase events since the last
+//! PowerTCP §4 sets DCQCN "following the suggestion in [36]" (HPCC), i.e. it ran HPCC's ns-3
+//! reaction point with its parameters (α timer 1 µs, decrease check 4 µs, recovery timer 900 µs,
+//! F = 1, no byte counter). That reaction point is the default here, `variant = "mlx"`, named as
+//! its source names it: "Mellanox's version of DCQCN" in `simulation/src/point-to-point/model/
+//! rdma-hw.cc` of alibaba-edu/High-Precision-Congestion-Control (CC mode 1; the same code in
+//! inet-tub/ns3-datacenter's rdma-hw.cc). Its timing is one consistent source:
+//! * **CNPs.** Every ECN-marked packet makes the receiver set the CNP flag on its ACK
+//!   (`ReceiveUdp`), so every marked ACK is a CNP (`cnp_received_mlx`).
+//! * **α** (`UpdateAlphaMlx`): a timer ticks every `alpha_timer_us` from the first CNP on; a tick
+//!   that saw a CNP since the previous tick does α ← (1 − g)·α + g, any other α ← (1 − g)·α. Under
+//!   persistent marking every tick raises α, so α → 1 (time constant alpha_timer/g = 256 µs) and
+//!   the cuts approach 50%.
+//! * **Decrease** (`CheckRateDecreaseMlx`): a check every `rate_decrease_interval_us` from the
+//!   first CNP (+1 ns, so that it follows the α tick of the same instant); if a CNP arrived since
+//!   the previous check: R_T ← R_C (unless `clamp_target_rate` is false and no increase event
+//!   happened since the last cut, the artifact's `CLAMP_TARGET_RATE 0`), R_C ← R_C·(1 − α/2)
+//!   floored at the minimum rate, the increase stage resets and the increase timer restarts.
+//!   The first CNP sets R_T ← R_C and α ← 1 (`m_rateOnFirstCNP` = 1) and only arms the timers.
+//! * **Increase** (`RateIncEventTimerMlx`): by timer only (the artifact has no byte counter):
+//!   stage T < F fast recovery, T = F additive (R_T += R_AI), T > F hyper (R_T += R_HAI); then
+//!   R_C ← (R_T + R_C)/2.
+//! The α ticks and decrease checks are applied lazily (elapsed ticks are replayed when α or the
+//! rate is next needed; a decrease check is an engine timer only while a CNP is pending): the
+//! same values as one event per microsecond per flow, without the events.
+//!
+//! `variant = "paper"` is the DCQCN paper's reaction point (§3.1, Fig. 7):
+//! * **CNP generation (notification point).** At most one CNP per `cnp_interval_us` per flow
+//!   (paper N = 50 µs), modelled at the sender: an ACK with ECN echo counts as a CNP only if
+//!   ≥ `cnp_interval_us` has passed since the last counted one.
+//! * **Decrease** on each CNP (at most once per `rate_decrease_interval_us`): R_T ← R_C;
+//!   R_C ← R_C·(1 − α/2); α ← (1 − g)·α + g; the increase state is reset.
+//! * **α timer.** Every `alpha_timer_us` (paper K = 55 µs) without a CNP: α ← (1 − g)·α; the timer
+//!   restarts at each CNP. The paper requires K > N, so that a flow marked persistently never
+//!   decays between CNPs; the parameters are refused otherwise.
+//! * **Increase** by timer and byte counter (`byte_counter_bytes`), counting events since the last
 //!   cut (T and BC). At an event, with T and BC the numbers of *earlier* events: max(T, BC) < F →
-//!   fast recovery; min(T, BC) > F → hyper-additive increase R_T += R_HAI; otherwise additive
-//!   increase R_T += R_AI; then R_C ← (R_T + R_C)/2. Counting earlier events makes F = 1 give
-//!   exactly one fast-recovery step, as the artifact's stage counter does. With the byte counter
-//!   disabled (0) only T is used (T < F fast, T = F additive, T > F hyper), as in the artifact.
-//!   R_T is capped at line rate; the timer stops once R_C reaches line rate.
+//!   fast recovery; min(T, BC) > F → hyper-additive; otherwise additive; then R_C ← (R_T + R_C)/2.
+//!   The paper's own values (K = 55 µs, timer 55 µs, byte counter 10 MB, F = 5) must be set
+//!   explicitly; the defaults are the PowerTCP configuration.
+//! In both variants R_T is capped at line rate and the increase timer stops at line rate.
 
 use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext, CongestionControl};
-use crate::time::{from_secs, Time};
+use crate::config::ConfigError;
+use crate::time::{from_secs, Time, NS};
 
-/// DCQCN parameters (PowerTCP configuration unless noted).
+/// Which DCQCN reaction point to run (module doc).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// HPCC's ns-3 artifact, rdma-hw.cc "Mellanox's version of DCQCN" (the PowerTCP study's DCQCN).
+    #[default]
+    Mlx,
+    /// The DCQCN paper's reaction point (§3.1, Fig. 7).
+    Paper,
+}
+
+/// DCQCN parameters (PowerTCP configuration, = the artifact's config-workload.txt, unless noted).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
+    pub variant: Variant,
     /// α EWMA gain g. PowerTCP configs: 1/256 (DCQCN paper §5: 1/256).
     pub g: f64,
     /// Initial α. DCQCN paper Fig. 7 / artifact: 1.
     pub init_alpha: f64,
-    /// α update (decay) timer (µs). PowerTCP configs: 1 µs (DCQCN paper: 55 µs).
+    /// α timer (µs). PowerTCP configs (ALPHA_RESUME_INTERVAL): 1 µs; DCQCN paper K: 55 µs.
     pub alpha_timer_us: f64,
-    /// Minimum interval between two rate cuts (µs). PowerTCP configs: 4 µs.
+    /// Minimum interval between two rate cuts (µs), the artifact's decrease check period.
+    /// PowerTCP configs: 4 µs.
     pub rate_decrease_interval_us: f64,
-    /// Receiver CNP generation interval (µs). DCQCN paper §3.1: 50 µs; artifact: 0 (see module doc).
+    /// Receiver CNP generation interval (µs), paper variant only (DCQCN paper N: 50 µs); the
+    /// artifact sends a CNP per marked packet (0).
     pub cnp_interval_us: f64,
-    /// Rate-increase timer (µs). PowerTCP configs: 900 µs (HPCC used 300 µs; DCQCN paper 55 µs).
+    /// Rate-increase timer (µs). PowerTCP configs (RP_TIMER): 900 µs (HPCC: 300 µs; paper 55 µs).
     pub rate_increase_timer_us: f64,
-    /// Byte counter (bytes) for rate increase; 0 disables. DCQCN paper §5: 10 MB.
+    /// Byte counter (bytes) for rate increase, paper variant only; 0 disables (the artifact has
+    /// none). DCQCN paper §5: 10 MB.
     pub byte_counter_bytes: f64,
     /// Fast-recovery steps F. PowerTCP configs: 1 (DCQCN paper: 5).
     pub fast_recovery_steps: u32,
@@ -56,24 +90,66 @@ pub struct DcqcnParams {
     pub rate_hai_bps: f64,
     /// Minimum rate (bits/s). PowerTCP configs: 100 Mb/s.
     pub min_rate_bps: f64,
+    /// mlx variant: a cut always sets R_T ← R_C (the artifact's CLAMP_TARGET_RATE 1). PowerTCP
+    /// configs: false — a cut before any increase event keeps R_T.
+    pub clamp_target_rate: bool,
 }
 
 impl Default for DcqcnParams {
     fn default() -> Self {
         DcqcnParams {
+            variant: Variant::Mlx,
             g: 1.0 / 256.0,
             init_alpha: 1.0,
             alpha_timer_us: 1.0,
             rate_decrease_interval_us: 4.0,
-            cnp_interval_us: 50.0,
+            cnp_interval_us: 0.0,
             rate_increase_timer_us: 900.0,
-            byte_counter_bytes: 10e6,
+            byte_counter_bytes: 0.0,
             fast_recovery_steps: 1,
             rate_ai_bps: 50e6,
             rate_hai_bps: 100e6,
             min_rate_bps: 100e6,
+            clamp_target_rate: false,
         }
     }
+}
+
+impl DcqcnParams {
+    /// Refuse parameter sets that mix the two reaction points' timing.
+    fn check(&self) -> Result<(), ConfigError> {
+        match self.variant {
+            Variant::Mlx if self.cnp_interval_us > 0.0 => Err(ConfigError::new(
+                "cc.dcqcn.cnp_interval_us",
+                "the artifact's reaction point (variant \"mlx\") gets a CNP per marked packet; a CNP interval needs variant = \"paper\"",
+            )),
+            Variant::Mlx if self.byte_counter_bytes > 0.0 => Err(ConfigError::new(
+                "cc.dcqcn.byte_counter_bytes",
+                "the artifact's reaction point (variant \"mlx\") has no byte counter; use variant = \"paper\"",
+            )),
+            Variant::Paper if self.alpha_timer_us <= self.cnp_interval_us => Err(ConfigError::new(
+                "cc.dcqcn.alpha_timer_us",
+                format!(
+                    "must exceed cnp_interval_us ({}) in variant \"paper\" (DCQCN §3.1: K > N), else α decays between CNPs and never grows",
+                    self.cnp_interval_us
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The mlx variant's timer grid, anchored at the first CNP t0: α ticks at t0 + k·alpha_tick and
+/// decrease checks at t0 + 1 ns + k·dec_interval (k ≥ 1).
+#[derive(Clone, Copy, Debug)]
+struct MlxClock {
+    t0: Time,
+    /// α ticks already applied.
+    ticks_done: u64,
+    /// A CNP arrived since the last α tick (`m_alpha_cnp_arrived`).
+    alpha_cnp: bool,
+    /// A CNP arrived since the last decrease check (`m_decrease_cnp_arrived`).
+    decrease_cnp: bool,
 }
 
 pub struct Dcqcn {
@@ -97,12 +173,16 @@ pub struct Dcqcn {
     pub bc_stage: u32,
     pub bytes: f64,
     pub next_increase: Option<Time>,
+    mlx: Option<MlxClock>,
+    /// mlx: the decrease check that will act on a pending CNP.
+    next_decrease: Option<Time>,
 }
 
 impl Dcqcn {
-    pub fn new(p: DcqcnParams, ctx: &CcContext) -> Self {
+    pub fn new(p: DcqcnParams, ctx: &CcContext) -> Result<Self, ConfigError> {
+        p.check()?;
         let line = ctx.host_rate_bps;
-        Dcqcn {
+        Ok(Dcqcn {
             line,
             rc: line, // flows start at line rate (artifact, DCQCN paper)
             rt: line,
@@ -110,7 +190,7 @@ impl Dcqcn {
             alpha_anchor: 0,
             alpha_tick: from_secs(p.alpha_timer_us * 1e-6).max(1),
             cnp_interval: from_secs(p.cnp_interval_us * 1e-6),
-            dec_interval: from_secs(p.rate_decrease_interval_us * 1e-6),
+            dec_interval: from_secs(p.rate_decrease_interval_us * 1e-6).max(1),
             inc_interval: from_secs(p.rate_increase_timer_us * 1e-6).max(1),
             last_cnp: None,
             last_decrease: None,
@@ -118,17 +198,33 @@ impl Dcqcn {
             bc_stage: 0,
             bytes: 0.0,
             next_increase: None,
+            mlx: None,
+            next_decrease: None,
             p,
-        }
+        })
     }
 
-    /// α at time `now`: apply the α-timer ticks elapsed since the anchor, α ← α·(1 − g)^n.
+    /// α at time `now`: apply the α-timer ticks elapsed up to `now` (ticks at `now` included).
     pub fn sync_alpha(&mut self, now: Time) -> f64 {
-        // the α timer starts with the first CNP (artifact: α = 1 until the first CNP)
+        let g = self.p.g;
+        if let Some(c) = self.mlx.as_mut() {
+            // mlx (UpdateAlphaMlx): tick k at t0 + k·tick; the first pending tick sees the CNP
+            // flag, α ← (1 − g)·α + g if set, else (1 − g)·α; the later ones see no CNP.
+            let due = (now.saturating_sub(c.t0)) / self.alpha_tick;
+            if due > c.ticks_done {
+                self.alpha = if c.alpha_cnp { (1.0 - g) * self.alpha + g } else { (1.0 - g) * self.alpha };
+                c.alpha_cnp = false;
+                self.alpha *= (1.0 - g).powi((due - c.ticks_done - 1).min(i32::MAX as u64) as i32);
+                c.ticks_done = due;
+            }
+            return self.alpha;
+        }
+        // paper: the α timer starts with the first CNP (α = init until then) and restarts at
+        // each CNP; every period without a CNP: α ← (1 − g)·α
         if self.last_decrease.is_some() && now > self.alpha_anchor {
             let n = (now - self.alpha_anchor) / self.alpha_tick;
             if n > 0 {
-                self.alpha *= (1.0 - self.p.g).powi(n.min(i32::MAX as u64) as i32); // α ← (1 − g)·α per tick
+                self.alpha *= (1.0 - g).powi(n.min(i32::MAX as u64) as i32);
                 self.alpha_anchor += n * self.alpha_tick;
             }
         }
@@ -137,6 +233,9 @@ impl Dcqcn {
 
     /// A CNP reached the reaction point.
     pub fn on_cnp(&mut self, now: Time) {
+        if self.p.variant == Variant::Mlx {
+            return self.on_cnp_mlx(now);
+        }
         if let Some(t) = self.last_decrease {
             if now < t + self.dec_interval {
                 return; // at most one cut per rate-decrease interval
@@ -148,12 +247,60 @@ impl Dcqcn {
         self.alpha = (1.0 - self.p.g) * a + self.p.g; // α ← (1 − g)·α + g
         self.alpha_anchor = now; // α timer restarts
         self.last_decrease = Some(now);
+        self.reset_increase(now);
+    }
+
+    /// mlx: `cnp_received_mlx` — set both CNP flags; the first CNP starts the timers.
+    fn on_cnp_mlx(&mut self, now: Time) {
+        match self.mlx {
+            None => {
+                self.alpha = self.p.init_alpha; // α ← 1
+                self.rt = self.rc; // R_T ← R_C (m_rateOnFirstCNP = 1)
+                self.mlx = Some(MlxClock { t0: now, ticks_done: 0, alpha_cnp: false, decrease_cnp: true });
+            }
+            Some(_) => {
+                self.sync_alpha(now); // ticks up to now come first
+                let c = self.mlx.as_mut().expect("mlx clock");
+                c.alpha_cnp = true;
+                c.decrease_cnp = true;
+            }
+        }
+        if self.next_decrease.is_none() {
+            self.next_decrease = self.next_decrease_check(now);
+        }
+    }
+
+    /// mlx: the next decrease check after `now` (t0 + 1 ns + k·interval, k ≥ 1).
+    fn next_decrease_check(&self, now: Time) -> Option<Time> {
+        let c = self.mlx.as_ref().filter(|c| c.decrease_cnp)?;
+        let first = c.t0 + NS + self.dec_interval;
+        if now < first {
+            return Some(first);
+        }
+        Some(first + ((now - first) / self.dec_interval + 1) * self.dec_interval)
+    }
+
+    /// mlx: `CheckRateDecreaseMlx` at time `t` with a CNP pending.
+    fn decrease_mlx(&mut self, t: Time) {
+        let a = self.sync_alpha(t);
+        if self.p.clamp_target_rate || self.t_stage != 0 {
+            self.rt = self.rc; // R_T ← R_C
+        }
+        self.rc = (self.rc * (1.0 - a / 2.0)).max(self.p.min_rate_bps); // R_C ← R_C·(1 − α/2)
+        if let Some(c) = self.mlx.as_mut() {
+            c.decrease_cnp = false;
+        }
+        self.next_decrease = None;
+        self.last_decrease = Some(t);
+        self.reset_increase(t);
+    }
+
+    fn reset_increase(&mut self, now: Time) {
         self.t_stage = 0;
         self.bc_stage = 0;
         self.bytes = 0.0;
         self.next_increase = Some(now + self.inc_interval);
     }
-
     /// One rate-increase event; `by_timer` says which counter fired.
     fn increase(&mut self, by_timer: bool) {
         let f = self.p.fast_recovery_steps;
@@ -213,15 +360,20 @@ impl CongestionControl for Dcqcn {
         }
     }
     fn timer(&self) -> Option<Time> {
-        self.next_increase
+        match (self.next_increase, self.next_decrease) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
     fn on_timer(&mut self, now: Time) {
-        while let Some(t) = self.next_increase {
-            if t > now {
-                break;
+        // the due events in time order (a decrease check first on a tie)
+        while let Some(t) = self.timer().filter(|&t| t <= now) {
+            if self.next_decrease == Some(t) {
+                self.decrease_mlx(t);
+            } else {
+                self.next_increase = Some(t + self.inc_interval);
+                self.increase(true);
             }
-            self.next_increase = Some(t + self.inc_interval);
-            self.increase(true);
         }
     }
     fn cwnd(&self) -> f64 {
@@ -236,15 +388,96 @@ impl CongestionControl for Dcqcn {
 mod tests {
     use super::super::reno::tests::{ack, ctx};
     use super::*;
-    use crate::time::US;
+    use crate::time::{MS, NS, US};
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
+    /// The paper's reaction point with the PowerTCP timing (α timer 1 µs, CNP per marked ACK).
+    fn paper() -> DcqcnParams {
+        DcqcnParams { variant: Variant::Paper, ..Default::default() }
+    }
+
+    fn new(p: DcqcnParams) -> Dcqcn {
+        Dcqcn::new(p, &ctx()).expect("valid parameters")
+    }
+
+    #[test]
+    fn mlx_alpha_ticks_sample_cnps_and_cuts_are_checked_every_4us() {
+        // artifact (rdma-hw.cc, Mellanox version): α ticks at 1, 2, 3 … µs after the first CNP,
+        // decrease checks at 4 µs + 1 ns, 8 µs + 1 ns, …
+        let mut d = new(DcqcnParams::default()); // line 25 Gb/s, g = 1/256
+        d.on_ack(&ack(0, 1000, 1000, 2000, 10 * US, true)); // first CNP: α = 1, R_T = R_C, no cut
+        assert_eq!((d.rc, d.rt, d.alpha), (25e9, 25e9, 1.0));
+        assert_eq!(d.timer(), Some(4 * US + NS));
+        d.on_ack(&ack(US / 2, 1000, 2000, 3000, 10 * US, true)); // a CNP in (0, 1 µs]
+        d.on_timer(4 * US + NS);
+        // tick 1 saw it: α = (1 − g)·1 + g = 1; ticks 2–4 did not: α = (255/256)^3 = 0.988327
+        // R_C = 25G·(1 − 0.988327/2) = 12.645913G; R_T stays 25G (no increase event since the
+        // first CNP and CLAMP_TARGET_RATE 0)
+        assert!(close(d.alpha, 0.988_326_966_762_542_7), "{}", d.alpha);
+        assert!((d.rc - 12.645_912_915e9).abs() < 1.0, "{}", d.rc);
+        assert_eq!(d.rt, 25e9);
+        assert_eq!(d.timer(), Some(904 * US + NS)); // no CNP pending: only the increase timer
+                                                    // a CNP at 5.5 µs: tick 5 decays (α·255/256), tick 6 raises ((1 − g)·α + g), ticks 7–8
+                                                    // decay: α = ((0.988327·(255/256))·(255/256) + 1/256)·(255/256)^2 = 0.976850
+        d.on_ack(&ack(5 * US + US / 2, 1000, 3000, 4000, 10 * US, true));
+        assert_eq!(d.timer(), Some(8 * US + NS));
+        d.on_timer(8 * US + NS);
+        assert!(close(d.alpha, 0.976_850_398_564_263_1), "{}", d.alpha);
+        // R_C = 12.645913G·(1 − 0.976850/2) = 6.469330G
+        assert!((d.rc - 6.469_330_380e9).abs() < 1.0, "{}", d.rc);
+        assert_eq!(d.rt, 25e9);
+        // with CLAMP_TARGET_RATE 1 the first cut sets R_T ← R_C = 25G, the second R_T ← 12.645913G
+        let mut c = new(DcqcnParams { clamp_target_rate: true, ..Default::default() });
+        for t in [0, US / 2, 5 * US + US / 2] {
+            c.on_timer(t); // the check at 4 µs + 1 ns runs before the CNP at 5.5 µs
+            c.on_ack(&ack(t, 1000, 1000, 2000, 10 * US, true));
+        }
+        assert_eq!(c.rt, 25e9);
+        c.on_timer(8 * US + NS);
+        assert!((c.rt - 12.645_912_915e9).abs() < 1.0, "{}", c.rt);
+    }
+
+    #[test]
+    fn mlx_alpha_grows_to_one_and_cuts_halve_under_persistent_marking() {
+        // Every ACK marked, one per 0.32 µs (a 1 KB packet at 25 Gb/s) for 1 ms: every α tick
+        // sees a CNP, so α = (1 − g)·α + g ≥ 1·(1 − g) + g = 1 stays at 1 and every check cuts by
+        // (1 − 1/2): R_C halves every 4 µs down to the 100 Mb/s floor. (The earlier model, a CNP
+        // per 50 µs against a 1 µs α decay, held α near g/(1 − (1 − g)^50) ≈ 0.02: ~1% cuts.)
+        let mut d = new(DcqcnParams::default());
+        let mut t = 0;
+        let mut rates = vec![];
+        while t < MS {
+            if d.timer().is_some_and(|x| x <= t) {
+                d.on_timer(t);
+                rates.push(d.rc);
+            }
+            d.on_ack(&ack(t, 1000, 1000, 2000, 10 * US, true));
+            t += 320_000;
+        }
+        assert!(d.sync_alpha(t) > 0.999, "{}", d.alpha);
+        assert!(close(rates[1] / rates[0], 0.5), "{rates:?}");
+        assert_eq!(d.rc, 100e6);
+    }
+
+    #[test]
+    fn parameters_mixing_the_two_reaction_points_are_refused() {
+        let e = Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, ..Default::default() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.dcqcn.cnp_interval_us");
+        let e = Dcqcn::new(DcqcnParams { byte_counter_bytes: 1e6, ..Default::default() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.dcqcn.byte_counter_bytes");
+        let e = Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, ..paper() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.dcqcn.alpha_timer_us");
+        assert!(e.message.contains("K > N"), "{}", e.message);
+        assert!(Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, alpha_timer_us: 55.0, ..paper() }, &ctx()).is_ok());
+    }
+
     #[test]
     fn first_cnp_halves_and_alpha_stays_one() {
-        let mut d = Dcqcn::new(DcqcnParams::default(), &ctx()); // line 25 Gb/s
+        // the paper's timing: CNPs at most every N = 50 µs, α timer K = 55 µs
+        let mut d = new(DcqcnParams { cnp_interval_us: 50.0, alpha_timer_us: 55.0, ..paper() }); // line 25 Gb/s
         assert_eq!(d.cwnd(), f64::INFINITY);
         assert_eq!(d.pacing_rate(), 25e9);
         d.on_ack(&ack(10 * US, 1000, 1000, 2000, 10 * US, true));
@@ -260,7 +493,7 @@ mod tests {
 
     #[test]
     fn alpha_timer_decay_then_cut() {
-        let mut d = Dcqcn::new(DcqcnParams::default(), &ctx());
+        let mut d = new(paper());
         d.on_cnp(0); // R_C = 12.5G, α = 1, α timer anchored at 0
                      // 100 µs later: 100 α ticks without CNP, α = (255/256)^100 = e^(100·ln(0.99609375))
                      // = e^(−0.391441) = 0.676116
@@ -280,8 +513,7 @@ mod tests {
 
     #[test]
     fn decrease_interval_limits_cuts() {
-        let p = DcqcnParams { cnp_interval_us: 0.0, ..Default::default() }; // artifact model
-        let mut d = Dcqcn::new(p, &ctx());
+        let mut d = new(paper());
         d.on_ack(&ack(0, 1000, 1000, 2000, 10 * US, true));
         d.on_ack(&ack(3 * US, 1000, 2000, 3000, 10 * US, true)); // within 4 µs: ignored
         assert_eq!(d.rc, 12.5e9);
@@ -292,8 +524,7 @@ mod tests {
 
     #[test]
     fn recovery_fast_then_additive_then_hyper_by_timer() {
-        let p = DcqcnParams { byte_counter_bytes: 0.0, ..Default::default() };
-        let mut d = Dcqcn::new(p, &ctx());
+        let mut d = new(paper());
         d.on_cnp(0); // R_T = 25G, R_C = 12.5G
         d.rt = 20e9; // move the target below line rate to see AI/HAI: R_T = 20G, R_C = 12.5G
         d.on_timer(900 * US); // T = 0 < F = 1: fast recovery, R_C = (20 + 12.5)/2 = 16.25G
@@ -310,8 +541,7 @@ mod tests {
 
     #[test]
     fn byte_counter_and_timer_both_drive_recovery() {
-        let p = DcqcnParams { byte_counter_bytes: 1e6, ..Default::default() };
-        let mut d = Dcqcn::new(p, &ctx());
+        let mut d = new(DcqcnParams { byte_counter_bytes: 1e6, ..paper() });
         d.on_send(0, 5_000_000); // not recovering: ignored
         assert_eq!(d.bc_stage, 0);
         d.on_cnp(0);
@@ -334,7 +564,7 @@ mod tests {
 
     #[test]
     fn min_rate_floor_and_full_recovery_stops_timer() {
-        let mut d = Dcqcn::new(DcqcnParams { cnp_interval_us: 0.0, ..Default::default() }, &ctx());
+        let mut d = new(paper());
         for i in 0..20u64 {
             d.on_cnp(i * 4 * US);
         }

@@ -137,8 +137,8 @@ const REGISTRY: &[(&str, Factory)] = &[
     ("dctcp-rai", |n, p, c| Ok(Box::new(tbtcp::dctcp_rai(parse(n, p)?, c)))),
     ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
     ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
-    ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)))),
-    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)))),
+    ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)?))),
+    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)?))),
     ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
     ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
 ];
@@ -202,7 +202,10 @@ pub fn describe() -> Vec<AlgorithmInfo> {
         info::<tbtcp::DctcpRaiParams>("dctcp-rai", "DCTCP with RAI: TBTCP paper §5"),
         info::<tbtcp::TbtcpParams>("tbtcp", "TBTCP (tiny-buffer TCP): §3, §4.3, §6"),
         info::<cubic::CubicParams>("cubic", "CUBIC: RFC 9438"),
-        info::<dcqcn::DcqcnParams>("dcqcn", "DCQCN: Zhu et al., SIGCOMM'15, §3.1"),
+        info::<dcqcn::DcqcnParams>(
+            "dcqcn",
+            "DCQCN: HPCC ns-3 rdma-hw.cc Mellanox reaction point (variant mlx); Zhu et al., SIGCOMM'15, §3.1 (variant paper)",
+        ),
         info::<timely::TimelyParams>("timely", "TIMELY: Mittal et al., SIGCOMM'15, Algorithm 1"),
         info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
         info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),

@@ -1,6 +1,16 @@
-//! TIMELY (Mittal et al., SIGCOMM'15, Algorithm 1), rate-based, updated on every ACK (the paper
-//! updates per completion event of a 16–64 KB segment; in this engine every ACK is a completion).
-//! `cwnd()` is infinite; the flow is paced at the computed rate.
+//! TIMELY (Mittal et al., SIGCOMM'15, Algorithm 1), rate-based. `cwnd()` is infinite; the flow is
+//! paced at the computed rate.
+//!
+//! The rate is updated once per *completion event* (TIMELY §3: the NIC timestamps the completion
+//! of a 16–64 KB segment, not every packet). Which ACKs are completions is `completion`:
+//! * `"segment"` (default, the paper): the ACK whose cumulative acknowledgment first covers a
+//!   multiple of `segment_bytes` (16 KB, the lower end of the paper's range) counted from the flow's
+//!   first byte; its RTT sample is the completion's RTT.
+//! * `"rtt"` (the PowerTCP/HPCC ns-3 artifact, `HandleAckTimely`/`UpdateRateTimely` in rdma-hw.cc):
+//!   once per RTT — an ACK acknowledging beyond the snd_nxt recorded at the previous update; the
+//!   gradient is taken between these per-RTT samples.
+//! Other ACKs change nothing. (Before issue 8 every ACK was an update: 16× more updates per
+//! segment, each reacting to the same queue.)
 //!
 //! Algorithm 1 (per completion, RTT sample new_rtt):
 //! ```text
@@ -20,12 +30,28 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AckEvent, CcContext};
+use crate::config::ConfigError;
 use crate::time::secs;
+
+/// Which ACKs are TIMELY's completion events (module doc).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Completion {
+    /// The paper: one per `segment_bytes` acknowledged.
+    #[default]
+    Segment,
+    /// The ns-3 artifact (rdma-hw.cc UpdateRateTimely): one per RTT.
+    Rtt,
+}
 
 /// TIMELY parameters (algorithms.md "TIMELY"; PowerTCP evaluation values).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimelyParams {
+    /// Which ACKs update the rate: "segment" (paper) or "rtt" (artifact).
+    pub completion: Completion,
+    /// Segment size of a completion event (bytes), `completion = "segment"`. TIMELY §3: 16–64 KB.
+    pub segment_bytes: f64,
     /// EWMA weight α of the new RTT-difference sample. TIMELY §5 / algorithms.md: 0.875.
     pub ewma_alpha: f64,
     /// Multiplicative decrease factor β. TIMELY §5: 0.8.
@@ -52,6 +78,8 @@ pub struct TimelyParams {
 impl Default for TimelyParams {
     fn default() -> Self {
         TimelyParams {
+            completion: Completion::Segment,
+            segment_bytes: 16384.0,
             ewma_alpha: 0.875,
             beta: 0.8,
             t_low_us: 50.0,
@@ -76,11 +104,37 @@ pub struct Timely {
     pub rtt_diff: f64,
     /// Consecutive gradient-branch increases.
     pub n_inc: u32,
+    /// Segments completed (`completion = "segment"`) or the snd_nxt recorded at the last update
+    /// (`"rtt"`, 0 before the first).
+    done: u64,
 }
 
 impl Timely {
-    pub fn new(p: TimelyParams, ctx: &CcContext) -> Self {
-        Timely { line: ctx.host_rate_bps, rate: ctx.host_rate_bps, prev_rtt: None, rtt_diff: 0.0, n_inc: 0, p }
+    pub fn new(p: TimelyParams, ctx: &CcContext) -> Result<Self, ConfigError> {
+        if p.completion == Completion::Segment && p.segment_bytes < 1.0 {
+            return Err(ConfigError::new("cc.timely.segment_bytes", "must be ≥ 1 byte"));
+        }
+        Ok(Timely { line: ctx.host_rate_bps, rate: ctx.host_rate_bps, prev_rtt: None, rtt_diff: 0.0, n_inc: 0, done: 0, p })
+    }
+
+    /// Is this ACK a completion event? (Advances the completion state when it is.)
+    fn completes(&mut self, ev: &AckEvent) -> bool {
+        match self.p.completion {
+            Completion::Segment => {
+                let seg = (ev.snd_una as f64 / self.p.segment_bytes) as u64; // segments fully acknowledged
+                let new = seg > self.done;
+                self.done = self.done.max(seg);
+                new
+            }
+            Completion::Rtt => {
+                // artifact: `if (ack_seq > m_lastUpdateSeq)` … `m_lastUpdateSeq = snd_nxt`
+                let new = ev.snd_una > self.done;
+                if new {
+                    self.done = ev.snd_nxt;
+                }
+                new
+            }
+        }
     }
 
     /// Normalised gradient rtt_diff/minRTT.
@@ -91,6 +145,9 @@ impl Timely {
 
 impl super::CongestionControl for Timely {
     fn on_ack(&mut self, ev: &AckEvent) {
+        if !self.completes(ev) {
+            return; // not a completion event: no update
+        }
         let new_rtt = secs(ev.rtt);
         let prev = match self.prev_rtt.replace(new_rtt) {
             Some(p) => p,
@@ -135,13 +192,64 @@ mod tests {
     use super::*;
     use crate::time::{NS, US};
 
+    /// Completion events of 1000 B (`segment_bytes` = 1000): every 1000-B ACK is one.
+    fn per_ack(p: TimelyParams) -> Timely {
+        Timely::new(TimelyParams { segment_bytes: 1000.0, ..p }, &ctx()).expect("valid")
+    }
+
+    /// The next 1000-B ACK (one completion in `per_ack`) with RTT sample `rtt`.
     fn at(t: &mut Timely, rtt: u64) {
-        t.on_ack(&ack(0, 1000, 1000, 2000, rtt, false));
+        let una = (t.done + 1) * 1000;
+        t.on_ack(&ack(0, 1000, una, una + 1000, rtt, false));
+    }
+
+    #[test]
+    fn paper_updates_once_per_16kb_segment() {
+        let mut t = Timely::new(TimelyParams::default(), &ctx()).unwrap(); // segments of 16 384 B
+        let mut una = 0;
+        let mut ack_at = |t: &mut Timely, rtt| {
+            una += 1000;
+            t.on_ack(&ack(0, 1000, una, una + 50_000, rtt, false));
+        };
+        for _ in 0..16 {
+            ack_at(&mut t, 300 * US); // 1000 … 16 000 B: within segment 1, no completion
+        }
+        assert_eq!((t.pacing_rate(), t.prev_rtt), (25e9, None));
+        ack_at(&mut t, 100 * US); // 17 000 B completes segment 1: first sample, recorded
+        assert_eq!(t.prev_rtt, Some(secs(100 * US)));
+        for _ in 0..15 {
+            ack_at(&mut t, 300 * US); // 18 000 … 32 000 B: no completion, no update (per ACK,
+                                      // RTT 300 µs would have cut the rate 15 times)
+        }
+        assert_eq!(t.pacing_rate(), 25e9);
+        // 33 000 B completes segment 2 with RTT 104 µs: new_diff = 4 µs, rtt_diff = 0.875·4 =
+        // 3.5 µs, gradient = 3.5/20 = 0.175, rate = 25G·(1 − 0.8·0.175) = 21.5G
+        ack_at(&mut t, 104 * US);
+        assert!((t.pacing_rate() - 21.5e9).abs() < 1.0, "{}", t.pacing_rate());
+    }
+
+    #[test]
+    fn artifact_updates_once_per_rtt() {
+        let p = TimelyParams { completion: Completion::Rtt, ..Default::default() };
+        let mut t = Timely::new(p, &ctx()).unwrap();
+        t.on_ack(&ack(0, 1000, 1000, 50_000, 100 * US, false)); // first: records RTT, next update after 50 000
+        assert_eq!(t.prev_rtt, Some(secs(100 * US)));
+        t.on_ack(&ack(0, 1000, 20_000, 60_000, 300 * US, false)); // within the RTT: nothing
+        t.on_ack(&ack(0, 1000, 50_000, 70_000, 300 * US, false)); // not beyond 50 000: nothing
+        assert_eq!((t.pacing_rate(), t.prev_rtt), (25e9, Some(secs(100 * US))));
+        // 51 000 > 50 000: update with RTT 104 µs against 100 µs: 25G·(1 − 0.8·0.175) = 21.5G;
+        // the next update waits for 90 000
+        t.on_ack(&ack(0, 1000, 51_000, 90_000, 104 * US, false));
+        assert!((t.pacing_rate() - 21.5e9).abs() < 1.0);
+        t.on_ack(&ack(0, 1000, 89_000, 95_000, 104 * US, false));
+        assert!((t.pacing_rate() - 21.5e9).abs() < 1.0);
+        let e = Timely::new(TimelyParams { segment_bytes: 0.0, ..Default::default() }, &ctx()).err().unwrap();
+        assert_eq!(e.field, "cc.timely.segment_bytes");
     }
 
     #[test]
     fn first_ack_only_records() {
-        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        let mut t = per_ack(TimelyParams::default());
         at(&mut t, 600 * US); // above T_high, but no update on the first sample
         assert_eq!(t.pacing_rate(), 25e9);
         assert_eq!(t.prev_rtt, Some(600e-6));
@@ -149,7 +257,7 @@ mod tests {
 
     #[test]
     fn decrease_for_a_given_gradient() {
-        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        let mut t = per_ack(TimelyParams::default());
         at(&mut t, 100 * US);
         // RTT rises 100 → 104 µs: new_diff = 4 µs, rtt_diff = 0.125·0 + 0.875·4 = 3.5 µs,
         // gradient = 3.5/20 = 0.175, rate = 25G·(1 − 0.8·0.175) = 25G·0.86 = 21.5G
@@ -165,7 +273,7 @@ mod tests {
 
     #[test]
     fn t_high_and_t_low_override_the_gradient() {
-        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        let mut t = per_ack(TimelyParams::default());
         at(&mut t, 1000 * US);
         // 1000 µs > T_high: rate = 25G·(1 − 0.8·(1 − 500/1000)) = 25G·0.6 = 15G (gradient is 0)
         at(&mut t, 1000 * US);
@@ -177,7 +285,7 @@ mod tests {
 
     #[test]
     fn hyper_active_increase_after_five() {
-        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        let mut t = per_ack(TimelyParams::default());
         t.rate = 10e9;
         at(&mut t, 100 * US);
         // 6 ACKs at constant RTT (gradient 0): increases 1..4 add δ, the 5th and 6th add 5·δ
@@ -193,7 +301,7 @@ mod tests {
         at(&mut t, 100 * US); // rtt_diff = 0.125·8.75 − 0.875·10 = −7.65625 µs < 0
         assert!((t.pacing_rate() - (r + 50e6)).abs() < 1.0);
         // artifact variant: HAI step is a fixed 100 Mb/s
-        let mut a = Timely::new(TimelyParams { hai_step_bps: Some(100e6), ..Default::default() }, &ctx());
+        let mut a = per_ack(TimelyParams { hai_step_bps: Some(100e6), ..Default::default() });
         a.rate = 10e9;
         for _ in 0..6 {
             at(&mut a, 100 * US + NS);
@@ -204,7 +312,7 @@ mod tests {
 
     #[test]
     fn clamps_to_min_and_line_rate() {
-        let mut t = Timely::new(TimelyParams::default(), &ctx());
+        let mut t = per_ack(TimelyParams::default());
         at(&mut t, 100 * US);
         at(&mut t, 10 * US); // T_low: +δ but capped at line
         assert_eq!(t.pacing_rate(), 25e9);
