@@ -144,6 +144,49 @@ def cases() -> list[Case]:
     homa = _set(BASE, "cc", {"algorithm": "homa"})
     mut("cc.overcommit", [0, 1000, 1.5], base=homa)
     mut("cc.unsched_cutoffs_bytes", [[100, 10], [-1], "10KB"], base=homa)
+    # generated workloads (issue 8): a small fat-tree with racks, Poisson arrivals, incast
+    ft = {
+        "kind": "fattree",
+        "pods": 2,
+        "tors_per_pod": 2,
+        "aggs_per_pod": 2,
+        "cores": 2,
+        "servers_per_tor": 4,
+        "host_rate": "25Gbps",
+        "host_delay": "1us",
+        "tor_agg_rate": "25Gbps",
+        "tor_agg_delay": "1us",
+        "agg_core_rate": "25Gbps",
+        "agg_core_delay": "1us",
+    }
+    wl = {"kind": "poisson", "cdf": "websearch", "load": 0.5, "start": "0s", "stop": "100us"}
+    pois = _set(
+        _set(_set(_set(BASE, "topology", ft), "workload", wl), "metrics.ports", ["tor0->h0"]),
+        "flows",
+        _DELETE,
+    )
+    mut("workload.kind", ["gravity", 3], base=pois)
+    mut("workload.load", [0, -0.5, 1.5, NAN, "60%"], base=pois)
+    mut("workload.cdf", ["websurch", 5], base=pois)
+    mut("workload.cdf", [_DELETE], base=pois)
+    mut("workload.cdf_file", ["websearch.cdf"], "workload.cdf", base=pois)
+    mut("workload.stop", ["0s", "1s", _DELETE], base=pois)
+    mut("workload.warmup", ["100us", "1ms"], base=pois)
+    mut("workload.destinations", ["random"], base=pois)
+    mut("workload.sending_racks", [0, 5, 1.5], base=pois)
+    mut("workload.stop_when_done", ["yes"], base=pois)
+    mut("workload.kind", ["poisson"], base=_set(BASE, "workload", wl))  # a star has no racks
+    inc = _set(pois, "workload.incast", {"rate": 100, "size": "100KB"})
+    mut("workload.incast.rate", [0, -1, NAN, "4/s"], base=inc)
+    mut("workload.incast.rate", [_DELETE], base=inc)
+    mut("workload.incast.fan_in", [0, 5, 2.5], base=inc)
+    mut("workload.incast.size", ["0B", "2B"], base=inc)
+    mut("workload.incast.stop", ["0s", "1s"], base=inc)
+    mut("workload.incast.speed", [1], base=inc)
+    only_incast = _set(pois, "workload", {"kind": "incast", "stop": "100us"})
+    out.append(Case("workload-incast-missing", "workload.incast", data=only_incast))
+    rep = _set(pois, "workload", {"kind": "replay", "file": "no-such-run/flows_input.parquet"})
+    mut("workload.file", ["no-such-run/flows_input.parquet", 5, ""], base=rep)
     # a payload larger than the buffer, a one-byte buffer
     mut("switch.buffer", ["1B", "500B"])
     # resource limits: a sampled series that cannot fit, a topology that cannot fit

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
 # Scale benchmarks run the code of bench-fattree-perm on larger FatTrees (1024 and 8192 hosts);
 # they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
-SCALE_BENCHMARKS = {"bench-fattree-1024-perm", "bench-fattree-8192-perm"}
+# bench-websearch-0.6 (issue 8 item 6) simulates 20 808 websearch flows, minutes of engine time.
+SCALE_BENCHMARKS = {"bench-fattree-1024-perm", "bench-fattree-8192-perm", "bench-websearch-0.6"}
 
 
 def catalog_configs() -> dict[str, str]:

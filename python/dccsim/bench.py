@@ -19,7 +19,10 @@ INCAST = "powertcp-incast"
 PERMUTATION = "bench-fattree-perm"
 # The same permutation workload on larger FatTrees (k = 16: 1024 hosts, k = 32: 8192 hosts), for
 # how speed and memory scale; slow (about a minute each), so only with --scale or --only.
-SCALE = ("bench-fattree-1024-perm", "bench-fattree-8192-perm")
+# bench-websearch-0.6: websearch at load 0.6 on the 256-host FatTree (issue 8, paper scale), one
+# case per algorithm; minutes each.
+WEBSEARCH = "bench-websearch-0.6"
+SCALE = ("bench-fattree-1024-perm", "bench-fattree-8192-perm", WEBSEARCH)
 MIN_TIMED_S = 0.5
 MAX_REPS = 50
 
@@ -31,7 +34,8 @@ def cases(scale: bool = True) -> list[tuple[str, str, Optional[str]]]:
     out = [(f"{INCAST}/{v.slug}", INCAST, v.name) for v in experiments.get(INCAST).variants()]
     out.append((PERMUTATION, PERMUTATION, None))
     if scale:
-        out += [(name, name, None) for name in SCALE]
+        out += [(name, name, None) for name in SCALE if name != WEBSEARCH]
+        out += [(f"{WEBSEARCH}/{v.slug}", WEBSEARCH, v.name) for v in experiments.get(WEBSEARCH).variants()]
     return out
 
 

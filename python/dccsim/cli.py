@@ -277,7 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.add_argument("--only", metavar="NAME", help="run one benchmark (see `dccsim bench --help`)")
     s.add_argument(
-        "--scale", action="store_true", help="also the 1024- and 8192-host FatTrees (a minute or more each)"
+        "--scale",
+        action="store_true",
+        help="also the 1024- and 8192-host FatTrees and websearch at load 0.6 (minutes each)",
     )
     s.set_defaults(func=cmd_bench)
 

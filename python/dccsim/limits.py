@@ -61,10 +61,9 @@ def _parse_limit(text: str, field: str) -> int:
 
 
 def flow_count(scn) -> int:
-    n = sum(len(f.src) if isinstance(f.src, tuple) else 1 for f in scn.flows)
-    if scn.workload is not None and scn.workload.kind == "permutation":
-        n += scn.host_count
-    return n
+    from .workloads.generate import expected_count
+
+    return sum(len(f.src) if isinstance(f.src, tuple) else 1 for f in scn.flows) + expected_count(scn)
 
 
 def estimate(scn, n_variants: int = 1) -> dict:

@@ -130,8 +130,11 @@ def _arrow_table(name: str, columns: dict):
         columns = with_slowdown(columns)
     arrays, fields = [], []
     known = table_columns()[name]
+    n = max((len(v) for v in columns.values()), default=0)
+    # a column the producer does not have (a testbed, an older engine) is "not applicable"
+    missing = {"int64": -1, "float64": math.nan, "string": ""}
     for col, dtype in known:
-        arrays.append(_arrow_column(columns.get(col, []), dtype))
+        arrays.append(_arrow_column(columns[col] if col in columns else [missing[dtype]] * n, dtype))
         fields.append(pa.field(col, _arrow_type(dtype)))
     for col in sorted(set(columns) - {c for c, _ in known}):  # columns a newer engine adds
         arr = pa.array(columns[col])
@@ -213,6 +216,33 @@ def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None
         pcap.write(tmp, tables["packets"], tables["flows"], tables["packet_int"])
         os.replace(tmp, d / "packets.pcap")
     write_json(d / "summary.json", summary)
+
+
+# OUT/flows_input.parquet: the run's flow list as given to the engine (docs/results.md); the same
+# for every variant, and `[workload] kind = "replay"` reads it back.
+FLOW_INPUT = (
+    ("flow_id", "int64"),
+    ("src", "int64"),
+    ("dst", "int64"),
+    ("size_bytes", "int64"),
+    ("start_ps", "int64"),
+    ("source", "string"),
+    ("request", "int64"),
+)
+
+
+def write_flow_input(out_dir: Path, columns: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = [_arrow_column(columns[c], t) for c, t in FLOW_INPUT]
+    table = pa.Table.from_arrays(
+        arrays, schema=pa.schema([pa.field(c, _arrow_type(t)) for c, t in FLOW_INPUT])
+    )
+    path = Path(out_dir) / "flows_input.parquet"
+    tmp = path.with_name(path.name + ".tmp")
+    pq.write_table(table, tmp, **PARQUET_OPTIONS)
+    os.replace(tmp, path)
 
 
 def write_figure(fig_path: Path, draw) -> None:

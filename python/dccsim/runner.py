@@ -106,7 +106,7 @@ def run(
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
-    if analysis is not None and scn.metrics.interval_ps == 0:
+    if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
         analysis = None  # nothing was sampled, so there is nothing to analyse
     limits.check(scn, len(chosen), limits.resolve_limit(memory_limit))  # before building any flow list
     configs = [(v, scn.to_engine_config(v)) for v in chosen]  # resolve everything before running
@@ -150,6 +150,7 @@ def run(
     )  # None: only when stderr is a terminal
     try:
         results.write_text(staging / "scenario.toml", scenario_text)
+        results.write_flow_input(staging, scn.flow_list().table())
         for v, cfg in configs:
             bar.set_postfix_str(v.name)
             t0 = time.perf_counter()

@@ -1,5 +1,5 @@
 from dccsim import experiments
-from dccsim.workload import derangement, permutation_pairs
+from dccsim.workloads.permutation import derangement, permutation_pairs
 
 
 def test_derangement_has_no_fixed_point_and_is_a_permutation():

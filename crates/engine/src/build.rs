@@ -160,8 +160,19 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
             }
             None => 0,
         };
+        // The PowerTCP/HPCC artifact's ideal FCT ("standalone FCT" of its qp_finish): the pair RTT
+        // of one payload-sized packet per hop without ACK (2·Σdelay + Σ payload·8/rate) plus the
+        // flow's payload and per-packet headers without INT at the path's slowest rate.
+        let ideal_fct_artifact = match f.size_bytes {
+            Some(s) => {
+                let pkts = s.div_ceil(wire.payload);
+                let rate = net.path_rate(f.src, f.dst);
+                net.base_rtt(f.src, f.dst, wire.payload, 0) + tx_time(s + pkts * cfg.host.header_bytes as u64, rate)
+            }
+            None => 0,
+        };
         let size = f.size_bytes.unwrap_or(u64::MAX);
-        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct };
+        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct, ideal_fct_artifact };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
         let window_cap = match cfg.host.nic {
             NicModel::Tcp => f64::INFINITY,

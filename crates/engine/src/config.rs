@@ -48,6 +48,10 @@ pub struct Config {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// End the run as soon as every finite flow has finished (`duration_ps` stays the cap);
+    /// off by default. Never ends early when there is no finite flow.
+    #[serde(default)]
+    pub stop_when_done: bool,
 }
 
 fn one() -> u64 {

@@ -42,6 +42,9 @@ pub struct FlowTable {
     pub base_rtt_ps: Vec<i64>,
     /// -1 for long-lived flows.
     pub ideal_fct_ps: Vec<i64>,
+    /// The artifact's ideal FCT (pair RTT of a payload-sized packet + payload and headers without
+    /// INT at the slowest rate); -1 for long-lived flows.
+    pub ideal_fct_artifact_ps: Vec<i64>,
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
 }

@@ -30,12 +30,25 @@ pub struct Simulator {
     telemetry: Telemetry,
     duration: Time,
     tau: Time,
+    /// `stop_when_done`: the number of finite flows whose completion ends the run (0 = off).
+    stop_after_completed: u64,
 }
 
 impl Simulator {
     pub fn new(cfg: &Config) -> Result<Simulator, ConfigError> {
         let Parts { fabric, nics, transport, telemetry, tau } = build(cfg)?;
-        Ok(Simulator { core: Core::new(cfg.seed), fabric, nics, transport, telemetry, duration: cfg.duration_ps, tau })
+        let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
+        let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
+        Ok(Simulator {
+            core: Core::new(cfg.seed),
+            fabric,
+            nics,
+            transport,
+            telemetry,
+            duration: cfg.duration_ps,
+            tau,
+            stop_after_completed,
+        })
     }
 
     /// τ used by the control laws (ps).
@@ -103,6 +116,10 @@ impl Simulator {
                         return (self.finish(now), true);
                     }
                 }
+            }
+            if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
+                let now = self.core.sched.now;
+                return (self.finish(now), true);
             }
         }
         (self.finish(until), true)

@@ -254,3 +254,46 @@ fn packet_capture_records_chosen_ports_up_to_its_maximum() {
     assert_eq!(capped.summary.capture_overflow, 120);
     assert_eq!(capped.packets.time_ps[..], r.packets.time_ps[..30]);
 }
+
+#[test]
+fn stop_when_done_ends_the_run_at_the_last_completion_with_identical_flow_records() {
+    // The cap is far beyond the flows' completion; with the option the run ends at the instant
+    // the last finite flow finishes (the last end_ps), and every flow record is the same as in
+    // the full run (stopping early cannot change what happened before).
+    let mut cfg = cross_pod_permutation(3);
+    cfg.metrics.sample_interval_ps = 0;
+    let full = dccsim_engine::run(&cfg).unwrap();
+    cfg.stop_when_done = true;
+    let early = dccsim_engine::run(&cfg).unwrap();
+    let last = *full.flows.end_ps.iter().max().unwrap();
+    assert!(full.flows.end_ps.iter().all(|&e| e > 0), "every flow finishes within the cap");
+    assert_eq!(early.summary.sim_time_ps, last as u64);
+    assert!(early.summary.sim_time_ps < full.summary.sim_time_ps);
+    assert_eq!(early.flows, full.flows);
+    assert_eq!(early.summary.flows_completed, 32);
+}
+
+#[test]
+fn stop_when_done_ignores_long_lived_flows() {
+    // A long-lived flow never finishes, so the run goes on to the cap.
+    let mut cfg = common::incast("powertcp", 0, MS / 2);
+    cfg.metrics.sample_interval_ps = 0;
+    cfg.stop_when_done = true;
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.summary.sim_time_ps, MS / 2);
+}
+
+#[test]
+fn artifact_ideal_fct_is_pair_rtt_plus_bytes_with_headers_at_the_path_rate() {
+    // Hand-computed for the PowerTCP FatTree (25G hosts, 100G fabric, 1/1/5 µs): a same-ToR pair
+    // has pair RTT 2·2·1 µs + 2·(1000 B·8/25G) = 4.64 µs; a cross-core pair 2·(1+1+5+5+1+1) µs
+    // + 2·320 ns + 4·80 ns = 28.96 µs (artifact-notes.md). 2500 B = 3 packets → (2500 + 3·48)·8
+    // / 25G = 846.08 ns.
+    let mut cfg = common::incast("powertcp", 0, MS);
+    cfg.flows = vec![
+        FlowSpec { src: 0, dst: 1, size_bytes: Some(2500), start_ps: 0, cc: None },
+        FlowSpec { src: 0, dst: 255, size_bytes: Some(2500), start_ps: 0, cc: None },
+    ];
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.flows.ideal_fct_artifact_ps, vec![4_640_000 + 846_080, 28_960_000 + 846_080]);
+}

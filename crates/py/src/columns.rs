@@ -50,6 +50,7 @@ fn flows(f: FlowTable) -> Named {
         ("bytes_acked", int(f.bytes_acked)),
         ("base_rtt_ps", int(f.base_rtt_ps)),
         ("ideal_fct_ps", int(f.ideal_fct_ps)),
+        ("ideal_fct_artifact_ps", int(f.ideal_fct_artifact_ps)),
         ("retransmits", int(f.retransmits)),
         ("timeouts", int(f.timeouts)),
     ]

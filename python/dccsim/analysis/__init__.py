@@ -12,10 +12,11 @@ An analysis module provides:
 
 from __future__ import annotations
 
-from . import buffer_cdf, fairness, incast, phase, poseidon, queue_sweep, shared
+from . import buffer_cdf, fairness, fct, incast, phase, poseidon, queue_sweep, shared
 
 ANALYSES = {
     "buffer_cdf": buffer_cdf,
+    "fct": fct,
     "incast": incast,
     "shared": shared,
     "queue_sweep": queue_sweep,

@@ -18,7 +18,7 @@ from typing import Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
-from ..workload import permutation_pairs
+from ..workloads.generate import flow_list
 from .to_engine import ecn_to_engine, topology_to_engine
 
 # ----------------------------------------------------------------------------------------------
@@ -113,10 +113,39 @@ class Flow:
 
 
 @dataclass(frozen=True)
+class Incast:
+    """Incast requests (docs/scenario.md): per requesting host `rate` per second, or `global_rate`
+    per second spread over the requesting hosts (exactly one is set)."""
+
+    size_bytes: int
+    start_ps: int
+    stop_ps: int
+    rate: Optional[float] = None
+    global_rate: Optional[float] = None
+    fan_in: int = 10
+
+
+@dataclass(frozen=True)
 class Workload:
-    kind: str
+    kind: str  # "permutation" | "poisson" | "incast" | "replay"
     start_ps: int = 0
-    size_bytes: Optional[int] = None
+    size_bytes: Optional[int] = None  # permutation: bytes per flow (None = long-lived)
+    stop_ps: Optional[int] = None  # poisson / incast: arrivals in [start, stop)
+    warmup_ps: int = 0  # flows starting before start + warmup are left out of the statistics
+    cdf: Optional[str] = None  # a CDF shipped with dccsim (workloads/*.cdf) ...
+    cdf_file: Optional[str] = None  # ... or a user's file
+    cdf_points: tuple = ()  # the CDF read from either: ((size, cumulative probability), ...)
+    load: Optional[float] = None  # fraction of each sending rack's uplink capacity
+    destinations: str = "uniform"  # "uniform" (other racks) | "artifact"
+    sending_racks: Optional[int] = None  # the first N racks send (None = all)
+    incast: Optional[Incast] = None
+    file: Optional[str] = None  # replay: an earlier run's flows_input.parquet (or its directory)
+    stop_when_done: bool = False  # end the run when every finite flow has finished
+
+    @property
+    def measured_from_ps(self) -> int:
+        """Flows starting at or after this instant enter the FCT statistics."""
+        return self.start_ps + self.warmup_ps
 
 
 @dataclass(frozen=True)
@@ -196,31 +225,16 @@ class Scenario:
             return self.topology
         return Topology(self.topology.kind, {**self.topology.values, **dict(variant.topology)})
 
+    def flow_list(self):
+        """Every flow of the run (workloads.generate.FlowList), generated once per scenario object."""
+        cached = self.__dict__.get("_flow_list")
+        if cached is None:
+            cached = flow_list(self)
+            object.__setattr__(self, "_flow_list", cached)  # a cache, not a field: frozen stays frozen
+        return cached
+
     def engine_flows(self) -> list[dict]:
-        out = []
-        for f in self.flows:
-            for s in f.src if isinstance(f.src, tuple) else (f.src,):
-                out.append(
-                    {
-                        "src": s,
-                        "dst": f.dst,
-                        "size_bytes": f.size_bytes,
-                        "start_ps": f.start_ps,
-                        "cc": f.cc.to_engine() if f.cc else None,
-                    }
-                )
-        if self.workload is not None and self.workload.kind == "permutation":
-            for s, d in permutation_pairs(self.host_count, self.seed):
-                out.append(
-                    {
-                        "src": s,
-                        "dst": d,
-                        "size_bytes": self.workload.size_bytes,
-                        "start_ps": self.workload.start_ps,
-                        "cc": None,
-                    }
-                )
-        return out
+        return self.flow_list().to_engine()
 
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
         """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
@@ -246,6 +260,9 @@ class Scenario:
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
             "flows": self.engine_flows(),
+            **(
+                {"stop_when_done": True} if self.workload is not None and self.workload.stop_when_done else {}
+            ),
             "metrics": {
                 "sample_interval_ps": self.metrics.interval_ps,
                 "ports": list(self.metrics.ports),

@@ -8,7 +8,7 @@ from typing import Any, Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
-from . import cc_params
+from . import cc_params, workload
 from .fields import (
     Table,
     boolean,
@@ -40,7 +40,6 @@ from .model import (
     Switch,
     Topology,
     Variant,
-    Workload,
 )
 
 try:
@@ -114,8 +113,6 @@ FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc")
-WORKLOAD_KINDS = ("permutation",)
-WORKLOAD_KEYS = ("kind", "start", "size")
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
@@ -149,10 +146,10 @@ def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario
             "scenario",
             f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
         ) from None
-    return loads(text, default_name=name or path.stem)
+    return loads(text, default_name=name or path.stem, base_dir=path.parent)
 
 
-def loads(text: str, default_name: str = "scenario") -> Scenario:
+def loads(text: str, default_name: str = "scenario", base_dir: Optional[Path] = None) -> Scenario:
     """Load a scenario from TOML text. Every problem is a ScenarioError (never a bare ValueError)."""
     if not isinstance(text, str):
         raise ScenarioError("scenario", f"expected TOML text (str), got {type(text).__name__}")
@@ -161,7 +158,7 @@ def loads(text: str, default_name: str = "scenario") -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError("scenario", f"invalid TOML: {e}") from None
-    return from_dict(data, default_name=default_name)
+    return from_dict(data, default_name=default_name, base_dir=base_dir)
 
 
 def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
@@ -377,14 +374,6 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
     return tuple(out)
 
 
-def _workload(data, n_hosts: int) -> Workload:
-    t = Table(data, "workload", WORKLOAD_KEYS)
-    kind = t.req("kind", choice(WORKLOAD_KINDS))
-    if kind == "permutation" and n_hosts < 2:
-        raise ScenarioError("workload.kind", "permutation needs at least 2 hosts")
-    return Workload(kind, start_ps=t.opt("start", time, 0), size_bytes=t.opt("size", pos_size, None))
-
-
 def _metrics(data, topology: Topology) -> Metrics:
     t = Table(data, "metrics", METRICS_KEYS)
 
@@ -485,8 +474,8 @@ def _check_consistency(scn: Scenario) -> None:
     for i, f in enumerate(scn.flows):
         if f.start_ps >= end:
             raise ScenarioError(f"flows[{i}].start", f"must be before the end of the run (duration {end} ps)")
-    if scn.workload is not None and scn.workload.start_ps >= end:
-        raise ScenarioError("workload.start", f"must be before the end of the run (duration {end} ps)")
+    if scn.workload is not None:
+        workload.check_against_run(scn)
     if scn.metrics.interval_ps and scn.metrics.start_ps >= end:
         raise ScenarioError("metrics.start", f"must be before the end of the run (duration {end} ps)")
     h = scn.host
@@ -512,18 +501,20 @@ def _name(v, f):
     return name
 
 
-def from_dict(data: dict, default_name: str = "scenario") -> Scenario:
+def from_dict(data: dict, default_name: str = "scenario", base_dir: Optional[Path] = None) -> Scenario:
     """Validate a parsed scenario. Any check this module missed still surfaces as a ScenarioError
     (field ``scenario``), never as a ValueError/OverflowError/TypeError from deeper code."""
     try:
-        return _from_dict(data, default_name)
+        return _from_dict(data, default_name, base_dir)
     except ScenarioError:
         raise
     except (ValueError, OverflowError, TypeError, ArithmeticError) as e:
         raise ScenarioError("scenario", f"cannot be read: {e}") from None
 
 
-def _from_dict(data: dict, default_name: str) -> Scenario:
+def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scenario:
+    """`base_dir`: relative file paths in the scenario (workload.cdf_file, workload.file) are
+    relative to it (the scenario file's directory), else to the working directory."""
     t = Table(data, "", TOP_KEYS)
     data = _with_profile(data)
     algorithms = known_algorithms()
@@ -536,8 +527,8 @@ def _from_dict(data: dict, default_name: str) -> Scenario:
     base_rtt = data.get("base_rtt", "auto")
     base_rtt_ps = None if base_rtt == "auto" else pos_time(base_rtt, "base_rtt")
     flows = _flows(data["flows"], n_hosts, algorithms) if "flows" in data else ()
-    workload = _workload(data["workload"], n_hosts) if "workload" in data else None
-    if not flows and workload is None:
+    wl = workload.parse(data["workload"], topology, n_hosts, base_dir) if "workload" in data else None
+    if not flows and wl is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
     cc = _cc(data["cc"], "cc", algorithms)
     scn = Scenario(
@@ -551,7 +542,7 @@ def _from_dict(data: dict, default_name: str) -> Scenario:
         host=_host(data["host"]) if "host" in data else Host(),
         cc=cc,
         flows=flows,
-        workload=workload,
+        workload=wl,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
         experiment=_experiment(data["experiment"], algorithms, cc, topology)
         if "experiment" in data

@@ -79,10 +79,7 @@ def to_dict(s: Scenario) -> dict:
             flows.append(fd)
         out["flows"] = flows
     if s.workload is not None:
-        w: dict[str, Any] = {"kind": s.workload.kind, "start": units.format_time_exact(s.workload.start_ps)}
-        if s.workload.size_bytes is not None:
-            w["size"] = units.format_size_exact(s.workload.size_bytes)
-        out["workload"] = w
+        out["workload"] = _workload_dict(s.workload)
     m = s.metrics
     out["metrics"] = {
         "interval": units.format_time_exact(m.interval_ps),
@@ -169,3 +166,37 @@ def _pfc_dict(p) -> dict:
         "frame": units.format_size_exact(p.frame_bytes),
         "watchdog": units.format_time_exact(p.watchdog_ps),
     }
+
+
+def _workload_dict(wl) -> dict:
+    t = units.format_time_exact
+    w: dict[str, Any] = {"kind": wl.kind, "start": t(wl.start_ps)}
+    if wl.kind == "permutation":
+        if wl.size_bytes is not None:
+            w["size"] = units.format_size_exact(wl.size_bytes)
+        return w
+    if wl.stop_ps is not None:
+        w["stop"] = t(wl.stop_ps)
+    w["warmup"] = t(wl.warmup_ps)
+    w["stop_when_done"] = wl.stop_when_done
+    if wl.file is not None:
+        w["file"] = wl.file
+    if wl.cdf is not None:
+        w["cdf"] = wl.cdf
+    if wl.cdf_file is not None:
+        w["cdf_file"] = wl.cdf_file
+    if wl.load is not None:
+        w["load"] = wl.load
+        w["destinations"] = wl.destinations
+    if wl.sending_racks is not None:
+        w["sending_racks"] = wl.sending_racks
+    if wl.incast is not None:
+        i = wl.incast
+        inc: dict[str, Any] = {"size": units.format_size_exact(i.size_bytes), "fan_in": i.fan_in}
+        if i.rate is not None:
+            inc["rate"] = i.rate
+        if i.global_rate is not None:
+            inc["global_rate"] = i.global_rate
+        inc.update(start=t(i.start_ps), stop=t(i.stop_ps))
+        w["incast"] = inc
+    return w

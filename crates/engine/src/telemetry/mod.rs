@@ -118,6 +118,7 @@ impl Telemetry {
             t.bytes_acked.push(f.tx.snd_una);
             t.base_rtt_ps.push(f.info.base_rtt as i64);
             t.ideal_fct_ps.push(if long { -1 } else { f.info.ideal_fct as i64 });
+            t.ideal_fct_artifact_ps.push(if long { -1 } else { f.info.ideal_fct_artifact as i64 });
             t.retransmits.push(f.stats.retransmits);
             t.timeouts.push(f.stats.timeouts);
         }

@@ -23,6 +23,8 @@ pub struct FlowInfo {
     pub start: Time,
     pub base_rtt: Time,
     pub ideal_fct: Time,
+    /// The artifact's definition of the ideal FCT (build.rs), for comparisons with its figures.
+    pub ideal_fct_artifact: Time,
 }
 
 /// The sender's sequence space, window and pacing.

@@ -45,6 +45,7 @@ pub fn incast_with(algorithm: &str, params: serde_json::Value, t0: u64, duration
         host: HostConfig::default(),
         cc: cc(algorithm, params),
         base_rtt_ps: None,
+        stop_when_done: false,
         flows,
         metrics: MetricsConfig {
             sample_interval_ps: US,
@@ -66,6 +67,7 @@ pub fn star(n: u32, rate_bps: u64, delay_ps: u64, algorithm: &str, params: serde
         host: HostConfig::default(),
         cc: cc(algorithm, params),
         base_rtt_ps: None,
+        stop_when_done: false,
         flows: (0..n).map(|s| long_flow(s, n, 0)).collect(),
         metrics: MetricsConfig {
             sample_interval_ps: US,
@@ -91,6 +93,7 @@ pub fn fan_in(n: u32, sender_rate: u64, bottleneck: u64, delay_ps: u64, algorith
         host: HostConfig::default(),
         cc: cc(algorithm, params),
         base_rtt_ps: None,
+        stop_when_done: false,
         flows: (0..n).map(|s| long_flow(s, n, 0)).collect(),
         metrics: MetricsConfig {
             sample_interval_ps: US,

@@ -1,0 +1,153 @@
+"""Reading and checking `[workload]` (docs/scenario.md): permutation, poisson, incast, replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from ..errors import ScenarioError
+from ..workloads import cdf as cdfs
+from ..workloads.racks import racks
+from .fields import Table, boolean, choice, integer, pos_size, ranged_number, string, time
+from .model import Incast, Topology, Workload
+
+KINDS = ("permutation", "poisson", "incast", "replay")
+KEYS = {
+    "permutation": ("start", "size"),
+    "poisson": (
+        "start",
+        "stop",
+        "warmup",
+        "cdf",
+        "cdf_file",
+        "load",
+        "destinations",
+        "sending_racks",
+        "incast",
+        "stop_when_done",
+    ),
+    "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done"),
+    "replay": ("file", "start", "warmup", "stop_when_done"),
+}
+INCAST_KEYS = ("rate", "global_rate", "size", "fan_in", "start", "stop")
+DESTINATIONS = ("uniform", "artifact")
+MAX_LOAD = 1.0
+MAX_REQUEST_RATE = 1e9  # requests per second
+
+
+def _path(v, f, base_dir: Optional[Path]) -> str:
+    p = Path(string(v, f))
+    if not str(p).strip():
+        raise ScenarioError(f, "must be a file path, got an empty string")
+    if not p.is_absolute() and base_dir is not None:
+        p = base_dir / p
+    return str(p)
+
+
+def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = None) -> Workload:
+    if not isinstance(data, dict) or "kind" not in data:
+        raise ScenarioError("workload.kind", f"missing (required); allowed: {', '.join(KINDS)}")
+    kind = choice(KINDS)(data["kind"], "workload.kind")
+    t = Table(data, "workload", ("kind",) + KEYS[kind])
+    start = t.opt("start", time, 0)
+    if kind == "permutation":
+        if n_hosts < 2:
+            raise ScenarioError("workload.kind", "permutation needs at least 2 hosts")
+        return Workload(kind, start_ps=start, size_bytes=t.opt("size", pos_size, None))
+    warmup = t.opt("warmup", time, 0)
+    done = t.opt("stop_when_done", boolean, True)
+    if kind == "replay":
+        return Workload(
+            kind,
+            start_ps=start,
+            warmup_ps=warmup,
+            stop_when_done=done,
+            file=t.req("file", lambda v, f: _path(v, f, base_dir)),
+        )
+    stop = t.req("stop", time)
+    if stop <= start:
+        raise ScenarioError("workload.stop", f"must be after workload.start ({start} ps), got {stop} ps")
+    if start + warmup >= stop:
+        raise ScenarioError("workload.warmup", "must end before workload.stop (start + warmup < stop)")
+    rk = racks(topology.kind, topology.values)
+    if rk.count < 2:
+        raise ScenarioError("workload.kind", f"{kind} needs at least 2 racks")
+    n_send = t.opt("sending_racks", lambda v, f: integer(v, f, lo=1, hi=rk.count), None)
+    w = dict(
+        kind=kind, start_ps=start, stop_ps=stop, warmup_ps=warmup, stop_when_done=done, sending_racks=n_send
+    )
+    if kind == "poisson":
+        if t.has("cdf") == t.has("cdf_file"):
+            raise ScenarioError(
+                "workload.cdf",
+                f"must set exactly one of cdf (allowed: {', '.join(cdfs.packaged())}) or cdf_file (a path)",
+            )
+        if t.has("cdf"):
+            w["cdf"] = t.req("cdf", string)
+            w["cdf_points"] = cdfs.load_packaged(w["cdf"], "workload.cdf")
+        else:
+            w["cdf_file"] = t.req("cdf_file", lambda v, f: _path(v, f, base_dir))
+            w["cdf_points"] = cdfs.load_file(w["cdf_file"], "workload.cdf_file")
+        w["load"] = float(t.req("load", ranged_number(0.0, MAX_LOAD, lo_open=True)))
+        w["destinations"] = t.opt("destinations", choice(DESTINATIONS), "uniform")
+        if w["destinations"] == "artifact":
+            last = (n_send or rk.count) - 1
+            if rk.first[last] + rk.size[last] - rk.first[0] < 2:
+                raise ScenarioError(
+                    "workload.destinations", "artifact needs at least 2 hosts in the sending racks"
+                )
+    if t.has("incast"):
+        w["incast"] = _incast(data["incast"], start, stop, int(rk.size.min()))
+    elif kind == "incast":
+        raise ScenarioError("workload.incast", "missing (required) table {rate or global_rate, size, fan_in}")
+    return Workload(**w)
+
+
+def _incast(data, start: int, stop: int, min_rack: int) -> Incast:
+    t = Table(data, "workload.incast", INCAST_KEYS)
+    if t.has("rate") == t.has("global_rate"):
+        raise ScenarioError(
+            "workload.incast.rate",
+            "must set exactly one of rate (per host per second) or global_rate (per second)",
+        )
+    rate_conv = ranged_number(0.0, MAX_REQUEST_RATE, lo_open=True)
+    fan_in = t.opt("fan_in", lambda v, f: integer(v, f, lo=1, hi=min_rack), 10)
+    size = t.req("size", pos_size)
+    if size < fan_in:
+        raise ScenarioError("workload.incast.size", f"must be at least fan_in ({fan_in}) bytes, got {size} B")
+    i_start = t.opt("start", time, start)
+    i_stop = t.opt("stop", time, stop)
+    if i_stop <= i_start:
+        raise ScenarioError(
+            "workload.incast.stop", f"must be after the incast start ({i_start} ps), got {i_stop} ps"
+        )
+    return Incast(
+        size_bytes=size,
+        start_ps=i_start,
+        stop_ps=i_stop,
+        rate=float(t.req("rate", rate_conv)) if t.has("rate") else None,
+        global_rate=float(t.req("global_rate", rate_conv)) if t.has("global_rate") else None,
+        fan_in=fan_in,
+    )
+
+
+def check_against_run(scn) -> None:
+    """Rules that need the whole scenario: arrivals within the run, a replayed table's rows."""
+    w = scn.workload
+    end = scn.duration_ps
+    if w.start_ps >= end:
+        raise ScenarioError("workload.start", f"must be before the end of the run (duration {end} ps)")
+    if w.stop_ps is not None and w.stop_ps > end:
+        raise ScenarioError("workload.stop", f"must not be after the end of the run (duration {end} ps)")
+    if w.incast is not None and w.incast.stop_ps > end:
+        raise ScenarioError(
+            "workload.incast.stop", f"must not be after the end of the run (duration {end} ps)"
+        )
+    if w.kind == "replay":
+        from ..workloads.replay import check, read
+
+        if scn.flows:
+            raise ScenarioError(
+                "workload.file", "a replay holds every flow of the run; remove the [[flows]] tables"
+            )
+        check(read(w.file, "workload.file"), scn.host_count, end, "workload.file")

@@ -1,0 +1,239 @@
+"""The run's flow list: the scenario's [[flows]], then the [workload]'s generated flows.
+
+Generated kinds (docs/scenario.md has the formulas):
+
+* ``poisson``: every host of the sending racks starts flows as a Poisson process of rate
+  λ = load · C_up / (n_rack · 8 · E[size]) in [start, stop), sizes drawn from the CDF;
+  destinations uniform over the hosts of the other racks (or the artifact's choice).
+* ``incast`` (alone, or the ``incast`` table of a poisson workload): every host of the sending
+  racks issues requests as a Poisson process; each request makes ``fan_in`` distinct random hosts
+  of one other rack (uniform) send ⌊size / fan_in⌋ bytes to the requester at the request time.
+* ``replay``: the flow list of an earlier run (its ``flows_input.parquet``).
+
+Vectorised with numpy; each generator draws from its own stream, ``default_rng([seed, k])``, so
+adding an incast table does not change the Poisson flows of the same seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from . import cdf
+from .permutation import permutation_pairs
+from .racks import Racks, racks
+
+POISSON_STREAM, INCAST_STREAM = 1, 2
+# Order of the `source` column's values
+SOURCES = ("flows", "permutation", "poisson", "incast", "replay")
+
+
+@dataclass
+class FlowList:
+    """Columns of the run's flows in flow-id order; size −1 = long-lived."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    size: np.ndarray
+    start: np.ndarray
+    source: list  # one of SOURCES per flow
+    request: np.ndarray  # incast request id of a response, −1 otherwise
+    cc: list = field(default_factory=list)  # per-flow engine cc dict or None ([[flows]] only)
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def to_engine(self) -> list[dict]:
+        cc = self.cc or [None] * len(self)
+        return [
+            {"src": s, "dst": d, "size_bytes": None if z < 0 else z, "start_ps": t, "cc": c}
+            for s, d, z, t, c in zip(
+                self.src.tolist(), self.dst.tolist(), self.size.tolist(), self.start.tolist(), cc
+            )
+        ]
+
+    def table(self) -> dict:
+        """Columns of flows_input.parquet (docs/results.md)."""
+        return {
+            "flow_id": np.arange(len(self), dtype=np.int64),
+            "src": self.src,
+            "dst": self.dst,
+            "size_bytes": self.size,
+            "start_ps": self.start,
+            "source": list(self.source),
+            "request": self.request,
+        }
+
+
+def _i64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.int64)
+
+
+def _concat(parts: list) -> FlowList:
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        e = _i64([])
+        return FlowList(e, e, e, e, [], e, [])
+    return FlowList(
+        np.concatenate([p.src for p in parts]),
+        np.concatenate([p.dst for p in parts]),
+        np.concatenate([p.size for p in parts]),
+        np.concatenate([p.start for p in parts]),
+        [s for p in parts for s in p.source],
+        np.concatenate([p.request for p in parts]),
+        [c for p in parts for c in (p.cc or [None] * len(p))],
+    )
+
+
+def sending_hosts(rk: Racks, n_racks: Optional[int]) -> np.ndarray:
+    n = rk.count if n_racks is None else n_racks
+    return np.concatenate([np.arange(rk.first[r], rk.first[r] + rk.size[r]) for r in range(n)])
+
+
+def poisson_rate(w, rk: Racks) -> np.ndarray:
+    """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size])."""
+    return w.load * rk.uplink_bps / (rk.size * 8.0 * cdf.mean(w.cdf_points))
+
+
+def poisson(w, rk: Racks, seed: int) -> FlowList:
+    rng = np.random.default_rng([seed, POISSON_STREAM])
+    hosts = sending_hosts(rk, w.sending_racks)
+    own = rk.of_hosts(hosts)
+    span = w.stop_ps - w.start_ps
+    counts = rng.poisson(poisson_rate(w, rk)[own] * span / 1e12)
+    src = np.repeat(hosts, counts)
+    n = len(src)
+    # given their number, the arrival times of a Poisson process are independent and uniform
+    start = w.start_ps + np.minimum(np.floor(rng.random(n) * span).astype(np.int64), span - 1)
+    size = cdf.sample(w.cdf_points, rng.random(n))
+    r = rk.of_hosts(src)
+    if w.destinations == "artifact":
+        # the artifact: uniform in [first host of the own rack, end of the last sending rack),
+        # any host but the sender itself (its loop only rejects the sender)
+        last = (rk.count if w.sending_racks is None else w.sending_racks) - 1
+        end = rk.first[last] + rk.size[last]
+        k = rng.integers(rk.first[r], end - 1)
+        dst = k + (k >= src)
+    else:  # uniform over the hosts of the other racks
+        total = int(rk.first[-1] + rk.size[-1])
+        k = rng.integers(0, total - rk.size[r])
+        dst = k + (k >= rk.first[r]) * rk.size[r]
+    order = np.argsort(start, kind="stable")
+    return FlowList(
+        _i64(src[order]),
+        _i64(dst[order]),
+        _i64(size[order]),
+        _i64(start[order]),
+        ["poisson"] * n,
+        np.full(n, -1, dtype=np.int64),
+    )
+
+
+def incast(inc, rk: Racks, sending_racks: Optional[int], seed: int) -> FlowList:
+    rng = np.random.default_rng([seed, INCAST_STREAM])
+    hosts = sending_hosts(rk, sending_racks)
+    rate = inc.rate if inc.rate is not None else inc.global_rate / len(hosts)
+    span = inc.stop_ps - inc.start_ps
+    req_host = np.repeat(hosts, rng.poisson(np.full(len(hosts), rate * span / 1e12)))
+    m = len(req_host)
+    req_time = inc.start_ps + np.minimum(np.floor(rng.random(m) * span).astype(np.int64), span - 1)
+    order = np.argsort(req_time, kind="stable")
+    req_host, req_time = req_host[order], req_time[order]
+    own = rk.of_hosts(req_host)
+    k = rng.integers(0, rk.count - 1, m)
+    target = k + (k >= own)
+    servers = np.empty((m, inc.fan_in), dtype=np.int64)
+    keys = rng.random((m, int(rk.size.max())))
+    for r in range(rk.count):  # fan_in distinct hosts of the target rack, uniformly
+        rows = target == r
+        if rows.any():
+            pick = np.argsort(keys[rows, : rk.size[r]], axis=1)[:, : inc.fan_in]
+            servers[rows] = rk.first[r] + pick
+    n = m * inc.fan_in
+    return FlowList(
+        _i64(servers.reshape(-1)),
+        _i64(np.repeat(req_host, inc.fan_in)),
+        np.full(n, inc.size_bytes // inc.fan_in, dtype=np.int64),
+        _i64(np.repeat(req_time, inc.fan_in)),
+        ["incast"] * n,
+        np.repeat(np.arange(m, dtype=np.int64), inc.fan_in),
+    )
+
+
+def explicit(flows) -> FlowList:
+    rows = [(s, f) for f in flows for s in (f.src if isinstance(f.src, tuple) else (f.src,))]
+    return FlowList(
+        _i64([s for s, _ in rows]),
+        _i64([f.dst for _, f in rows]),
+        _i64([-1 if f.size_bytes is None else f.size_bytes for _, f in rows]),
+        _i64([f.start_ps for _, f in rows]),
+        ["flows"] * len(rows),
+        np.full(len(rows), -1, dtype=np.int64),
+        [f.cc.to_engine() if f.cc else None for _, f in rows],
+    )
+
+
+def generated(scn) -> Optional[FlowList]:
+    """The [workload]'s flows (None without a workload)."""
+    w = scn.workload
+    if w is None:
+        return None
+    if w.kind == "permutation":
+        pairs = permutation_pairs(scn.host_count, scn.seed)
+        n = len(pairs)
+        return FlowList(
+            _i64([s for s, _ in pairs]),
+            _i64([d for _, d in pairs]),
+            np.full(n, -1 if w.size_bytes is None else w.size_bytes, dtype=np.int64),
+            np.full(n, w.start_ps, dtype=np.int64),
+            ["permutation"] * n,
+            np.full(n, -1, dtype=np.int64),
+        )
+    if w.kind == "replay":
+        from .replay import read
+
+        return read(w.file, "workload.file")
+    rk = racks(scn.topology.kind, scn.topology.values)
+    parts = [poisson(w, rk, scn.seed) if w.kind == "poisson" else None]
+    if w.incast is not None:
+        parts.append(incast(w.incast, rk, w.sending_racks, scn.seed))
+    out = _concat(parts)
+    order = np.argsort(out.start, kind="stable")
+    return FlowList(
+        out.src[order],
+        out.dst[order],
+        out.size[order],
+        out.start[order],
+        [out.source[i] for i in order.tolist()],
+        out.request[order],
+    )
+
+
+def flow_list(scn) -> FlowList:
+    """Every flow of the run in flow-id order: [[flows]] (one per listed source), then the workload's."""
+    return _concat([explicit(scn.flows), generated(scn)])
+
+
+def expected_count(scn) -> int:
+    """About how many flows the workload generates (for the memory estimate; no generation)."""
+    w = scn.workload
+    if w is None:
+        return 0
+    if w.kind == "permutation":
+        return scn.host_count
+    if w.kind == "replay":
+        from .replay import row_count
+
+        return row_count(w.file, "workload.file")
+    rk = racks(scn.topology.kind, scn.topology.values)
+    hosts = sending_hosts(rk, w.sending_racks)
+    n = 0.0
+    if w.kind == "poisson":
+        n += float(np.sum(poisson_rate(w, rk)[rk.of_hosts(hosts)])) * (w.stop_ps - w.start_ps) / 1e12
+    if w.incast is not None:
+        i = w.incast
+        per_host = i.rate if i.rate is not None else i.global_rate / len(hosts)
+        n += per_host * len(hosts) * (i.stop_ps - i.start_ps) / 1e12 * i.fan_in
+    return int(n) + 1
