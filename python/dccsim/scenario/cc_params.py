@@ -143,6 +143,7 @@ PARAMS: dict[str, dict] = {
         "additive_increase_bps": RATE,
         "init_cwnd_bytes": BYTES,
         "variant": Choice(("powertcp-config", "hpcc-artifact")),
+        "min_rate_bps": RATE,
     },
     "homa": {
         "rtt_bytes": BYTES,

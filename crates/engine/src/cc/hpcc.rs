@@ -4,6 +4,13 @@
 //! the INT interval) of the largest u_j. Window: if U/η ≥ 1 or incStage ≥ maxStage then
 //! W = W_c/(U/η) + W_AI else W = W_c + W_AI. W is applied per ACK ("fast reaction"); W_c and
 //! incStage are committed once per RTT.
+//!
+//! Where Algorithm 1 is silent we follow the authors' artifact (`RdmaHw::UpdateRateHp` in
+//! `simulation/src/point-to-point/model/rdma-hw.cc` and `RdmaQueuePair` in rdma-queue-pair.cc of
+//! alibaba-edu/High-Precision-Congestion-Control): U starts at 1 (`hp.u = 1`); the first ACK only
+//! stores the INT and sets lastUpdateSeq = snd_nxt (so the first commit of W_c is one RTT later);
+//! the rate W/T is clamped to [MIN_RATE, line rate] (MIN_RATE 100 Mb/s in both HPCC's and the
+//! PowerTCP study's config), i.e. W to [min_rate·T, HostBw·T].
 
 use serde::{Deserialize, Serialize};
 
@@ -30,11 +37,20 @@ pub struct Params {
     pub additive_increase_bps: Option<f64>,
     pub init_cwnd_bytes: Option<f64>,
     pub variant: Variant,
+    /// Lower bound of the rate W/T (bits/s): the artifact's MIN_RATE, 100 Mb/s.
+    pub min_rate_bps: f64,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { eta: 0.95, max_stage: None, additive_increase_bps: None, init_cwnd_bytes: None, variant: Variant::PowertcpConfig }
+        Params {
+            eta: 0.95,
+            max_stage: None,
+            additive_increase_bps: None,
+            init_cwnd_bytes: None,
+            variant: Variant::PowertcpConfig,
+            min_rate_bps: 100e6,
+        }
     }
 }
 
@@ -43,7 +59,7 @@ pub struct Hpcc {
     max_stage: u32,
     w_ai: f64,
     t: f64,
-    mss: f64,
+    min_w: f64,
     max_w: f64,
     w: f64,
     wc: f64,
@@ -67,12 +83,12 @@ impl Hpcc {
             max_stage: p.max_stage.unwrap_or(stage),
             w_ai: p.additive_increase_bps.unwrap_or(ai) * t / 8.0,
             t,
-            mss: ctx.mss,
+            min_w: (p.min_rate_bps * t / 8.0).min(max_w), // MIN_RATE·T
             max_w,
             w,
             wc: w,
             inc_stage: 0,
-            u: 0.0,
+            u: 1.0, // artifact: hp.u = 1
             int: IntHistory::default(),
             last_update_seq: 0,
         }
@@ -97,24 +113,30 @@ impl Hpcc {
             let w = self.wc / (u / self.eta) + self.w_ai;
             if update_wc {
                 self.inc_stage = 0;
-                self.wc = clamp(w, self.mss, self.max_w);
+                self.wc = clamp(w, self.min_w, self.max_w);
             }
             w
         } else {
             let w = self.wc + self.w_ai;
             if update_wc {
                 self.inc_stage += 1;
-                self.wc = clamp(w, self.mss, self.max_w);
+                self.wc = clamp(w, self.min_w, self.max_w);
             }
             w
         };
-        clamp(w, self.mss, self.max_w)
+        clamp(w, self.min_w, self.max_w) // rate in [MIN_RATE, line rate]
     }
 }
 
 impl CongestionControl for Hpcc {
     fn on_ack(&mut self, ev: &AckEvent) {
-        let Some(u) = self.measure_inflight(ev.int) else { return };
+        let Some(u) = self.measure_inflight(ev.int) else {
+            // first ACK: store the INT; the first RTT ends at the current snd_nxt (artifact)
+            if self.last_update_seq == 0 {
+                self.last_update_seq = ev.snd_nxt;
+            }
+            return;
+        };
         let u = u.max(1e-9);
         if ev.snd_una > self.last_update_seq {
             // a new RTT: commit W_c
@@ -167,15 +189,19 @@ mod tests {
     fn multiplicative_decrease_matches_hand_computation() {
         // 25 Gb/s hop (3.125e9 B/s), T = 20 µs, B·T = 62 500 B. Over 2 µs the port sends
         // 6250 B (line rate) and the queue is min(30 000, 40 000) = 30 000 B:
-        //   u = 30 000/62 500 + 3.125e9/3.125e9 = 1.48; U = (1 − 0.1)·0 + 0.1·1.48 = 0.148
-        // U/η < 1 and incStage 0 < 5: W = W_c + W_AI, W_AI = 50e6·20e-6/8 = 125 B, clamped
-        // to B·T = 62 500. A second sample keeps growing U until it passes η.
+        //   u = 30 000/62 500 + 3.125e9/3.125e9 = 1.48; U = (1 − 0.1)·1 + 0.1·1.48 = 1.048
+        //   (U starts at 1 as in the artifact; from 0 it would be 0.148 and the window would grow)
+        // U/η = 1.103158 ≥ 1: W = W_c/(U/η) + W_AI = 62 500/1.103158 + 125 = 56 780.53 B,
+        // W_AI = 50e6·20e-6/8 = 125 B. The first ACK set lastUpdateSeq = 62 000, so this ACK
+        // (snd_una 2000) is a fast reaction: W_c and incStage are not committed.
         let mut c = Hpcc::new(Params::default(), &ctx());
         c.on_ack(&ack(&[hop(30_000, 0, 10 * US)], 1000, 62_000));
         c.on_ack(&ack(&[hop(40_000, 6250, 12 * US)], 2000, 63_000));
-        assert!((c.u - 0.148).abs() < 1e-12);
-        assert_close(c.cwnd(), 62_500.0);
-        assert_eq!(c.inc_stage, 1);
+        assert!((c.u - 1.048).abs() < 1e-12);
+        let w = 62_500.0 / (1.048 / 0.95) + 125.0;
+        assert!((c.cwnd() - w).abs() < 1e-6, "{} vs {w}", c.cwnd());
+        assert_close(c.wc, 62_500.0);
+        assert_eq!(c.inc_stage, 0);
         // Large interval (≥ T) replaces U: u = 40 000/62 500 + 1 = 1.64 ≥ η → decrease from
         // W_c = 62 500: W = 62 500/(1.64/0.95) + 125 (same RTT: W_c not committed)
         c.on_ack(&ack(&[hop(40_000, 6250 + 62_500, 32 * US)], 3000, 64_000));
@@ -184,6 +210,23 @@ mod tests {
         assert!((c.cwnd() - w).abs() < 1e-6);
         assert_close(c.wc, 62_500.0);
         assert!((c.pacing_rate() - w * 8.0 / 20e-6).abs() < 1e-3);
+        // snd_una 62 001 > 62 000: a new RTT commits W_c = W. The next record, 1 µs later, has the
+        // same queue and line-rate sending: u = 1.64, so U stays 1.64 and W is the same.
+        c.on_ack(&ack(&[hop(40_000, 6250 + 62_500 + 3125, 33 * US)], 62_001, 70_000));
+        assert!((c.wc - w).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rate_is_clamped_to_min_rate_not_one_mss() {
+        // A hop with a 62.5 MB queue held over ≥ T: u = 62 500 000/62 500 + 1 = 1001, U = 1001
+        // W = 62 500/(1001/0.95) + 125 = 184.32 B → raised to MIN_RATE·T = 100e6·20e-6/8 = 250 B
+        // (the artifact's `if (new_rate < m_minRate)`), not to 1 MSS = 1000 B
+        let mut c = Hpcc::new(Params::default(), &ctx());
+        c.on_ack(&ack(&[hop(62_500_000, 0, 0)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(62_500_000, 62_500, 20 * US)], 2000, 63_000));
+        assert!((c.u - 1001.0).abs() < 1e-9, "{}", c.u);
+        assert_close(c.cwnd(), 250.0);
+        assert_close(c.pacing_rate(), 100e6);
     }
 
     #[test]
