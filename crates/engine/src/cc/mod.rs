@@ -84,6 +84,9 @@ pub trait CongestionControl: Send {
     }
     /// The time returned by `timer()` has come.
     fn on_timer(&mut self, _now: Time) {}
+    /// Reconfigurable DCN: the source ToR notifies that the circuit from the flow's rack to its
+    /// destination's rack came up (`true`) or went down (fabric/circuit.rs; reTCP reacts).
+    fn on_circuit(&mut self, _now: Time, _up: bool) {}
     /// The flow starts; `size` is its length in bytes (None = long-lived).
     fn on_flow_start(&mut self, _size: Option<u64>) {}
     /// Switch priority (0 = highest) of the data packet starting at byte `seq`.
