@@ -37,6 +37,8 @@ def port_count(kind: str, v: dict) -> int:
         links = hosts + 1
     elif kind == "fattree":
         links = hosts + v["pods"] * v["tors_per_pod"] * v["aggs_per_pod"] + v["pods"] * v["cores"]
+    elif kind == "rdcn":
+        links = hosts + 2 * v["tors"]  # each ToR: packet uplink and circuit port
     else:
         links = len(v["links"])
     return 2 * links

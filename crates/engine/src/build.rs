@@ -66,7 +66,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
 fn circuit_of(net: &Network, cfg: &crate::config::CircuitConfig, tors: u32, servers: u32) -> Circuit {
     let tor0 = net.n_hosts;
     let port = |name: String| net.port_by_name(&name).expect("rdcn builder names its ports");
-    let ports_of = (0..tors).map(|i| (port(format!("tor{i}->core0")), port(format!("tor{i}->ocs")))).collect();
+    let ports_of = (0..tors).map(|i| (port(format!("tor{i}->core0")), port(format!("tor{i}->ocs0")))).collect();
     Circuit::new(cfg, tors, servers, tor0, tor0 + tors + 1, ports_of, net.ports.len())
 }
 

@@ -496,19 +496,16 @@ impl Config {
                 pos("topology.servers_per_tor", *servers_per_tor as u64)?;
                 pos("topology.host_rate", *host_rate_bps)?;
                 pos("topology.packet_rate", *packet_rate_bps)?;
-                pos("topology.circuit.rate", circuit.rate_bps)?;
-                pos("topology.circuit.day", circuit.day_ps)?;
-                pos("topology.circuit.night", circuit.night_ps)?;
-                pos("topology.circuit.voq", circuit.voq_bytes)?;
+                pos("topology.circuit_rate", circuit.rate_bps)?;
+                pos("topology.day", circuit.day_ps)?;
+                pos("topology.night", circuit.night_ps)?;
+                pos("topology.voq", circuit.voq_bytes)?;
                 if circuit.prebuffer_ps > 0 && circuit.prebuffer_voq_bytes < circuit.voq_bytes {
-                    return Err(ConfigError::new(
-                        "topology.circuit.prebuffer_voq",
-                        "must be >= topology.circuit.voq when prebuffering is on",
-                    ));
+                    return Err(ConfigError::new("topology.prebuffer_voq", "must be >= topology.circuit.voq when prebuffering is on"));
                 }
                 crate::fabric::circuit::check_matchings(&circuit.matchings, *tors)?;
                 if self.switch.pfc.is_some() {
-                    return Err(ConfigError::new("switch.pfc", "not supported on an rdcn topology (the VOQs are drop-tail)"));
+                    return Err(ConfigError::new("switch.pfc", "must be off on an rdcn topology (its VOQs are drop-tail)"));
                 }
             }
         }

@@ -156,7 +156,7 @@ impl Network {
                 let mut b = Builder::new(hosts);
                 let tor_ids: Vec<u32> = (0..tors).map(|i| b.switch(format!("tor{i}"))).collect();
                 let core = b.switch("core0".into());
-                let ocs = b.switch("ocs".into());
+                let ocs = b.switch("ocs0".into());
                 for h in 0..hosts {
                     b.link(h, tor_ids[(h / servers_per_tor) as usize], host_rate_bps, host_delay_ps);
                 }

@@ -46,7 +46,7 @@ fn scenario(algorithm: &str, policy: CircuitPolicy, voq_bytes: u64) -> Config {
         base_rtt_ps: Some(16 * US),
         flows,
         metrics: MetricsConfig {
-            capture_ports: (0..TORS).map(|i| format!("tor{i}->ocs")).collect(),
+            capture_ports: (0..TORS).map(|i| format!("tor{i}->ocs0")).collect(),
             capture_max: 1_000_000,
             ..MetricsConfig::default()
         },
@@ -110,4 +110,46 @@ fn the_circuit_port_sends_at_most_one_circuit_day_of_bytes_per_slot() {
         *per_slot.entry((c.port[k], c.time_ps[k] / (DAY + NIGHT))).or_insert(0u64) += c.size_bytes[k] as u64;
     }
     assert!(per_slot.values().all(|&b| b <= 250_000), "{per_slot:?}");
+}
+
+/// (cwnd, bytes acked) of `flow` in the sample at `t`.
+fn sample(r: &Results, flow: u32, t: u64) -> (f64, u64) {
+    let s = &r.flow_series;
+    let k = (0..s.time_ps.len()).find(|&k| s.time_ps[k] == t && s.flow_id[k] == flow).expect("sampled");
+    (s.cwnd_bytes[k], s.bytes_acked[k])
+}
+
+#[test]
+fn retcp_windows_jump_when_the_circuit_of_their_racks_changes() {
+    let mut cfg = scenario("retcp", CircuitPolicy::Exclusive, 400_000);
+    cfg.metrics.sample_interval_ps = US;
+    cfg.metrics.flows = true;
+    let r = run(&cfg);
+    // flow 0 (h0 → h2, rack 0 → rack 1): circuit 0→1 is up in slots 0, 3, 6, … (round robin with
+    // 4 ToRs), i.e. it comes up at 72 µs and 144 µs and goes down at 92 µs and 164 µs. Between the
+    // samples 1 µs either side, ACKs move the window by at most the bytes they acknowledge (Δ, slow
+    // start's +1 byte per byte at most), so up: 2·w ≤ w' ≤ 2·(w + Δ); down: w/2 ≤ w' ≤ (w + Δ)/2.
+    let mut jumps = 0;
+    for (t, up) in [(72, true), (92, false), (144, true), (164, false)] {
+        let (w0, a0) = sample(&r, 0, (t - 1) * US);
+        let (w1, a1) = sample(&r, 0, (t + 1) * US);
+        let d = (a1 - a0) as f64;
+        if up {
+            assert!(2.0 * w0 <= w1 && w1 <= 2.0 * (w0 + d), "up at {t} µs: {w0} -> {w1} (Δ {d})");
+        } else {
+            assert!(w0 / 2.0 <= w1 && w1 <= (w0 + d) / 2.0, "down at {t} µs: {w0} -> {w1} (Δ {d})");
+        }
+        jumps += 1;
+    }
+    assert_eq!(jumps, 4);
+    // flow 3 (h6 → h1, rack 3 → rack 0): its circuit 3→0 comes up in the same slots,
+    // (3 + 0 + 1) mod 4 = 0, so it jumps at 72 µs too
+    let (w0, a0) = sample(&r, 3, 71 * US);
+    let (w1, a1) = sample(&r, 3, 73 * US);
+    assert!(w1 >= 2.0 * w0 && w1 <= 2.0 * (w0 + (a1 - a0) as f64), "{w0} -> {w1}");
+    // flow 2 (h0 → h4, rack 0 → rack 2): circuit 0→2 is up in slots 1, 4, …; at 72 µs it changes
+    // only by its ACKs (fewer bytes than its window, so a doubling could not hide in them)
+    let (w0, a0) = sample(&r, 2, 71 * US);
+    let (w1, a1) = sample(&r, 2, 73 * US);
+    assert!(((a1 - a0) as f64) < w0 && w1 <= w0 + (a1 - a0) as f64, "{w0} -> {w1}");
 }

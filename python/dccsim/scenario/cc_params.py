@@ -155,6 +155,15 @@ PARAMS: dict[str, dict] = {
         "ai_mss_per_rtt": POS_MSS,
         "max_cwnd_mss": MSS,
     },
+    "retcp": {
+        "init_cwnd_mss": POS_MSS,
+        "init_ssthresh_mss": MSS,
+        "ai_mss_per_rtt": POS_MSS,
+        "max_cwnd_mss": MSS,
+        # reTCP's jump factors (NSDI'20 §4: 2); 1 = no jump; beyond 64 no study goes
+        "jump_up": Num(1.0, 64.0),
+        "jump_down": Num(1.0, 64.0),
+    },
     "dctcp": {
         "g": GAIN,
         "init_alpha": FRACTION,

@@ -35,7 +35,7 @@ pub fn round_robin(tors: u32) -> Vec<Vec<u32>> {
 /// Every matching has one entry per ToR, in range, and no ToR is the target of two ToRs.
 pub fn check_matchings(m: &[Vec<u32>], tors: u32) -> Result<(), ConfigError> {
     for (k, row) in m.iter().enumerate() {
-        let field = format!("topology.circuit.matchings[{k}]");
+        let field = format!("topology.matchings[{k}]");
         if row.len() != tors as usize {
             return Err(ConfigError::new(&field, format!("has {} entries; needs one per ToR ({tors})", row.len())));
         }
@@ -45,7 +45,10 @@ pub fn check_matchings(m: &[Vec<u32>], tors: u32) -> Result<(), ConfigError> {
                 return Err(ConfigError::new(&field, format!("ToR {j} does not exist; ToRs are 0..{}", tors - 1)));
             }
             if j as usize != i && std::mem::replace(&mut seen[j as usize], true) {
-                return Err(ConfigError::new(&field, format!("ToR {j} is the target of two circuits; a matching is a permutation")));
+                return Err(ConfigError::new(
+                    &field,
+                    format!("ToR {j} is the target of two circuits; each ToR must be the target of at most one"),
+                ));
             }
         }
     }
@@ -323,7 +326,7 @@ mod tests {
     #[test]
     fn bad_matchings_name_the_row() {
         let e = check_matchings(&[vec![1, 0, 2], vec![1, 0, 0]], 3).unwrap_err();
-        assert_eq!(e.field, "topology.circuit.matchings[1]");
+        assert_eq!(e.field, "topology.matchings[1]");
         assert!(check_matchings(&[vec![1, 0]], 3).is_err());
         assert!(check_matchings(&[vec![1, 0, 3]], 3).is_err());
     }
