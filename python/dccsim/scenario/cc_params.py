@@ -128,6 +128,7 @@ PARAMS: dict[str, dict] = {
         "min_rate_bps": RATE,
         "current_floor": FRACTION,
         "power_floor": Num(0.0, 1.0, lo_open=True),
+        "per_rtt": Bool(),
     },
     "theta-powertcp": {
         "gamma": GAIN,
@@ -143,6 +144,7 @@ PARAMS: dict[str, dict] = {
         "additive_increase_bps": RATE,
         "init_cwnd_bytes": BYTES,
         "variant": Choice(("powertcp-config", "hpcc-artifact")),
+        "per_rtt": Bool(),
     },
     "homa": {
         "rtt_bytes": BYTES,
