@@ -30,11 +30,21 @@ pub struct Params {
     pub additive_increase_bps: Option<f64>,
     pub init_cwnd_bytes: Option<f64>,
     pub variant: Variant,
+    /// Window updates once per RTT only (at the ACK that commits W_c), as PowerTCP §5 runs HPCC
+    /// beside reTCP; false = Algorithm 1's per-ACK update.
+    pub per_rtt: bool,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Params { eta: 0.95, max_stage: None, additive_increase_bps: None, init_cwnd_bytes: None, variant: Variant::PowertcpConfig }
+        Params {
+            eta: 0.95,
+            max_stage: None,
+            additive_increase_bps: None,
+            init_cwnd_bytes: None,
+            variant: Variant::PowertcpConfig,
+            per_rtt: false,
+        }
     }
 }
 
@@ -51,6 +61,7 @@ pub struct Hpcc {
     u: f64,
     int: IntHistory,
     last_update_seq: u64,
+    per_rtt: bool,
 }
 
 impl Hpcc {
@@ -75,6 +86,7 @@ impl Hpcc {
             u: 0.0,
             int: IntHistory::default(),
             last_update_seq: 0,
+            per_rtt: p.per_rtt,
         }
     }
 
@@ -120,7 +132,7 @@ impl CongestionControl for Hpcc {
             // a new RTT: commit W_c
             self.w = self.compute_wind(u, true);
             self.last_update_seq = ev.snd_nxt;
-        } else {
+        } else if !self.per_rtt {
             self.w = self.compute_wind(u, false);
         }
     }
@@ -184,6 +196,21 @@ mod tests {
         assert!((c.cwnd() - w).abs() < 1e-6);
         assert_close(c.wc, 62_500.0);
         assert!((c.pacing_rate() - w * 8.0 / 20e-6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn per_rtt_skips_the_updates_between_commits() {
+        // The third ACK of the test above (same RTT: snd_una 3000 ≤ last_update_seq 62 000) moved
+        // W to 62 500/(1.64/0.95) + 125 per ACK; with per_rtt it leaves W at 62 500.
+        let mut c = Hpcc::new(Params { per_rtt: true, ..Params::default() }, &ctx());
+        c.on_ack(&ack(&[hop(30_000, 0, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(40_000, 6250, 12 * US)], 2000, 63_000)); // commit: snd_una 2000 > 0
+        c.on_ack(&ack(&[hop(40_000, 6250 + 62_500, 32 * US)], 3000, 64_000));
+        assert!((c.u - 1.64).abs() < 1e-12); // U is still measured on every ACK
+        assert_close(c.cwnd(), 62_500.0);
+        // the next RTT (snd_una 63 001 > 63 000) commits the decrease
+        c.on_ack(&ack(&[hop(40_000, 6250 + 2 * 62_500, 52 * US)], 63_001, 130_000));
+        assert!(c.cwnd() < 40_000.0, "{}", c.cwnd());
     }
 
     #[test]
