@@ -45,6 +45,7 @@ fn scenario(algorithm: &str, policy: CircuitPolicy, voq_bytes: u64) -> Config {
         cc: common::cc(algorithm, serde_json::json!({})),
         base_rtt_ps: Some(16 * US),
         flows,
+        stop_when_done: false,
         metrics: MetricsConfig {
             capture_ports: (0..TORS).map(|i| format!("tor{i}->ocs0")).collect(),
             capture_max: 1_000_000,
