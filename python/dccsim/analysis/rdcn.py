@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import claim_lines
+from .claims_text import aligned, claim_lines
 from .incast import bottleneck
 
 KEYS = {"circuit": "str", "uplink": "str", "dst_tor": "number", "warmup": "time"}
@@ -185,6 +185,22 @@ def claims(scenario, metrics: dict) -> list[dict]:
     return rows
 
 
+def _row(name: str, m: dict) -> tuple:
+    kb = lambda x: f"{x / 1e3:.1f} KB"  # noqa: E731
+    pct = lambda x: f"{x:.1f} %"  # noqa: E731
+    return (
+        name,
+        pct(m["circuit_util_pct"]),
+        pct(m["util_first_rtt_pct"]),
+        pct(m["util_after_rtt_pct"]),
+        kb(m["voq_day_mean_bytes"]),
+        kb(m["voq_p99_bytes"]),
+        f"{m['qdelay_p99_us']:.1f} µs",
+        f"{m['qdelay_p999_us']:.1f} µs",
+        str(m["packets_dropped"]),
+    )
+
+
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head = (
         "variant",
@@ -197,27 +213,9 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         "p99.9",
         "drops",
     )
-    rows = [head]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
-        rows.append(
-            (
-                v.name,
-                f"{m['circuit_util_pct']:.1f} %",
-                f"{m['util_first_rtt_pct']:.1f} %",
-                f"{m['util_after_rtt_pct']:.1f} %",
-                f"{m['voq_day_mean_bytes'] / 1e3:.1f} KB",
-                f"{m['voq_p99_bytes'] / 1e3:.1f} KB",
-                f"{m['qdelay_p99_us']:.1f} µs",
-                f"{m['qdelay_p999_us']:.1f} µs",
-                str(m["packets_dropped"]),
-            )
-        )
-    w = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * x for x in w))
+    lines = aligned(
+        [head] + [_row(v.name, metrics[v.slug]) for v in scenario.variants() if v.slug in metrics]
+    )
     first = next(iter(metrics.values()), None)
     if first:
         lines.append(f"\ncircuit days measured (µs): {[(a // 10**6, b // 10**6) for a, b in first['days']]}")
@@ -237,7 +235,7 @@ def figure(scenario, series: dict, path) -> None:
         t, q, tx_c, rate = bottleneck(tables["port_series"], tables["ports"], p["circuit"])
         _, _, tx_u, _ = bottleneck(tables["port_series"], tables["ports"], p["uplink"])
         a, b = m["days"][-1]
-        lo, hi = a - (b - a), b + (b - a)
+        lo, hi = a - (b - a), min(b + (b - a), int(t[-1]))
         grid = np.arange(lo, hi, 5 * 10**6)
         dep = np.interp(grid, t, tx_c + tx_u)
         thr = np.diff(dep) * 8 / 5e-6 / 1e9

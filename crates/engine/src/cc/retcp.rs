@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::reno::{RenoCore, RenoParams};
+use super::reno::{Reno, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
@@ -47,7 +47,7 @@ impl Default for RetcpParams {
 }
 
 pub struct Retcp {
-    core: RenoCore,
+    reno: Reno,
     jump_up: f64,
     jump_down: f64,
 }
@@ -60,30 +60,30 @@ impl Retcp {
             ai_mss_per_rtt: p.ai_mss_per_rtt,
             max_cwnd_mss: p.max_cwnd_mss,
         };
-        Retcp { core: RenoCore::new(&reno, ctx), jump_up: p.jump_up.max(1.0), jump_down: p.jump_down.max(1.0) }
+        Retcp { reno: Reno::new(reno, ctx), jump_up: p.jump_up.max(1.0), jump_down: p.jump_down.max(1.0) }
     }
 }
 
 impl CongestionControl for Retcp {
+    /// Between circuit changes: NewReno.
     fn on_ack(&mut self, ev: &AckEvent) {
-        self.core.observe(ev);
-        self.core.increase(ev.acked_bytes);
+        self.reno.on_ack(ev)
     }
-    fn on_nack(&mut self, _now: Time) {
-        self.core.on_loss();
+    fn on_nack(&mut self, now: Time) {
+        self.reno.on_nack(now)
     }
-    fn on_timeout(&mut self, _now: Time) {
-        self.core.on_rto();
+    fn on_timeout(&mut self, now: Time) {
+        self.reno.on_timeout(now)
     }
     fn on_circuit(&mut self, _now: Time, up: bool) {
-        let c = &mut self.core;
+        let c = &mut self.reno.core;
         c.cwnd = if up { (c.cwnd * self.jump_up).min(c.max_cwnd) } else { (c.cwnd / self.jump_down).max(c.mss) };
     }
     fn cwnd(&self) -> f64 {
-        self.core.cwnd
+        self.reno.cwnd()
     }
     fn pacing_rate(&self) -> f64 {
-        f64::INFINITY
+        self.reno.pacing_rate()
     }
 }
 
