@@ -40,7 +40,7 @@ def test_every_catalog_experiment_passes_the_range_table():
         ("gamma", float("nan"), "finite"),
         ("gamma", float("inf"), "finite"),
         ("gamma", "0.9", "expected a number"),
-        ("variant", "Paper", "allowed: paper, artifact, linux"),
+        ("variant", "Paper", "allowed: paper, tcp-advanced, rdma-hw, linux"),
         ("additive_increase_bps", -1, "(0, 1e+13]"),
     ],
 )

@@ -239,14 +239,14 @@ def test_variants():
     scn = experiments.get("powertcp-incast")
     assert [(v.name, v.slug, v.cc.algorithm) for v in scn.variants()] == [
         ("PowerTCP", "powertcp", "powertcp"),
-        ("PowerTCP (artifact)", "powertcp-artifact", "powertcp"),
+        ("PowerTCP (tcp-advanced)", "powertcp-tcp-advanced", "powertcp"),
         ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc"),
         ("Homa", "homa", "homa"),
     ]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
-    assert scn.to_engine_config("PowerTCP (artifact)")["cc"]["params"] == {"variant": "artifact"}
+    assert scn.to_engine_config("PowerTCP (tcp-advanced)")["cc"]["params"] == {"variant": "tcp-advanced"}
     with pytest.raises(ScenarioError) as e:
         scn.variant("timely")
     assert e.value.field == "variant" and "PowerTCP" in e.value.message

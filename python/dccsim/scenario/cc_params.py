@@ -123,7 +123,7 @@ PARAMS: dict[str, dict] = {
         "beta_bytes": BYTES,
         "additive_increase_bps": RATE,
         "init_cwnd_bytes": BYTES,
-        "variant": Choice(("paper", "artifact", "linux")),
+        "variant": Choice(("paper", "tcp-advanced", "rdma-hw", "linux")),
         "eta": GAIN,
         "min_rate_bps": RATE,
         "current_floor": FRACTION,

@@ -14,15 +14,26 @@ use crate::time::Time;
 
 /// Which reading of PowerTCP to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// The paper's Algorithm 1: a window law, updated per ACK, paced at cwnd/τ.
     #[default]
     Paper,
-    /// The authors' ns-3 artifact: a rate law (R in bit/s, window derived as R·τ), power divided
-    /// by η, additive increase as a rate, rate clamped to [min_rate, line rate], R_c committed
-    /// once per RTT. (Pair it with `switch.int_bytes = "rx"` to match its INT byte counter.)
-    Artifact,
+    /// The authors' ns-3 TCP/IP-stack PowerTCP, `TcpAdvanced::UpdateRatePowertcp` in
+    /// `simulator/ns-3.39/src/internet/model/tcp-advanced.cc` of inet-tub/ns3-datacenter: a rate
+    /// law (R in bit/s, window derived as R·τ) with the current λ = q̇ + μ floored at 0.5·b, power
+    /// divided by η, R = R_c/c + AI when c ≤ 0.5 else γ·(R_c/c + AI) + (1 − γ)·R_c, rate clamped
+    /// to [min_rate, line rate], R_c committed once per RTT. (Called "artifact" before issue 8.)
+    TcpAdvanced,
+    /// The authors' RDMA-NIC PowerTCP, the one their paper's evaluation runs (CC mode 3 with
+    /// `wien`): `RdmaHw::UpdateRatePower` in `simulator/ns-3.39/src/point-to-point/model/
+    /// rdma-hw.cc` of inet-tub/ns3-datacenter as of commit 15b7af0 (2024-06; the same law in the
+    /// ns-3.35 tree since 4909931, 2022-06): the current is the INT byte counter's rate Δbytes/Δt
+    /// with no floor (the artifact's counter counts bytes received into the queue: pair it with
+    /// `switch.int_bytes = "rx"`), power divided by η, always R = 0.9·(R_c/c + 150 Mb/s) +
+    /// 0.1·R_c, rate clamped to [min_rate, line rate], R_c committed once per RTT. (The
+    /// repository's newest commit, f542a97 of 2025-03, adds a 0.5·b floor on that current.)
+    RdmaHw,
     /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
     /// vectors"): Algorithm 1's window law with the normalised power floored at `power_floor`
     /// (default 0.01) before and after smoothing, and cwnd_old refreshed only by ACKs that update
@@ -43,12 +54,13 @@ pub struct Params {
     /// Initial window in bytes; default HostBw·τ (paper: line rate in the first RTT).
     pub init_cwnd_bytes: Option<f64>,
     pub variant: Variant,
-    /// η, target utilisation (artifact variant only).
+    /// η, target utilisation (rate variants tcp-advanced and rdma-hw only).
     pub eta: f64,
-    /// Minimum rate (artifact variant only), bits/s.
+    /// Minimum rate (rate variants only), bits/s.
     pub min_rate_bps: f64,
     /// Floor on the measured current λ as a fraction of the hop's rate. Algorithm 1 has none
-    /// (default 0 for the paper variant); the artifact floors λ at 0.5·b (its default there).
+    /// (default 0 for the paper and rdma-hw variants); tcp-advanced.cc floors λ at 0.5·b (the
+    /// default of variant tcp-advanced).
     /// Without it a sender that stops after a window cut makes λ ≈ 0 at the bottleneck, Γ ≈ 0,
     /// and the next update multiplies the window: see docs/models.md.
     pub current_floor: Option<f64>,
@@ -87,15 +99,25 @@ pub struct PowerMeter {
     /// Γ_smooth, starts at 1 (the equilibrium power).
     pub smooth: f64,
     tau: f64,
-    /// Floor on the current λ as a fraction of the link rate (0 in the paper; 0.5 in the artifact).
+    /// Floor on the current λ as a fraction of the link rate (0 in the paper; 0.5 in tcp-advanced).
     pub current_floor: f64,
     /// Floor on Γ_norm and Γ_smooth (−∞ = none, the paper; 0.01 in the Linux variant).
     pub power_floor: f64,
+    /// The current is the INT byte counter's rate alone, Δbytes/Δt (the RDMA artifact's
+    /// `rxRate`), instead of q̇ + μ.
+    pub byte_rate_current: bool,
 }
 
 impl PowerMeter {
     pub fn new(tau: f64) -> Self {
-        PowerMeter { int: IntHistory::default(), smooth: 1.0, tau, current_floor: 0.0, power_floor: f64::NEG_INFINITY }
+        PowerMeter {
+            int: IntHistory::default(),
+            smooth: 1.0,
+            tau,
+            current_floor: 0.0,
+            power_floor: f64::NEG_INFINITY,
+            byte_rate_current: false,
+        }
     }
 
     /// The same meter with Γ_norm and Γ_smooth floored at `floor`.
@@ -106,11 +128,12 @@ impl PowerMeter {
     /// normPower(ack): the largest per-hop normalised power, smoothed over τ.
     /// Returns None on the first INT of a flow (no previous record to difference against).
     pub fn update(&mut self, hops: &[IntHop]) -> Option<f64> {
-        let (tau, current_floor) = (self.tau, self.current_floor);
+        let (tau, current_floor, byte_rate) = (self.tau, self.current_floor, self.byte_rate_current);
         let (norm, dt) = self.int.max_per_hop(hops, |h, p, dt| {
             // dt: line 18
             let b = h.rate_bps as f64 / 8.0; // bytes/s
-            let qdot = (h.qlen as f64 - p.qlen as f64) / dt; // line 19: dq/dt
+                                             // line 19: dq/dt (the RDMA artifact's current is the byte counter's rate alone)
+            let qdot = if byte_rate { 0.0 } else { (h.qlen as f64 - p.qlen as f64) / dt };
             let mu = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt; // line 20: txRate
             let current = (qdot + mu).max(current_floor * b); // line 21: λ
             let voltage = h.qlen as f64 + b * tau; // lines 22–23: ν = qlen + BDP
@@ -180,13 +203,14 @@ impl PowerTcp {
         let beta = p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0);
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
         let current_floor = p.current_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::Linux => 0.0,
-            Variant::Artifact => 0.5,
+            Variant::Paper | Variant::Linux | Variant::RdmaHw => 0.0,
+            Variant::TcpAdvanced => 0.5,
         });
         let power_floor = p.power_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::Artifact => f64::NEG_INFINITY,
+            Variant::Paper | Variant::TcpAdvanced | Variant::RdmaHw => f64::NEG_INFINITY,
             Variant::Linux => 0.01,
         });
+        let byte_rate_current = p.variant == Variant::RdmaHw;
         PowerTcp {
             tau,
             host_bdp,
@@ -196,7 +220,7 @@ impl PowerTcp {
             rate: ctx.host_rate_bps,
             mss: ctx.mss,
             line_rate: ctx.host_rate_bps,
-            meter: PowerMeter { current_floor, power_floor, ..PowerMeter::new(tau) },
+            meter: PowerMeter { current_floor, power_floor, byte_rate_current, ..PowerMeter::new(tau) },
             old: OldWindow::new(cwnd),
             next_update_at: 0,
             p,
@@ -237,13 +261,15 @@ impl CongestionControl for PowerTcp {
                 self.cwnd = clamp(w, self.mss, self.host_bdp);
                 self.rate = self.cwnd * 8.0 / self.tau; // line 10: rate = cwnd/τ
             }
-            Variant::Artifact => {
-                // The artifact's rate law: c = Γ/η; R = R_c/c + AI when c ≤ 0.5, else
-                // R = γ·(R_c/c + AI) + (1 − γ)·R_c, with R_c the rate committed once per RTT.
+            Variant::TcpAdvanced | Variant::RdmaHw => {
+                // The artifacts' rate law: c = Γ/η (max_c); R = γ·(R_c/c + AI) + (1 − γ)·R_c,
+                // with R_c the rate committed once per RTT; tcp-advanced.cc skips the EWMA when
+                // c ≤ 0.5 (R = R_c/c + AI), rdma-hw.cc never does.
                 let r_c = self.old.value * 8.0 / self.tau;
                 let c = power / self.p.eta;
                 let target = r_c / c + self.p.additive_increase_bps;
-                let r = if c <= 0.5 { target } else { g * target + (1.0 - g) * r_c };
+                let direct = self.p.variant == Variant::TcpAdvanced && c <= 0.5;
+                let r = if direct { target } else { g * target + (1.0 - g) * r_c };
                 self.rate = clamp(r, self.p.min_rate_bps, self.line_rate);
                 self.cwnd = self.rate * self.tau / 8.0;
             }
@@ -453,8 +479,8 @@ mod tests {
     }
 
     #[test]
-    fn artifact_variant_is_rate_based_and_clamped() {
-        let p = Params { variant: Variant::Artifact, ..Params::default() };
+    fn tcp_advanced_variant_is_rate_based_and_clamped() {
+        let p = Params { variant: Variant::TcpAdvanced, ..Params::default() };
         let mut c = PowerTcp::new(p, &ctx());
         c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
         c.on_ack(&ack(&[hop(12_500, 1_012_500, 11 * US)], 2000, 63_000));
@@ -462,5 +488,39 @@ mod tests {
         let r = 0.9 * (25e9 / (1.013 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - f64::min(r, 25e9)).abs() < 1.0);
         assert!((c.cwnd() - c.pacing_rate() * 20e-6 / 8.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rdma_hw_variant_uses_the_byte_rate_without_floor_and_always_the_ewma() {
+        // One 100 Gb/s hop (b = 12.5e9 B/s), τ = 20 µs, R_c = line = 25 Gb/s (first RTT).
+        // 1 µs apart the byte counter advances 2500 B and the queue grows 10 000 → 12 500 B:
+        //   rdma-hw: λ = Δbytes/Δt = 2.5e9 B/s (no q̇ term, no 0.5·b floor)
+        //   ν = 12 500 + 12.5e9·20e-6 = 262 500 B, Γ' = 6.5625e14, e = 3.125e15 → Γn = 0.21
+        //   Γs = (1·19 + 0.21·1)/20 = 0.9605; c = 0.9605/0.95 = 1.011053 (> 0.5, EWMA anyway)
+        //   R = 0.9·(25e9/1.011053 + 150e6) + 0.1·25e9 = 22.254e9 + 0.135e9 + 2.5e9 = 24.889e9
+        let p = Params { variant: Variant::RdmaHw, ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(12_500, 1_002_500, 11 * US)], 2000, 63_000));
+        assert_close(c.smoothed_power(), 0.9605);
+        let r = 0.9 * (25e9 / (0.9605 / 0.95) + 150e6) + 0.1 * 25e9;
+        assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
+        // tcp-advanced on the same records: λ = q̇ + μ = 2.5e9 + 2.5e9 = 5e9 < 0.5·b = 6.25e9 →
+        // floored: Γn = 6.25e9·262 500/3.125e15 = 0.525, Γs = (19 + 0.525)/20 = 0.97625
+        let p = Params { variant: Variant::TcpAdvanced, ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(12_500, 1_002_500, 11 * US)], 2000, 63_000));
+        assert_close(c.smoothed_power(), 0.976_25);
+        // an idle link (no bytes): rdma-hw's current is 0, Γn = 0: Γs = 19/20·Γs (no floor)
+        let p = Params { variant: Variant::RdmaHw, ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(0, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(0, 1_000_000, 11 * US)], 2000, 63_000));
+        assert_close(c.smoothed_power(), 0.95);
+        // the old name is refused (catalog and docs use the new ones)
+        assert!(crate::cc::parse::<Params>("powertcp", serde_json::json!({"variant": "artifact"})).is_err());
+        let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "rdma-hw"})).unwrap();
+        assert_eq!(p.variant, Variant::RdmaHw);
     }
 }
