@@ -129,6 +129,25 @@ def cases() -> list[Case]:
     mut("metrics.flows", ["yes"])
     mut("metrics.start", ["300us"])
     mut("metrics.interval", ["1ps", "999ps"])
+    rdcn = _set(
+        _set(BASE, "topology", {"kind": "rdcn", "tors": 3, "servers_per_tor": 2}),
+        "metrics.ports",
+        ["tor0->ocs0"],
+    )
+    mut("topology.policy", ["circuit", 1], base=rdcn)
+    mut("topology.day", ["0us", "-1us", NAN], base=rdcn)
+    mut("topology.voq", ["0B", "1kb"], base=rdcn)
+    mut("topology.tors", [1, 0], base=rdcn)
+    mut("topology.matchings", ["rr", [1, 2]], base=rdcn)
+    mut(
+        "topology.matchings",
+        [[[1, 2]], [[1, 0, 0]], [[1, 2, "x"]], [[1, 2, 3]]],
+        "topology.matchings[0]",
+        base=rdcn,
+    )
+    mut("topology.prebuffer_voq", ["1KB"], base=_set(rdcn, "topology.prebuffer", "600us"))
+    mut("switch.pfc", [True], base=rdcn)
+    mut("cc.jump_up", [0.5, 100, "2"], base=_set(rdcn, "cc", {"algorithm": "retcp"}))
     mut("topology.kind", ["ring", 3, "STAR"])
     mut("topology.colour", ["blue"])
     mut("colour", ["blue"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-KINDS = ("star", "dumbbell", "fattree", "custom")
+KINDS = ("star", "dumbbell", "fattree", "custom", "rdcn")
 
 # Field -> type, in the order they are written back. "count" is an integer >= 1 unless listed
 # in ZERO_OK; "rate"/"time" carry units; "links" is the custom topology's link list.
@@ -36,7 +36,83 @@ FIELDS: dict[str, dict[str, str]] = {
         "agg_core_delay": "time",
     },
     "custom": {"hosts": "count", "switches": "count", "links": "links"},
+    # reconfigurable DCN (docs/scenario.md): ToRs on a packet core and an optical circuit switch
+    "rdcn": {
+        "tors": "count",
+        "servers_per_tor": "count",
+        "host_rate": "rate",
+        "host_delay": "time",
+        "packet_rate": "rate",
+        "packet_delay": "time",
+        "circuit_rate": "rate",
+        "circuit_delay": "time",
+        "day": "time",
+        "night": "time",
+        "policy": "policy",
+        "voq": "size",
+        "prebuffer": "time",
+        "prebuffer_voq": "size",
+        "matchings": "matchings",
+    },
 }
+US = 1_000_000
+# Optional fields and their defaults: PowerTCP §5's setup (25 ToRs × 10 servers, 25 Gb/s packet
+# network, 100 Gb/s circuits, day 225 µs, night 20 µs, the round-robin schedule of 24 matchings);
+# delays give a 24 µs base RTT on both networks; VOQ sizes are ours (docs/models.md).
+DEFAULTS: dict[str, dict] = {
+    "rdcn": {
+        "tors": 25,
+        "servers_per_tor": 10,
+        "host_rate": 25_000_000_000,
+        "host_delay": 1 * US,
+        "packet_rate": 25_000_000_000,
+        "packet_delay": 5 * US,
+        "circuit_rate": 100_000_000_000,
+        "circuit_delay": 10 * US,
+        "day": 225 * US,
+        "night": 20 * US,
+        "policy": "exclusive",
+        "voq": 50_000,
+        "prebuffer": 0,
+        "prebuffer_voq": 0,
+        "matchings": (),
+    }
+}
+POLICIES = ("exclusive", "both")
+RDCN_CIRCUIT = {
+    "circuit_rate": "rate_bps",
+    "circuit_delay": "delay_ps",
+    "day": "day_ps",
+    "night": "night_ps",
+    "policy": "policy",
+    "voq": "voq_bytes",
+    "prebuffer": "prebuffer_ps",
+    "prebuffer_voq": "prebuffer_voq_bytes",
+    "matchings": "matchings",
+}
+
+
+def to_engine(kind: str, values: dict) -> dict:
+    """The engine's JSON form of a topology (docs/engine-api.md)."""
+    out: dict = {"kind": kind}
+    circuit: dict = {}
+    for k, typ in FIELDS[kind].items():
+        v = values[k]
+        if kind == "rdcn" and k in RDCN_CIRCUIT:
+            circuit[RDCN_CIRCUIT[k]] = [list(m) for m in v] if k == "matchings" else v
+        elif typ == "rate":
+            out[f"{k}_bps"] = v
+        elif typ == "time":
+            out[f"{k}_ps"] = v
+        elif typ == "links":
+            out["links"] = [{"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps} for l in v]
+        else:
+            out[k] = v
+    if circuit:
+        out["circuit"] = circuit
+    return out
+
+
 ZERO_OK = {("custom", "switches")}
 LINK_FIELDS = {"a": "node", "b": "node", "rate": "rate", "delay": "time"}
 
@@ -54,17 +130,8 @@ def _facts(key: tuple) -> tuple[int, tuple[str, ...], int]:
     from . import engine
 
     kind, values = key[0], dict(key[1:])
-    out = {"kind": kind}
-    for k, typ in FIELDS[kind].items():
-        if typ == "rate":
-            out[f"{k}_bps"] = values[k]
-        elif typ == "time":
-            out[f"{k}_ps"] = values[k]
-        elif typ == "links":
-            out["links"] = []
-        else:
-            out[k] = values[k]
-    return engine.topology_facts(out)
+    values.setdefault("links", ())
+    return engine.topology_facts(to_engine(kind, values))
 
 
 def host_count(kind: str, v: dict) -> int:

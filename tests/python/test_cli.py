@@ -33,7 +33,9 @@ def test_bad_scenario_file_exits_2_naming_field(tmp_path):
     f = tmp_path / "bad.toml"
     f.write_text(text)
     p = dccsim("run", f, "--out", tmp_path / "out")
-    assert_input_error(p, "topology.kind: unknown value 'ring'; allowed: star, dumbbell, fattree, custom")
+    assert_input_error(
+        p, "topology.kind: unknown value 'ring'; allowed: star, dumbbell, fattree, custom, rdcn"
+    )
     assert not (tmp_path / "out").exists()
 
 

@@ -5,6 +5,7 @@
 use crate::cc::{self, CcContext};
 use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
 use crate::core::PortId;
+use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
 use crate::fabric::port::{EgressPort, Node};
 use crate::fabric::switch::Switch;
@@ -53,9 +54,20 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     if !captured.is_empty() {
         fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
     }
+    if let crate::config::Topology::Rdcn { tors, servers_per_tor, ref circuit, .. } = cfg.topology {
+        fabric.circuit = Some(Box::new(circuit_of(&fabric.net, circuit, tors, servers_per_tor)));
+    }
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
+}
+
+/// The OCS and VOQs of an rdcn topology (nodes: hosts, tor0.., core0, ocs; see topo.rs).
+fn circuit_of(net: &Network, cfg: &crate::config::CircuitConfig, tors: u32, servers: u32) -> Circuit {
+    let tor0 = net.n_hosts;
+    let port = |name: String| net.port_by_name(&name).expect("rdcn builder names its ports");
+    let ports_of = (0..tors).map(|i| (port(format!("tor{i}->core0")), port(format!("tor{i}->ocs0")))).collect();
+    Circuit::new(cfg, tors, servers, tor0, tor0 + tors + 1, ports_of, net.ports.len())
 }
 
 /// Events carry a port, flow or host index in `sched::MAX_ID`'s bits.

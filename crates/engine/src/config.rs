@@ -84,6 +84,55 @@ pub enum Topology {
     },
     /// Explicit nodes and links. Nodes are named "h<i>" (hosts 0..hosts) and "s<j>" (switches).
     Custom { hosts: u32, switches: u32, links: Vec<LinkSpec> },
+    /// Reconfigurable datacenter (PowerTCP §5): `tors` ToRs "tor<i>" of `servers_per_tor` hosts,
+    /// each wired to one packet-switched core "core0" and to one optical circuit switch "ocs"
+    /// cycling through `circuit.matchings` (fabric/circuit.rs).
+    Rdcn {
+        tors: u32,
+        servers_per_tor: u32,
+        host_rate_bps: u64,
+        host_delay_ps: u64,
+        packet_rate_bps: u64,
+        packet_delay_ps: u64,
+        circuit: CircuitConfig,
+    },
+}
+
+/// The optical circuit switch of an `rdcn` topology and the ToRs' virtual output queues.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CircuitConfig {
+    pub rate_bps: u64,
+    /// Propagation ToR → OCS → ToR (one way).
+    pub delay_ps: u64,
+    pub day_ps: u64,
+    pub night_ps: u64,
+    /// `matchings[k][i]` = the ToR that ToR i's circuit reaches during day k of every week
+    /// (i itself: no circuit). Empty = the round-robin schedule: day k joins i to (i + k + 1) mod n
+    /// for k = 0..n−2.
+    #[serde(default)]
+    pub matchings: Vec<Vec<u32>>,
+    /// Which port drains the VOQ whose circuit is up.
+    pub policy: CircuitPolicy,
+    /// Capacity of each per-destination VOQ (drop-tail), bytes.
+    pub voq_bytes: u64,
+    /// Prebuffering (reTCP): from this long before a circuit's day to its end, its VOQ may hold
+    /// `prebuffer_voq_bytes`; 0 = off.
+    #[serde(default)]
+    pub prebuffer_ps: u64,
+    #[serde(default)]
+    pub prebuffer_voq_bytes: u64,
+}
+
+/// Circuit-or-packet policy of a ToR's VOQs.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CircuitPolicy {
+    /// The paper: "forward packets exclusively on the circuit network when available" — while the
+    /// circuit to j is up only it drains VOQ j; otherwise the packet uplink drains every VOQ.
+    Exclusive,
+    /// Both the circuit and the packet uplink drain VOQ j while the circuit is up.
+    Both,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -481,6 +530,25 @@ impl Config {
                 pos("topology.hosts", *hosts as u64)?;
                 for (i, l) in links.iter().enumerate() {
                     pos(&format!("topology.links[{i}].rate"), l.rate_bps)?;
+                }
+            }
+            Topology::Rdcn { tors, servers_per_tor, host_rate_bps, packet_rate_bps, circuit, .. } => {
+                if *tors < 2 {
+                    return Err(ConfigError::new("topology.tors", format!("must be >= 2, got {tors}")));
+                }
+                pos("topology.servers_per_tor", *servers_per_tor as u64)?;
+                pos("topology.host_rate", *host_rate_bps)?;
+                pos("topology.packet_rate", *packet_rate_bps)?;
+                pos("topology.circuit_rate", circuit.rate_bps)?;
+                pos("topology.day", circuit.day_ps)?;
+                pos("topology.night", circuit.night_ps)?;
+                pos("topology.voq", circuit.voq_bytes)?;
+                if circuit.prebuffer_ps > 0 && circuit.prebuffer_voq_bytes < circuit.voq_bytes {
+                    return Err(ConfigError::new("topology.prebuffer_voq", "must be >= topology.circuit.voq when prebuffering is on"));
+                }
+                crate::fabric::circuit::check_matchings(&circuit.matchings, *tors)?;
+                if self.switch.pfc.is_some() {
+                    return Err(ConfigError::new("switch.pfc", "must be off on an rdcn topology (its VOQs are drop-tail)"));
                 }
             }
         }

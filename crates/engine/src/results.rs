@@ -127,4 +127,6 @@ pub struct Results {
     pub packet_int: PacketIntTable,
     /// Names of the ports of a PFC deadlock cycle, in wait order (empty = none).
     pub pfc_deadlock: Vec<String>,
+    /// The ToRs' VOQ byte counters of an rdcn topology (all zero otherwise).
+    pub voq: crate::fabric::circuit::VoqCounters,
 }

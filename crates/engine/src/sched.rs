@@ -48,9 +48,11 @@ pub enum EvKind {
     PfcFrame,
     /// Check the fabric for a PFC deadlock.
     PfcWatchdog,
+    /// The optical circuit switch begins a day or a night (fabric/circuit.rs).
+    Circuit,
 }
 
-const KINDS: [EvKind; 9] = [
+const KINDS: [EvKind; 10] = [
     EvKind::TxDone,
     EvKind::LinkArrive,
     EvKind::FlowStart,
@@ -60,6 +62,7 @@ const KINDS: [EvKind; 9] = [
     EvKind::Sample,
     EvKind::PfcFrame,
     EvKind::PfcWatchdog,
+    EvKind::Circuit,
 ];
 
 #[derive(Clone, Copy, Debug)]

@@ -67,6 +67,7 @@ impl Simulator {
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
         self.fabric.arm_pfc_watchdog(&mut self.core);
+        self.fabric.arm_circuit(&mut self.core);
         let mut poll_in = POLL_EVENTS;
         while let Some(ev) = self.core.sched.pop_until(until) {
             poll_in -= 1;
@@ -108,6 +109,15 @@ impl Simulator {
                 EvKind::PfcFrame => {
                     let h = fabric.pfc_frame(core, id, ev.aux);
                     handoff(core, fabric, nics, tp, h);
+                }
+                EvKind::Circuit => {
+                    let (changed, up) = fabric.circuit_change(core);
+                    let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
+                    for (i, j) in changed {
+                        for host in tp.circuit_signal(core, servers, i, j, up) {
+                            nics.serve(core, fabric, tp, host);
+                        }
+                    }
                 }
                 EvKind::PfcWatchdog => {
                     if let Some(cycle) = fabric.pfc_deadlock(core) {

@@ -150,6 +150,26 @@ impl Network {
                 }
                 (b, hosts)
             }
+            Topology::Rdcn { tors, servers_per_tor, host_rate_bps, host_delay_ps, packet_rate_bps, packet_delay_ps, ref circuit } => {
+                // hosts, then tor0..tor<n-1>, core0, ocs: `fabric::circuit` relies on this order
+                let hosts = tors * servers_per_tor;
+                let mut b = Builder::new(hosts);
+                let tor_ids: Vec<u32> = (0..tors).map(|i| b.switch(format!("tor{i}"))).collect();
+                let core = b.switch("core0".into());
+                let ocs = b.switch("ocs0".into());
+                for h in 0..hosts {
+                    b.link(h, tor_ids[(h / servers_per_tor) as usize], host_rate_bps, host_delay_ps);
+                }
+                for &t in &tor_ids {
+                    b.link(t, core, packet_rate_bps, packet_delay_ps);
+                }
+                // ToR → OCS carries the whole ToR-to-ToR propagation (the OCS forwards at once);
+                // OCS → ToR ports exist for the port naming only and never carry a packet
+                for &t in &tor_ids {
+                    b.link(t, ocs, circuit.rate_bps, circuit.delay_ps);
+                }
+                (b, hosts)
+            }
             Topology::Custom { hosts, switches, ref links } => {
                 let mut b = Builder::new(hosts);
                 for j in 0..switches {

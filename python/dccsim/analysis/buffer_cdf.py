@@ -30,7 +30,7 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import claim_lines
+from .claims_text import aligned, claim_lines
 
 import numpy as np
 
@@ -190,9 +190,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
                 f"{m['utilization_pct']:.1f} %",
             )
         )
-    w = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * x for x in w))
+    lines = aligned(rows)
     lines += ["", "(queue in packets)", ""] + claim_lines(claim_rows)
     return "\n".join(lines)
 

@@ -8,3 +8,11 @@ def claim_lines(claim_rows: list[dict]) -> list[str]:
     for c in claim_rows:
         lines.append(f"{c['variant']}: {c['claim']} | {c['measured']} | {c['verdict']}")
     return lines
+
+
+def aligned(rows: list[tuple]) -> list[str]:
+    """Rows of strings as left-aligned columns, a dashed rule under the first (the header)."""
+    w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * x for x in w))
+    return lines

@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
+from .claims_text import aligned
 from .tables import as_frames
 from ..units import format_time
 from .common import jain, percentile
@@ -118,9 +119,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
                 "—" if m["packets_dropped"] is None else str(m["packets_dropped"]),
             )
         )
-    w = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * x for x in w))
+    lines = aligned(rows)
     first = next(iter(metrics.values()), None)
     if first:
         lines.append(

@@ -128,6 +128,7 @@ PARAMS: dict[str, dict] = {
         "min_rate_bps": RATE,
         "current_floor": FRACTION,
         "power_floor": Num(0.0, 1.0, lo_open=True),
+        "per_rtt": Bool(),
     },
     "theta-powertcp": {
         "gamma": GAIN,
@@ -144,6 +145,7 @@ PARAMS: dict[str, dict] = {
         "init_cwnd_bytes": BYTES,
         "variant": Choice(("powertcp-config", "hpcc-artifact")),
         "min_rate_bps": RATE,
+        "per_rtt": Bool(),
     },
     "homa": {
         "rtt_bytes": BYTES,
@@ -155,6 +157,15 @@ PARAMS: dict[str, dict] = {
         "init_ssthresh_mss": MSS,
         "ai_mss_per_rtt": POS_MSS,
         "max_cwnd_mss": MSS,
+    },
+    "retcp": {
+        "init_cwnd_mss": POS_MSS,
+        "init_ssthresh_mss": MSS,
+        "ai_mss_per_rtt": POS_MSS,
+        "max_cwnd_mss": MSS,
+        # reTCP's jump factors (NSDI'20 §4: 2); 1 = no jump; beyond 64 no study goes
+        "jump_up": Num(1.0, 64.0),
+        "jump_down": Num(1.0, 64.0),
     },
     "dctcp": {
         "g": GAIN,

@@ -180,14 +180,25 @@ def _topology(data) -> Topology:
     schema = topo.FIELDS[kind]
     t = Table(data, "topology", ("kind",) + tuple(schema))
     values: dict[str, Any] = {}
+    defaults = topo.DEFAULTS.get(kind, {})
     for key, typ in schema.items():
-        if typ == "count":
+        if key in defaults and not t.has(key):
+            values[key] = defaults[key]
+        elif typ == "count":
             lo = 0 if (kind, key) in topo.ZERO_OK else 1
             values[key] = t.req(key, lambda v, f, lo=lo: integer(v, f, lo=lo, hi=MAX_COUNT))
         elif typ == "rate":
             values[key] = t.req(key, rate)
         elif typ == "time":
             values[key] = t.req(key, time)
+        elif typ == "size":
+            values[key] = t.req(key, size)
+        elif typ == "policy":
+            values[key] = t.req(key, choice(topo.POLICIES))
+        elif typ == "matchings":
+            values[key] = t.req(key, lambda v, f: _matchings(v, f, values["tors"]))
+    if kind == "rdcn":
+        _check_rdcn(values)
     if kind == "fattree" and values["pods"] > 1 and values["cores"] % values["aggs_per_pod"]:
         raise ScenarioError(
             "topology.cores",
@@ -211,6 +222,37 @@ def _topology(data) -> Topology:
             links.append(Link(ends[0], ends[1], lt.req("rate", rate), lt.req("delay", time)))
         values["links"] = tuple(links)
     return Topology(kind, values)
+
+
+def _matchings(v, f: str, tors: int) -> tuple:
+    """A circuit schedule: a list of matchings, each a list of one target ToR per ToR."""
+    if not isinstance(v, list):
+        raise ScenarioError(f, f"expected a list of matchings (lists of {tors} ToR indices), got {show(v)}")
+    out = []
+    for k, row in enumerate(v):
+        fk = f"{f}[{k}]"
+        if not isinstance(row, list) or len(row) != tors:
+            raise ScenarioError(
+                fk, f"expected a list of {tors} ToR indices (one target per ToR), got {show(row)}"
+            )
+        targets = [integer(x, f"{fk}[{i}]", lo=0, hi=tors - 1) for i, x in enumerate(row)]
+        matched = [j for i, j in enumerate(targets) if j != i]
+        if len(set(matched)) != len(matched):
+            raise ScenarioError(
+                fk, "a ToR is the target of two circuits; each ToR must be the target of at most one"
+            )
+        out.append(tuple(targets))
+    return tuple(out)
+
+
+def _check_rdcn(v: dict) -> None:
+    for key in ("day", "night", "voq"):
+        if v[key] <= 0:
+            raise ScenarioError(f"topology.{key}", f"must be > 0, got {v[key]}")
+    if v["tors"] < 2:
+        raise ScenarioError("topology.tors", f"must be >= 2, got {v['tors']}")
+    if v["prebuffer"] > 0 and v["prebuffer_voq"] < v["voq"]:
+        raise ScenarioError("topology.prebuffer_voq", "must be >= topology.voq when prebuffering is on")
 
 
 def _switch(data) -> Switch:
@@ -411,15 +453,17 @@ def _metrics(data, topology: Topology) -> Metrics:
 
 
 def _variant_topology(data, field: str, base: Topology) -> tuple:
-    """A variant's topology overrides: only the rate and time fields of the scenario's kind (the
-    counts and links fix the hosts that [[flows]] name, so a variant may not change them)."""
-    schema = {k: typ for k, typ in topo.FIELDS[base.kind].items() if typ in ("rate", "time")}
+    """A variant's topology overrides: only the rate, time and size fields of the scenario's kind
+    (the counts and links fix the hosts that [[flows]] name, so a variant may not change them)."""
+    schema = {k: typ for k, typ in topo.FIELDS[base.kind].items() if typ in ("rate", "time", "size")}
     if not isinstance(data, dict):
         raise ScenarioError(field, f"expected a table of {', '.join(schema) or 'no'} overrides")
     t = Table(data, field, tuple(schema))
     out = {}
     for key in data:
-        out[key] = t.req(key, rate if schema[key] == "rate" else time)
+        out[key] = t.req(key, {"rate": rate, "time": time, "size": size}[schema[key]])
+    if base.kind == "rdcn":
+        _check_rdcn({**base.values, **out})
     return tuple(sorted(out.items()))
 
 

@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import topology as topo
 
 
 def topology_to_engine(t) -> dict:
-    out: dict[str, Any] = {"kind": t.kind}
-    for key, typ in topo.FIELDS[t.kind].items():
-        if typ == "rate":
-            out[f"{key}_bps"] = t.values[key]
-        elif typ == "time":
-            out[f"{key}_ps"] = t.values[key]
-        elif typ == "links":
-            out["links"] = [
-                {"a": l.a, "b": l.b, "rate_bps": l.rate_bps, "delay_ps": l.delay_ps}
-                for l in t.values["links"]
-            ]
-        else:
-            out[key] = t.values[key]
-    return out
+    return topo.to_engine(t.kind, t.values)
 
 
 def ecn_to_engine(e) -> dict:

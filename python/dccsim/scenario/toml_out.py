@@ -18,6 +18,14 @@ def _cc_dict(cc: CcSpec) -> dict:
     return {"algorithm": cc.algorithm, **cc.params}
 
 
+def _format_unit(typ: str, val: int) -> str:
+    if typ == "rate":
+        return units.format_rate_exact(val)
+    if typ == "size":
+        return units.format_size_exact(val)
+    return units.format_time_exact(val)
+
+
 def to_dict(s: Scenario) -> dict:
     tv = s.topology.values
     topology: dict[str, Any] = {"kind": s.topology.kind}
@@ -26,6 +34,10 @@ def to_dict(s: Scenario) -> dict:
             topology[key] = units.format_rate_exact(tv[key])
         elif typ == "time":
             topology[key] = units.format_time_exact(tv[key])
+        elif typ == "size":
+            topology[key] = units.format_size_exact(tv[key])
+        elif typ == "matchings":
+            topology[key] = [list(m) for m in tv[key]]
         elif typ == "links":
             topology[key] = [
                 {
@@ -102,14 +114,7 @@ def to_dict(s: Scenario) -> dict:
             {"name": v.name, "cc": _cc_dict(v.cc)}
             | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
             | (
-                {
-                    "topology": {
-                        k: units.format_rate_exact(val)
-                        if topo.FIELDS[s.topology.kind][k] == "rate"
-                        else units.format_time_exact(val)
-                        for k, val in v.topology
-                    }
-                }
+                {"topology": {k: _format_unit(topo.FIELDS[s.topology.kind][k], val) for k, val in v.topology}}
                 if v.topology
                 else {}
             )

@@ -39,6 +39,9 @@ pub struct Params {
     pub variant: Variant,
     /// Lower bound of the rate W/T (bits/s): the artifact's MIN_RATE, 100 Mb/s.
     pub min_rate_bps: f64,
+    /// Window updates once per RTT only (at the ACK that commits W_c), as PowerTCP §5 runs HPCC
+    /// beside reTCP; false = Algorithm 1's per-ACK update.
+    pub per_rtt: bool,
 }
 
 impl Default for Params {
@@ -50,6 +53,7 @@ impl Default for Params {
             init_cwnd_bytes: None,
             variant: Variant::PowertcpConfig,
             min_rate_bps: 100e6,
+            per_rtt: false,
         }
     }
 }
@@ -67,6 +71,7 @@ pub struct Hpcc {
     u: f64,
     int: IntHistory,
     last_update_seq: u64,
+    per_rtt: bool,
 }
 
 impl Hpcc {
@@ -91,6 +96,7 @@ impl Hpcc {
             u: 1.0, // artifact: hp.u = 1
             int: IntHistory::default(),
             last_update_seq: 0,
+            per_rtt: p.per_rtt,
         }
     }
 
@@ -142,7 +148,7 @@ impl CongestionControl for Hpcc {
             // a new RTT: commit W_c
             self.w = self.compute_wind(u, true);
             self.last_update_seq = ev.snd_nxt;
-        } else {
+        } else if !self.per_rtt {
             self.w = self.compute_wind(u, false);
         }
     }
@@ -227,6 +233,22 @@ mod tests {
         assert!((c.u - 1001.0).abs() < 1e-9, "{}", c.u);
         assert_close(c.cwnd(), 250.0);
         assert_close(c.pacing_rate(), 100e6);
+    }
+
+    #[test]
+    fn per_rtt_skips_the_updates_between_commits() {
+        // The third ACK of the test above (same RTT: snd_una 3000 ≤ last_update_seq 62 000) moved
+        // W to 62 500/(1.64/0.95) + 125 per ACK; with per_rtt it leaves W at 62 500.
+        let mut c = Hpcc::new(Params { per_rtt: true, ..Params::default() }, &ctx());
+        c.on_ack(&ack(&[hop(30_000, 0, 10 * US)], 1000, 62_000));
+        // snd_una 2000 ≤ 62 000 (set by the first ACK): no commit, and per_rtt skips the fast reaction
+        c.on_ack(&ack(&[hop(40_000, 6250, 12 * US)], 2000, 63_000));
+        c.on_ack(&ack(&[hop(40_000, 6250 + 62_500, 32 * US)], 3000, 64_000));
+        assert!((c.u - 1.64).abs() < 1e-12); // U is still measured on every ACK
+        assert_close(c.cwnd(), 62_500.0);
+        // the next RTT (snd_una 63 001 > 62 000) commits the decrease
+        c.on_ack(&ack(&[hop(40_000, 6250 + 2 * 62_500, 52 * US)], 63_001, 130_000));
+        assert!(c.cwnd() < 40_000.0, "{}", c.cwnd());
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod int_history;
 pub mod poseidon;
 pub mod powertcp;
 pub mod reno;
+pub mod retcp;
 pub mod swift;
 pub mod tbtcp;
 pub mod theta_powertcp;
@@ -84,6 +85,9 @@ pub trait CongestionControl: Send {
     }
     /// The time returned by `timer()` has come.
     fn on_timer(&mut self, _now: Time) {}
+    /// Reconfigurable DCN: the source ToR notifies that the circuit from the flow's rack to its
+    /// destination's rack came up (`true`) or went down (fabric/circuit.rs; reTCP reacts).
+    fn on_circuit(&mut self, _now: Time, _up: bool) {}
     /// The flow starts; `size` is its length in bytes (None = long-lived).
     fn on_flow_start(&mut self, _size: Option<u64>) {}
     /// Switch priority (0 = highest) of the data packet starting at byte `seq`.
@@ -141,6 +145,7 @@ const REGISTRY: &[(&str, Factory)] = &[
     ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)?))),
     ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
     ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
+    ("retcp", |n, p, c| Ok(Box::new(retcp::Retcp::new(parse(n, p)?, c)))),
 ];
 
 /// Names of the algorithms this build knows, in registry order.
@@ -209,6 +214,7 @@ pub fn describe() -> Vec<AlgorithmInfo> {
         info::<timely::TimelyParams>("timely", "TIMELY: Mittal et al., SIGCOMM'15, Algorithm 1"),
         info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
         info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),
+        info::<retcp::RetcpParams>("retcp", "reTCP: Mukerjee et al., NSDI'20, §4 (circuit-state window jumps)"),
     ];
     debug_assert!(all.iter().map(|a| a.name).eq(algorithms()));
     all
@@ -255,7 +261,7 @@ mod registry_tests {
 
     #[test]
     fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
-        assert_eq!(algorithms().len(), 13);
+        assert_eq!(algorithms().len(), 14);
         for name in algorithms() {
             let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");

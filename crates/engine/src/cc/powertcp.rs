@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::int_history::IntHistory;
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::packet::IntHop;
+use crate::time::Time;
 
 /// Which reading of PowerTCP to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -66,6 +67,11 @@ pub struct Params {
     /// Lower bound of the normalised power Γ_norm and of Γ_smooth (a division guard). Algorithm 1
     /// has none (paper and artifact: unset); the Linux variant's default is 0.01.
     pub power_floor: Option<f64>,
+    /// Apply the window law at most once per τ (the first ACK at least τ after the previous
+    /// update), as PowerTCP §5 runs it beside reTCP; the power is still measured on every ACK.
+    /// Time, not sequence: under go-back-N losses snd_una may take many RTTs to pass a window.
+    /// false = Algorithm 1's per-ACK update.
+    pub per_rtt: bool,
 }
 
 impl Default for Params {
@@ -80,6 +86,7 @@ impl Default for Params {
             min_rate_bps: 100e6,
             current_floor: None,
             power_floor: None,
+            per_rtt: false,
         }
     }
 }
@@ -185,6 +192,8 @@ pub struct PowerTcp {
     line_rate: f64,
     meter: PowerMeter,
     old: OldWindow,
+    /// With `per_rtt`: the next update waits for an ACK at or after this time (ps).
+    next_update_at: Time,
 }
 
 impl PowerTcp {
@@ -213,6 +222,7 @@ impl PowerTcp {
             line_rate: ctx.host_rate_bps,
             meter: PowerMeter { current_floor, power_floor, byte_rate_current, ..PowerMeter::new(tau) },
             old: OldWindow::new(cwnd),
+            next_update_at: 0,
             p,
         }
     }
@@ -236,6 +246,12 @@ impl CongestionControl for PowerTcp {
             }
             return;
         };
+        if self.p.per_rtt {
+            if ev.now < self.next_update_at {
+                return;
+            }
+            self.next_update_at = ev.now + (self.tau * 1e12).round() as Time;
+        }
         let power = power.max(1e-9); // a silent link gives Γ→0: the clamp below bounds the window
         let g = self.p.gamma;
         match self.p.variant {
@@ -343,6 +359,28 @@ mod tests {
         let expect = 0.9 * (40_000.0 / 1.013 + 1000.0) + 0.1 * 40_000.0;
         assert!((c.cwnd() - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
         assert!((c.pacing_rate() - expect * 8.0 / 20e-6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn per_rtt_applies_the_law_once_per_window() {
+        // As window_update_matches_hand_computation, with per_rtt: the second ACK (arriving at 0,
+        // no update yet) applies the law, giving the same hand-computed window; a third ACK before
+        // τ = 20 µs has passed leaves it although its power differs; one at 20 µs updates.
+        let p = Params { beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), per_rtt: true, ..Params::default() };
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(12_500, 1_012_500, 11 * US)], 2000, 63_000));
+        let expect = 0.9 * (40_000.0 / 1.013 + 1000.0) + 0.1 * 40_000.0;
+        assert!((c.cwnd() - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
+        c.on_ack(&ack(&[hop(50_000, 1_025_000, 12 * US)], 3000, 64_000));
+        assert!((c.cwnd() - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
+        assert!(c.smoothed_power() > 1.013); // measured all the same
+        let h = [hop(50_000, 1_037_500, 13 * US)];
+        c.on_ack(&AckEvent { now: 20 * US - 1, ..ack(&h, 4000, 65_000) });
+        assert!((c.cwnd() - expect).abs() < 1e-6, "{} vs {}", c.cwnd(), expect);
+        let h = [hop(50_000, 1_050_000, 14 * US)];
+        c.on_ack(&AckEvent { now: 20 * US, ..ack(&h, 5000, 66_000) });
+        assert!(c.cwnd() < expect, "{} vs {}", c.cwnd(), expect);
     }
 
     #[test]

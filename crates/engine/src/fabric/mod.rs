@@ -5,6 +5,7 @@
 //! is in the event queue), plus a `TxDone` when the packet had to wait for a busy port. A switch
 //! decides ECN and stamps INT at dequeue, from the queue the packet leaves behind.
 
+pub mod circuit;
 pub mod deadlock;
 pub mod ecn;
 pub mod int;
@@ -19,6 +20,7 @@ use crate::sched::EvKind;
 use crate::telemetry::capture::Capture;
 use crate::topo::Network;
 
+use circuit::{Circuit, Role};
 use int::{EgressView, IntPolicy};
 use pfc::{Frame, Pfc};
 use port::{EgressPort, Node};
@@ -38,6 +40,8 @@ pub struct Fabric {
     pub pfc: Option<Pfc>,
     /// Packet capture on chosen ports (None = off: one untaken branch per transmission).
     pub capture: Option<Box<Capture>>,
+    /// The optical circuit switch and the ToRs' VOQs of an `rdcn` topology.
+    pub circuit: Option<Box<Circuit>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -61,6 +65,7 @@ impl Fabric {
         Fabric {
             pfc,
             capture: None,
+            circuit: None,
             port_ecn,
             net,
             ports,
@@ -132,6 +137,13 @@ impl Fabric {
         match p.peer {
             Node::Host(h) => Handoff::Deliver(h, pkt),
             Node::Switch { node, .. } => {
+                if let Some(c) = self.circuit.as_deref().filter(|c| c.ocs == node) {
+                    // through the OCS to the ToR of the packet's rack (the only one matched)
+                    let j = c.rack(core.pool.get(pkt).dst);
+                    let (tor, ingress) = (c.tor_node(j), c.circuit_port[j as usize] ^ 1);
+                    self.switch_receive(core, tor, pkt, ingress);
+                    return Handoff::Nothing;
+                }
                 self.switch_receive(core, node, pkt, port ^ 1);
                 Handoff::Nothing
             }
@@ -144,6 +156,14 @@ impl Fabric {
             let p = core.pool.get(pkt);
             (p.dst, p.flow, p.size as u64, p.kind, p.prio)
         };
+        if let Some(c) = self.circuit.as_deref() {
+            if let Some(i) = c.tor_of_node(node) {
+                let j = c.rack(dst);
+                if j != i {
+                    return self.voq_receive(core, i, j, pkt, size, kind);
+                }
+            }
+        }
         let hops = self.net.next_hops(node, dst);
         let port = match hops.len() {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
@@ -199,6 +219,9 @@ impl Fabric {
     /// Take the next packet of a switch egress queue: ECN and INT are decided here, at dequeue,
     /// from the instantaneous queue.
     fn dequeue(&mut self, core: &mut Core, port: PortId) {
+        if let Some(role) = self.circuit.as_deref().and_then(|c| c.role(port)) {
+            return self.voq_dequeue(core, port, role);
+        }
         let now = core.sched.now;
         let ps = &mut self.ports[port as usize];
         let Some((pkt, enqueued_at, next)) = ps.queue.pop(ps.paused) else { return };
@@ -232,6 +255,84 @@ impl Fabric {
         if ps.queue.has_ready(ps.paused) {
             self.kick_at_free(core, port);
         }
+    }
+
+    /// A packet from a host of ToR `i` for rack `j` joins VOQ (i, j); both VOQ ports may serve it.
+    fn voq_receive(&mut self, core: &mut Core, i: u32, j: u32, pkt: PktId, size: u64, kind: Kind) {
+        let c = self.circuit.as_deref_mut().expect("VOQs exist only with a circuit");
+        if !c.enqueue(i, j, pkt, size, core.sched.now) {
+            core.stats.packets_dropped += 1;
+            if kind == Kind::Data {
+                core.stats.data_packets_dropped += 1;
+            }
+            core.pool.free(pkt);
+            return;
+        }
+        let (up, cp, bytes) = (c.uplink[i as usize], c.circuit_port[i as usize], c.tor_bytes(i));
+        for port in [cp, up] {
+            self.ports[port as usize].queue_bytes = bytes;
+            self.serve_voq_port(core, port);
+        }
+    }
+
+    /// A VOQ port may have something to send: now if idle, else when free.
+    fn serve_voq_port(&mut self, core: &mut Core, port: PortId) {
+        if self.ports[port as usize].free_at <= core.sched.now {
+            self.dequeue(core, port);
+        } else {
+            self.kick_at_free(core, port);
+        }
+    }
+
+    /// A ToR's circuit port or packet uplink takes the next packet its VOQs allow (circuit: the
+    /// matched VOQ, only if it leaves before the night; uplink: round-robin).
+    fn voq_dequeue(&mut self, core: &mut Core, port: PortId, role: Role) {
+        let now = core.sched.now;
+        let c = self.circuit.as_deref_mut().expect("VOQ roles exist only with a circuit");
+        let ps = &self.ports[port as usize];
+        let pool = &core.pool;
+        let Some((i, j, pkt)) = c.pick(role, now, |size| now + ps.ser_time(size as u32), |pkt| pool.get(pkt).size as u64) else {
+            return;
+        };
+        let size = core.pool.get(pkt).size as u64;
+        let (popped, enqueued_at, voq_after, counter) = c.pop(role, i, j, size, self.int.bytes_mode);
+        debug_assert_eq!(popped, pkt);
+        let bytes = c.tor_bytes(i);
+        let (up, cp) = (c.uplink[i as usize], c.circuit_port[i as usize]);
+        self.ports[up as usize].queue_bytes = bytes;
+        self.ports[cp as usize].queue_bytes = bytes;
+        let ps = &self.ports[port as usize];
+        let Node::Switch { index, .. } = ps.owner else { unreachable!("VOQ ports belong to ToRs") };
+        let (p, int) = core.pool.get_with_int_mut(pkt);
+        if p.kind == Kind::Data && self.switches[index as usize].int {
+            // the stamp adds the packet's own size to a tx counter, as for a port's tx_bytes
+            let view = EgressView { queue_bytes: voq_after, tx_bytes: counter, rx_bytes: counter, rate_bps: ps.rate_bps };
+            int::stamp(self.int, p, int, now, now - enqueued_at, view);
+        }
+        self.start_tx(core, port, pkt);
+        self.kick_at_free(core, port);
+    }
+
+    /// Schedule the circuit's first day (at time 0) when the topology has one.
+    pub fn arm_circuit(&self, core: &mut Core) {
+        if self.circuit.is_some() {
+            core.sched.at(0, EvKind::Circuit, 0, 0);
+        }
+    }
+
+    /// A day or a night begins: VOQ ports look again, the next change is scheduled. Returns the
+    /// circuits (ToR i, ToR j) that came up (`true`) or went down (`false`).
+    pub fn circuit_change(&mut self, core: &mut Core) -> (Vec<(u32, u32)>, bool) {
+        let now = core.sched.now;
+        let c = self.circuit.as_deref().expect("circuit events only with a circuit");
+        let up = c.day_starts_at(now);
+        let changed: Vec<(u32, u32)> = c.matching_at(now).collect();
+        core.sched.at(c.next_change(now), EvKind::Circuit, 0, 0);
+        let ports: Vec<PortId> = c.circuit_port.iter().chain(&c.uplink).copied().collect();
+        for port in ports {
+            self.serve_voq_port(core, port);
+        }
+        (changed, up)
     }
 
     /// Send a PFC frame for `prio` from switch port `q` to the egress port at the other end of

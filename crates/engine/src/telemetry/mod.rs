@@ -106,6 +106,10 @@ impl Telemetry {
             self.out.summary.capture_overflow = c.overflow;
         }
         self.out.pfc_deadlock = self.deadlock.iter().map(|&p| fabric.net.ports[p as usize].name.clone()).collect();
+        if let Some(c) = &fabric.circuit {
+            self.out.voq = c.counters;
+            self.out.voq.queued_bytes = c.voq_bytes.iter().sum();
+        }
         let t = &mut self.out.flows;
         for (i, f) in tp.flows.iter().enumerate() {
             let long = f.info.size == u64::MAX;

@@ -228,4 +228,20 @@ impl Transport {
         self.sync_cc_timer(core, fid);
         Some(src)
     }
+
+    /// The circuit from rack `src_rack` to rack `dst_rack` came up or went down: the ToR's
+    /// notification reaches the controller of every active flow between the two racks at once.
+    /// Returns the sending hosts (their windows may have opened).
+    pub fn circuit_signal(&mut self, core: &mut Core, servers: u32, src_rack: u32, dst_rack: u32, up: bool) -> Vec<HostId> {
+        let now = core.sched.now;
+        let mut hosts = Vec::new();
+        for f in &mut self.flows {
+            if f.stats.started && !f.stats.done && f.info.src / servers == src_rack && f.info.dst / servers == dst_rack {
+                f.tx.cc.on_circuit(now, up);
+                f.tx.refresh();
+                hosts.push(f.info.src);
+            }
+        }
+        hosts
+    }
 }
