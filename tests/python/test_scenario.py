@@ -242,6 +242,7 @@ def test_variants():
         ("PowerTCP (tcp-advanced)", "powertcp-tcp-advanced", "powertcp"),
         ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
+        ("θ-PowerTCP (artifact, min-rtt)", "theta-powertcp-artifact-min-rtt", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc"),
         ("Homa", "homa", "homa"),
     ]

@@ -131,6 +131,7 @@ PARAMS: dict[str, dict] = {
         "per_rtt": Bool(),
     },
     "theta-powertcp": {
+        "tau": Choice(("topology", "min-rtt")),
         "gamma": GAIN,
         "beta_bytes": BYTES,
         "additive_increase_bps": RATE,

@@ -120,6 +120,11 @@ impl PowerMeter {
         }
     }
 
+    /// τ changed (θ-PowerTCP with `tau = "min-rtt"`): smoothing over the new τ from now on.
+    pub fn set_tau(&mut self, tau: f64) {
+        self.tau = tau;
+    }
+
     /// The same meter with Γ_norm and Γ_smooth floored at `floor`.
     pub fn with_power_floor(self, floor: f64) -> Self {
         PowerMeter { power_floor: floor, ..self }

@@ -2,6 +2,14 @@
 //!
 //! e/f = τ / ((θ̇ + 1)·θ) (Eq. 8), so Γ_norm = (θ̇ + 1)·RTT/τ with θ̇ the RTT gradient. The power
 //! is smoothed per ACK like PowerTCP's; the window is updated once per RTT (lines 27–34).
+//!
+//! τ is the topology's maximum base RTT by default (`tau = "topology"`, PowerTCP §4
+//! "Configuration"). `tau = "min-rtt"` takes τ per flow as its minimum observed RTT, the choice
+//! algorithms.md allows when the base RTT is unknown and the one the RDMA artifact makes for its
+//! delay variant (`RdmaHw::UpdateRatePower` with PowerTCPdelay: `m_baseRtt = min(now − sendTs,
+//! m_baseRtt)`, starting from the configured base RTT, before the power is computed). Every use of
+//! τ follows it: the normaliser of Γ_norm, the smoothing interval, pacing cwnd/τ, the window cap
+//! HostBw·τ and β = additive_increase_bps·τ (unless `beta_bytes` is given).
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +34,22 @@ pub enum Variant {
     Linux,
 }
 
+/// Where τ comes from (module doc).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tau {
+    /// The scenario's τ (default: the topology's maximum base RTT).
+    #[default]
+    Topology,
+    /// Per flow: the minimum RTT it has observed (starting from the scenario's τ).
+    MinRtt,
+}
+
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// τ: "topology" (default) or "min-rtt" (per flow, its minimum observed RTT).
+    pub tau: Tau,
     /// γ (paper 0.9; the artifact variant uses 0.7 unless γ is given).
     pub gamma: Option<f64>,
     /// β in bytes; default additive_increase_bps·τ/8 (see PowerTCP).
@@ -44,6 +65,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Params {
+            tau: Tau::Topology,
             gamma: None,
             beta_bytes: None,
             additive_increase_bps: 150e6,
@@ -56,6 +78,12 @@ impl Default for Params {
 
 pub struct ThetaPowerTcp {
     variant: Variant,
+    tau_mode: Tau,
+    /// Normaliser factor (1 or the artifact's 1.05): norm_tau = factor·τ.
+    norm_factor: f64,
+    host_rate_bps: f64,
+    /// β as a rate when β is not given in bytes (β = rate·τ/8 follows τ).
+    beta_rate: Option<f64>,
     gamma: f64,
     beta: f64,
     tau: f64,
@@ -76,10 +104,10 @@ impl ThetaPowerTcp {
         let tau = ctx.base_rtt;
         let host_bdp = ctx.host_rate_bps * tau / 8.0;
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
-        let (gamma, norm_tau, floor) = match p.variant {
-            Variant::Paper => (p.gamma.unwrap_or(0.9), tau, f64::NEG_INFINITY),
-            Variant::Artifact => (p.gamma.unwrap_or(0.7), 1.05 * tau, 0.5),
-            Variant::Linux => (p.gamma.unwrap_or(0.9), tau, 0.0),
+        let (gamma, norm_factor, floor) = match p.variant {
+            Variant::Paper => (p.gamma.unwrap_or(0.9), 1.0, f64::NEG_INFINITY),
+            Variant::Artifact => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
+            Variant::Linux => (p.gamma.unwrap_or(0.9), 1.0, 0.0),
         };
         let power_floor = p.power_floor.unwrap_or(match p.variant {
             Variant::Paper | Variant::Artifact => f64::NEG_INFINITY,
@@ -87,10 +115,14 @@ impl ThetaPowerTcp {
         });
         ThetaPowerTcp {
             variant: p.variant,
+            tau_mode: p.tau,
+            norm_factor,
+            host_rate_bps: ctx.host_rate_bps,
+            beta_rate: if p.beta_bytes.is_some() { None } else { Some(p.additive_increase_bps) },
             gamma,
             beta: p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0),
             tau,
-            norm_tau,
+            norm_tau: norm_factor * tau,
             floor,
             mss: ctx.mss,
             host_bdp,
@@ -107,9 +139,29 @@ impl ThetaPowerTcp {
         self.meter.smooth
     }
 
+    /// τ as the law uses it now.
+    pub fn tau(&self) -> f64 {
+        self.tau
+    }
+
+    /// `tau = "min-rtt"`: τ ← min(τ, RTT sample), and everything derived from τ with it.
+    fn track_min_rtt(&mut self, rtt: f64) {
+        if self.tau_mode != Tau::MinRtt || rtt <= 0.0 || rtt >= self.tau {
+            return;
+        }
+        self.tau = rtt;
+        self.norm_tau = self.norm_factor * rtt;
+        self.meter.set_tau(rtt);
+        self.host_bdp = self.host_rate_bps * rtt / 8.0;
+        if let Some(r) = self.beta_rate {
+            self.beta = r * rtt / 8.0;
+        }
+    }
+
     /// The Linux variant: one update per RTT, everything measured between updates.
     fn on_ack_linux(&mut self, ev: &AckEvent) {
         let rtt = secs(ev.rtt);
+        self.track_min_rtt(rtt);
         let Some((prev_rtt, t_prev)) = self.prev_rtt else {
             self.prev_rtt = Some((rtt, ev.now));
             self.last_updated = ev.snd_nxt;
@@ -136,6 +188,7 @@ impl CongestionControl for ThetaPowerTcp {
             return self.on_ack_linux(ev);
         }
         let rtt = secs(ev.rtt);
+        self.track_min_rtt(rtt);
         let Some((prev_rtt, t_prev)) = self.prev_rtt.replace((rtt, ev.now)) else {
             self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
             return;
@@ -266,5 +319,33 @@ mod tests {
         let norm = 0.5 * 20.0 / 21.0;
         let s = (19.0 + norm) / 20.0;
         assert!((c.smoothed_power() - s).abs() < 1e-12);
+    }
+
+    #[test]
+    fn min_rtt_tau_follows_the_smallest_rtt_sample() {
+        // τ starts at the scenario's 20 µs; the flow sees 10 µs, then 12 µs.
+        let p = Params { tau: Tau::MinRtt, init_cwnd_bytes: Some(10_000.0), ..Params::default() };
+        let mut c = ThetaPowerTcp::new(p, &ctx());
+        c.on_ack(&ack(100 * US, 10 * US, 1000, 62_000)); // τ = min(20, 10) = 10 µs
+        assert_close(c.tau(), 10e-6);
+        // 2 µs later RTT 12 µs: θ̇ = 1, Γ_norm = 2·12/10 = 2.4 (with τ = 20 µs it would be 1.2)
+        // Γs = (1·8 + 2.4·2)/10 = 1.28 (smoothing over τ = 10 µs)
+        // β = 150 Mb/s·10 µs/8 = 187.5 B; cwnd = 0.9·(10 000/1.28 + 187.5) + 0.1·10 000
+        // = 7031.25 + 168.75 + 1000 = 8200 B; rate = 8200·8/10 µs = 6.56 Gb/s
+        c.on_ack(&ack(102 * US, 12 * US, 2000, 63_000));
+        assert_close(c.tau(), 10e-6);
+        assert_close(c.smoothed_power(), 1.28);
+        assert_close(c.cwnd(), 8200.0);
+        assert_close(c.pacing_rate(), 6.56e9);
+        // the window cap follows τ: HostBw·τ = 25e9·10e-6/8 = 31 250 B
+        let p = Params { tau: Tau::MinRtt, ..Params::default() };
+        let mut c = ThetaPowerTcp::new(p, &ctx());
+        c.on_ack(&ack(100 * US, 10 * US, 1000, 62_000));
+        c.on_ack(&ack(120 * US, 10 * US, 2000, 63_000)); // flat RTT: Γ_norm = 1, Γs = 1
+        assert_close(c.cwnd(), 31_250.0);
+        // the default keeps the scenario's τ
+        let mut d = ThetaPowerTcp::new(Params::default(), &ctx());
+        d.on_ack(&ack(100 * US, 10 * US, 1000, 62_000));
+        assert_close(d.tau(), 20e-6);
     }
 }
