@@ -200,6 +200,12 @@ PARAMS: dict[str, dict] = {
         "init_cwnd_mss": POS_MSS,
         "max_cwnd_mss": MSS,
     },
+    "dctcp-rdma": {
+        "g": GAIN,
+        "init_alpha": FRACTION,
+        "rate_ai_bps": RATE,
+        "min_rate_bps": RATE,
+    },
     "dcqcn": {
         "variant": Choice(("mlx", "paper")),
         "g": GAIN,

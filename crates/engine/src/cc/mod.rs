@@ -12,6 +12,7 @@ use crate::time::Time;
 pub mod cubic;
 pub mod dcqcn;
 pub mod dctcp;
+pub mod dctcp_rdma;
 pub mod homa;
 pub mod hpcc;
 pub mod int_history;
@@ -138,6 +139,7 @@ const REGISTRY: &[(&str, Factory)] = &[
     ("homa", |n, p, c| Ok(Box::new(homa::Homa::new(parse(n, p)?, c)?))),
     ("reno", |n, p, c| Ok(Box::new(reno::Reno::new(parse(n, p)?, c)))),
     ("dctcp", |n, p, c| Ok(Box::new(dctcp::Dctcp::new(parse(n, p)?, c)))),
+    ("dctcp-rdma", |n, p, c| Ok(Box::new(dctcp_rdma::DctcpRdma::new(parse(n, p)?, c)))),
     ("dctcp-rai", |n, p, c| Ok(Box::new(tbtcp::dctcp_rai(parse(n, p)?, c)))),
     ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
     ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
@@ -204,6 +206,10 @@ pub fn describe() -> Vec<AlgorithmInfo> {
         info::<homa::Params>("homa", "Homa: Montazeri et al., SIGCOMM'18 (sender side; receiver grants in the transport)"),
         info::<reno::RenoParams>("reno", "TCP NewReno: RFC 5681, RFC 6582"),
         info::<dctcp::DctcpParams>("dctcp", "DCTCP: RFC 8257"),
+        info::<dctcp_rdma::Params>(
+            "dctcp-rdma",
+            "rate-based DCTCP of the PowerTCP/HPCC ns-3 RDMA NIC: rdma-hw.cc HandleAckDctcp (CC mode 8)",
+        ),
         info::<tbtcp::DctcpRaiParams>("dctcp-rai", "DCTCP with RAI: TBTCP paper §5"),
         info::<tbtcp::TbtcpParams>("tbtcp", "TBTCP (tiny-buffer TCP): §3, §4.3, §6"),
         info::<cubic::CubicParams>("cubic", "CUBIC: RFC 9438"),
@@ -261,7 +267,7 @@ mod registry_tests {
 
     #[test]
     fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
-        assert_eq!(algorithms().len(), 14);
+        assert_eq!(algorithms().len(), 15);
         for name in algorithms() {
             let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
