@@ -209,7 +209,7 @@ def test_round_trip_of_every_optional_section(base):
             "variants": [{"name": "θ-PowerTCP", "cc": {"algorithm": "theta-powertcp", "beta_bytes": 2}}],
         },
     )
-    base["flows"].append({"src": 3, "dst": 2, "cc": {"algorithm": "hpcc", "eta": 0.95}})
+    base["flows"].append({"src": 3, "dst": 2, "cc": {"algorithm": "timely", "beta": 0.8}})
     base["topology"] = {
         "kind": "custom",
         "hosts": 4,
@@ -222,7 +222,7 @@ def test_round_trip_of_every_optional_section(base):
     assert scenario.loads(scenario.dump_toml(scn)) == scn
     cfg = scn.to_engine_config("theta-powertcp")
     assert cfg["cc"] == {"algorithm": "theta-powertcp", "params": {"beta_bytes": 2}}
-    assert cfg["flows"][2]["cc"] == {"algorithm": "hpcc", "params": {"eta": 0.95}}
+    assert cfg["flows"][2]["cc"] == {"algorithm": "timely", "params": {"beta": 0.8}}
     assert cfg["switch"]["ecn"] == {
         "kind": "red",
         "kmin_bytes": 100_000,
@@ -338,3 +338,31 @@ def test_loads_raises_only_scenario_error_for_nan_inf_and_huge_numbers(base):
         with pytest.raises(scenario.ScenarioError) as e:
             scenario.from_dict(d)
         assert e.value.field == key
+
+
+def test_int_based_algorithms_need_int(base):
+    """PowerTCP, HPCC and Poseidon read INT: with switch.int = false the scenario is refused,
+    naming the field and which controller needs it; delay-only controllers run without INT."""
+    base["switch"] = {"int": False}
+    for alg in ("powertcp", "hpcc", "poseidon"):
+        base["cc"] = {"algorithm": alg}
+        with pytest.raises(ScenarioError) as e:
+            scenario.from_dict(base)
+        assert e.value.field == "switch.int"
+        assert f"cc = {alg} reads INT" in e.value.message
+    base["cc"] = {"algorithm": "theta-powertcp"}
+    scenario.from_dict(base)
+    base["flows"][0]["cc"] = {"algorithm": "hpcc"}
+    with pytest.raises(ScenarioError) as e:
+        scenario.from_dict(base)
+    assert "flows[0].cc = hpcc" in e.value.message
+    base["flows"][0].pop("cc")
+    base["experiment"] = {
+        "variants": [
+            {"name": "S", "cc": {"algorithm": "swift"}},
+            {"name": "P", "cc": {"algorithm": "poseidon"}},
+        ]
+    }
+    with pytest.raises(ScenarioError) as e:
+        scenario.from_dict(base)
+    assert "experiment.variants[1].cc = poseidon" in e.value.message

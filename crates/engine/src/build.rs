@@ -160,6 +160,12 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
             }
             e
         })?;
+        if cc.needs_int() && !cfg.switch.int_enabled {
+            return Err(ConfigError::new(
+                "switch.int_enabled",
+                format!("cc.{} reads INT from the switches and cannot run with INT off; turn INT on", spec.algorithm),
+            ));
+        }
         cc.on_flow_start(f.size_bytes);
         // Ideal FCT on an empty network: the base RTT (which already carries one full packet's
         // serialisation per hop) plus the rest of the flow's bytes on the wire at the path's
@@ -184,7 +190,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
             None => 0,
         };
         let size = f.size_bytes.unwrap_or(u64::MAX);
-        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, ideal_fct, ideal_fct_artifact };
+        // the path lists the ports from the source NIC on: one per switch after the first
+        let switch_hops = (net.path(f.src, f.dst).len().saturating_sub(1)).min(u8::MAX as usize) as u8;
+        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, switch_hops, ideal_fct, ideal_fct_artifact };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
         let window_cap = match cfg.host.nic {
             NicModel::Tcp => f64::INFINITY,

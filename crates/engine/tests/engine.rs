@@ -297,3 +297,48 @@ fn artifact_ideal_fct_is_pair_rtt_plus_bytes_with_headers_at_the_path_rate() {
     let r = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(r.flows.ideal_fct_artifact_ps, vec![4_640_000 + 846_080, 28_960_000 + 846_080]);
 }
+
+/// INT-based laws (PowerTCP, HPCC, Poseidon) refuse a fabric without INT, naming the switch
+/// field and the algorithm; θ-PowerTCP (delay only) and Swift run without it.
+#[test]
+fn int_based_algorithms_refuse_to_run_with_int_off() {
+    for alg in ["powertcp", "hpcc", "poseidon"] {
+        let mut cfg = common::star(2, 25_000_000_000, US, alg, serde_json::json!({}));
+        cfg.switch.int_enabled = false;
+        let e = dccsim_engine::run(&cfg).err().unwrap_or_else(|| panic!("{alg} ran without INT"));
+        assert_eq!(e.field, "switch.int_enabled", "{alg}");
+        assert!(e.message.contains(&format!("cc.{alg} reads INT")), "{e}");
+        // a per-flow controller is checked too
+        let mut cfg = common::star(2, 25_000_000_000, US, "theta-powertcp", serde_json::json!({}));
+        cfg.switch.int_enabled = false;
+        cfg.flows[1].cc = Some(CcSpec { algorithm: alg.into(), params: serde_json::json!({}) });
+        assert_eq!(dccsim_engine::run(&cfg).err().expect("refused").field, "switch.int_enabled");
+    }
+    for alg in ["theta-powertcp", "swift", "dcqcn", "timely", "dctcp"] {
+        let mut cfg = common::star(2, 25_000_000_000, US, alg, serde_json::json!({}));
+        cfg.switch.int_enabled = false;
+        cfg.duration_ps = 100 * US;
+        assert!(dccsim_engine::run(&cfg).is_ok(), "{alg}");
+    }
+}
+
+/// Swift's target grows with the hop count of the path (T = base + hops·h + …). The count comes
+/// from the topology, as a receiver reads it off the TTL, not from INT records: with INT off (and
+/// no INT header bytes, so packets are the same size) Swift's results are identical to INT on.
+/// (With the hop count taken from INT, INT off meant 0 hops and a 5 µs lower target on the
+/// FatTree's 5-switch paths.)
+#[test]
+fn swift_hop_count_does_not_depend_on_int() {
+    let run = |int: bool| {
+        let mut cfg = common::incast("swift", 0, MS);
+        cfg.flows = (0..4).map(|i| common::long_flow(i, 200 + i, 0)).collect(); // cross-pod: 5 switches
+        cfg.switch.int_enabled = int;
+        cfg.host.int_header_bytes = 0;
+        cfg.metrics.ports = vec!["*".into()];
+        dccsim_engine::run(&cfg).unwrap()
+    };
+    let (on, off) = (run(true), run(false));
+    assert!(on.flows.bytes_acked.iter().all(|&b| b > 100_000), "{:?}", on.flows.bytes_acked);
+    assert_eq!(on.flows.bytes_acked, off.flows.bytes_acked);
+    assert_eq!(on.port_series, off.port_series);
+}

@@ -512,8 +512,33 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
     )
 
 
+# Controllers that read INT records or the switch-stamped per-hop delay (the engine refuses them
+# without INT too: build.rs). θ-PowerTCP is delay-only; Swift's hop count comes from the topology.
+INT_ALGORITHMS = ("powertcp", "hpcc", "poseidon")
+
+
+def _check_int(scn: Scenario) -> None:
+    """An INT-based controller that would run (the variants' controllers, or the scenario's own
+    without variants, and per-flow overrides) needs `switch.int = true`."""
+    if scn.switch.int_enabled:
+        return
+    if scn.experiment is not None and scn.experiment.variants:
+        runs = [(f"experiment.variants[{i}].cc", v.cc) for i, v in enumerate(scn.experiment.variants)]
+    else:
+        runs = [("cc", scn.cc)]
+    runs += [(f"flows[{i}].cc", f.cc) for i, f in enumerate(scn.flows) if f.cc is not None]
+    for where, cc in runs:
+        if cc.algorithm in INT_ALGORITHMS:
+            raise ScenarioError(
+                "switch.int",
+                f"is false, but {where} = {cc.algorithm} reads INT from the switches; set switch.int = true",
+            )
+
+
 def _check_consistency(scn: Scenario) -> None:
-    """Rules across sections: everything starts before the run ends, a packet fits the buffer."""
+    """Rules across sections: everything starts before the run ends, a packet fits the buffer,
+    INT is on for the controllers that read it."""
+    _check_int(scn)
     end = scn.duration_ps
     for i, f in enumerate(scn.flows):
         if f.start_ps >= end:

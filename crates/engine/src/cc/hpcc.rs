@@ -135,6 +135,10 @@ impl Hpcc {
 }
 
 impl CongestionControl for Hpcc {
+    fn needs_int(&self) -> bool {
+        true // INT records of every hop (Algorithm 1)
+    }
+
     fn on_ack(&mut self, ev: &AckEvent) {
         let Some(u) = self.measure_inflight(ev.int) else {
             // first ACK: store the INT; the first RTT ends at the current snd_nxt (artifact)

@@ -46,7 +46,8 @@ pub struct AckEvent<'a> {
     pub int: &'a [IntHop],
     /// Maximum per-hop queueing delay on the forward path (ps), where switches stamp it.
     pub max_hop_delay: Time,
-    /// Number of switch hops of the forward path.
+    /// Number of switch hops of the forward path (from the topology, as a receiver reads it off
+    /// the TTL; it does not depend on INT).
     pub hops: u8,
     /// The window was the limit at the flow's last transmission (its bytes in flight then came
     /// within one MSS of cwnd), as Linux's tcp_is_cwnd_limited: a flow held back by its NIC or
@@ -94,6 +95,11 @@ pub trait CongestionControl: Send {
     /// Switch priority (0 = highest) of the data packet starting at byte `seq`.
     fn priority(&self, _seq: u64) -> u8 {
         0
+    }
+    /// The law reads INT records or the switch-stamped per-hop delay (PowerTCP, HPCC, Poseidon):
+    /// the engine refuses to run it with INT off.
+    fn needs_int(&self) -> bool {
+        false
     }
     /// For a receiver-driven transport (Homa): how the receiver grants. None = sender-driven.
     fn grant_policy(&self) -> Option<GrantPolicy> {

@@ -177,6 +177,10 @@ impl Poseidon {
 }
 
 impl CongestionControl for Poseidon {
+    fn needs_int(&self) -> bool {
+        true // MPD: the per-hop delay field max-aggregated by the switches
+    }
+
     fn on_ack(&mut self, ev: &AckEvent) {
         let prev = self.cwnd;
         let r = secs(ev.rtt);

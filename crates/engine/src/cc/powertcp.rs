@@ -242,6 +242,10 @@ impl PowerTcp {
 }
 
 impl CongestionControl for PowerTcp {
+    fn needs_int(&self) -> bool {
+        true // INT records of every hop (Algorithm 1)
+    }
+
     fn on_ack(&mut self, ev: &AckEvent) {
         let Some(power) = self.meter.update(ev.int) else {
             // First ACK of the flow: remember the INT and do not update (line 11). The Linux law

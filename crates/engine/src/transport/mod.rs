@@ -22,6 +22,9 @@ pub struct FlowInfo {
     pub size: u64,
     pub start: Time,
     pub base_rtt: Time,
+    /// Switches on the forward path (every equal-cost path has the same number): the hop count a
+    /// receiver reads off the TTL, independent of INT (Swift's target uses it).
+    pub switch_hops: u8,
     pub ideal_fct: Time,
     /// The artifact's definition of the ideal FCT (build.rs), for comparisons with its figures.
     pub ideal_fct_artifact: Time,

@@ -103,7 +103,7 @@ impl Transport {
                 ecn: p.ce,
                 int: &core.pool.int(pkt)[..p.n_hops as usize],
                 max_hop_delay: p.max_hop_delay,
-                hops: p.n_hops,
+                hops: f.info.switch_hops,
                 cwnd_limited: f.tx.cwnd_limited,
             };
             f.tx.cc.on_ack(&ev);
