@@ -1,7 +1,9 @@
 //! Host NICs: which transport endpoint puts the next packet on the wire. Control packets (ACKs,
 //! NACKs, grants) waiting in the NIC's egress queue go first; then the host's started, unfinished
-//! flows are served round-robin, each as its window and pacing allow. A NIC whose flows are all
-//! paced sleeps until the earliest of them may send (`NicWake`).
+//! flows are served round-robin, each as its window and pacing allow — except receiver-driven
+//! (Homa) messages, which the sender serves shortest-remaining-first (Homa §3.2: "SRPT" at the
+//! sender), ahead of round-robin flows. A NIC whose flows are all paced sleeps until the earliest
+//! of them may send (`NicWake`).
 
 use crate::core::{Core, FlowId, HostId, PortId};
 use crate::fabric::Fabric;
@@ -76,6 +78,9 @@ impl Nics {
         let n = &self.nics[host as usize];
         let count = n.flows.len();
         let mut earliest = Time::MAX;
+        // the first sendable flow in round-robin order, or the sendable SRPT message with the
+        // fewest bytes left (ties: round-robin order)
+        let mut pick: Option<(usize, u64)> = None;
         for k in 0..count {
             let i = (n.rr + k) % count;
             let fid = n.flows[i];
@@ -87,6 +92,18 @@ impl Nics {
                 earliest = earliest.min(f.tx.next_send);
                 continue;
             }
+            match f.srpt_key() {
+                Some(left) if pick.is_none_or(|(_, best)| left < best) => pick = Some((i, left)),
+                Some(_) => {}
+                None if pick.is_none() => {
+                    pick = Some((i, u64::MAX));
+                    break;
+                }
+                None => break,
+            }
+        }
+        if let Some((i, _)) = pick {
+            let fid = self.nics[host as usize].flows[i];
             self.nics[host as usize].rr = i + 1;
             let pkt = tp.next_data_packet(core, fid);
             fabric.start_tx(core, nic, pkt);

@@ -1,6 +1,9 @@
 //! Homa's receiver (Montazeri et al., SIGCOMM'18): grants to the `overcommit` incoming messages
 //! with the fewest remaining bytes (SRPT), keeping RTTbytes granted beyond what has arrived; rank r
-//! uses priority first_sched_prio + r. The sender's side is the controller `cc::homa`.
+//! uses priority first_sched_prio + r. A message whose grant already covers all of it needs no
+//! more grants and does not hold one of the `overcommit` slots (Homa §3.4: the receiver grants to
+//! the messages that still need grants), though it stays incomplete until its data arrive. The
+//! sender's side is the controller `cc::homa`; its NIC serves its messages SRPT (nic/).
 
 use super::receiver::Replies;
 use super::Transport;
@@ -57,6 +60,9 @@ impl Transport {
         let mut top: [(u64, u32); MAX_OVERCOMMIT] = [(u64::MAX, u32::MAX); MAX_OVERCOMMIT];
         for &g in &self.homa_in[host as usize] {
             let f = &self.flows[g as usize];
+            if f.homa.is_some_and(|st| st.granted >= f.info.size) {
+                continue; // fully granted: holds no grant slot
+            }
             let key = (f.info.size - f.rx.rcv_nxt, g);
             if key < top[k - 1] {
                 let mut i = k - 1;

@@ -123,6 +123,12 @@ impl Endpoint {
     pub fn window_open(&self) -> bool {
         self.tx.window_open(self.info.size)
     }
+    /// A receiver-driven (Homa) message is served shortest-remaining-first by its sender's NIC:
+    /// the bytes it has left to transmit. None for a flow served round-robin.
+    #[inline]
+    pub fn srpt_key(&self) -> Option<u64> {
+        self.homa.map(|_| self.info.size - self.tx.snd_nxt.min(self.info.size))
+    }
     /// Switch priority of the next data packet (PFC pauses per priority).
     #[inline]
     pub fn next_priority(&self) -> u8 {
