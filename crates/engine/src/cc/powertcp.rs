@@ -487,12 +487,18 @@ mod tests {
         assert_eq!(p.power_floor, Some(0.05));
     }
 
+    /// A controller of `variant` after two INT records of one 100 Gb/s hop, 1 µs apart: the queue
+    /// goes q0 → q1 and the byte counter advances by `bytes`.
+    fn after_two_records(variant: Variant, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
+        let mut c = PowerTcp::new(Params { variant, ..Params::default() }, &ctx());
+        c.on_ack(&ack(&[hop(q0, 1_000_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(q1, 1_000_000 + bytes, 11 * US)], 2000, 63_000));
+        c
+    }
+
     #[test]
     fn tcp_advanced_variant_is_rate_based_and_clamped() {
-        let p = Params { variant: Variant::TcpAdvanced, ..Params::default() };
-        let mut c = PowerTcp::new(p, &ctx());
-        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
-        c.on_ack(&ack(&[hop(12_500, 1_012_500, 11 * US)], 2000, 63_000));
+        let c = after_two_records(Variant::TcpAdvanced, 10_000, 12_500, 12_500);
         // c = 1.013/0.95 > 0.5: R = 0.9·(25e9/c + 150e6) + 0.1·25e9, clamped to the 25e9 line rate.
         let r = 0.9 * (25e9 / (1.013 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - f64::min(r, 25e9)).abs() < 1.0);
@@ -507,25 +513,16 @@ mod tests {
         //   ν = 12 500 + 12.5e9·20e-6 = 262 500 B, Γ' = 6.5625e14, e = 3.125e15 → Γn = 0.21
         //   Γs = (1·19 + 0.21·1)/20 = 0.9605; c = 0.9605/0.95 = 1.011053 (> 0.5, EWMA anyway)
         //   R = 0.9·(25e9/1.011053 + 150e6) + 0.1·25e9 = 22.254e9 + 0.135e9 + 2.5e9 = 24.889e9
-        let p = Params { variant: Variant::RdmaHw, ..Params::default() };
-        let mut c = PowerTcp::new(p, &ctx());
-        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
-        c.on_ack(&ack(&[hop(12_500, 1_002_500, 11 * US)], 2000, 63_000));
+        let c = after_two_records(Variant::RdmaHw, 10_000, 12_500, 2500);
         assert_close(c.smoothed_power(), 0.9605);
         let r = 0.9 * (25e9 / (0.9605 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
         // tcp-advanced on the same records: λ = q̇ + μ = 2.5e9 + 2.5e9 = 5e9 < 0.5·b = 6.25e9 →
         // floored: Γn = 6.25e9·262 500/3.125e15 = 0.525, Γs = (19 + 0.525)/20 = 0.97625
-        let p = Params { variant: Variant::TcpAdvanced, ..Params::default() };
-        let mut c = PowerTcp::new(p, &ctx());
-        c.on_ack(&ack(&[hop(10_000, 1_000_000, 10 * US)], 1000, 62_000));
-        c.on_ack(&ack(&[hop(12_500, 1_002_500, 11 * US)], 2000, 63_000));
+        let c = after_two_records(Variant::TcpAdvanced, 10_000, 12_500, 2500);
         assert_close(c.smoothed_power(), 0.976_25);
         // an idle link (no bytes): rdma-hw's current is 0, Γn = 0: Γs = 19/20·Γs (no floor)
-        let p = Params { variant: Variant::RdmaHw, ..Params::default() };
-        let mut c = PowerTcp::new(p, &ctx());
-        c.on_ack(&ack(&[hop(0, 1_000_000, 10 * US)], 1000, 62_000));
-        c.on_ack(&ack(&[hop(0, 1_000_000, 11 * US)], 2000, 63_000));
+        let c = after_two_records(Variant::RdmaHw, 0, 0, 0);
         assert_close(c.smoothed_power(), 0.95);
         // the old name is refused (catalog and docs use the new ones)
         assert!(crate::cc::parse::<Params>("powertcp", serde_json::json!({"variant": "artifact"})).is_err());
