@@ -264,6 +264,19 @@ pub fn auto_headroom(rate_bps: u64, delay_ps: u64, max_packet: u64, frame: u64) 
 mod tests {
     use super::*;
 
+    /// Enqueue 1000-byte packets on ingress 0, priority 0 (each admitted) until one triggers a
+    /// PAUSE; returns how many were enqueued.
+    fn packets_until_pause(p: &mut Pfc) -> u32 {
+        let mut k = 0;
+        loop {
+            assert!(p.admits(0, 0, 1000));
+            k += 1;
+            if p.enqueue(0, 0, 1000) == Frame::Pause {
+                return k;
+            }
+        }
+    }
+
     fn hpcc() -> PfcConfig {
         PfcConfig { model: PfcModel::Hpcc, ..PfcConfig::default() }
     }
@@ -303,14 +316,7 @@ mod tests {
         // part stays ≤ T = (73058 − s) >> 3, s the switch's shared use before the packet.
         // k = 12: 12000 − 4096 = 7904 ≤ (73058 − 6904) >> 3 = 8269 → shared (s = 7904);
         // k = 13: 8904 > (73058 − 7904) >> 3 = 8144 → headroom; headroom in use → PAUSE.
-        let mut k = 0;
-        loop {
-            assert!(p.admits(0, 0, 1000));
-            k += 1;
-            if p.enqueue(0, 0, 1000) == Frame::Pause {
-                break;
-            }
-        }
+        let k = packets_until_pause(&mut p);
         assert_eq!(k, 13);
         assert_eq!(p.paused_by(0), 1);
         // a second packet while paused sends no second PAUSE
@@ -362,14 +368,7 @@ mod tests {
         // after k packets of 1000 B (none in headroom): T = (100000 − 1000k) / 8 (floor); the k-th
         // packet is headroom once 1000k > T: k = 11: 11000 > 89000/8 = 11125? no; k = 12: 12000 >
         // 88000/8 = 11000 → headroom → PAUSE at the 12th
-        let mut k = 0;
-        loop {
-            assert!(p.admits(0, 0, 1000));
-            k += 1;
-            if p.enqueue(0, 0, 1000) == Frame::Pause {
-                break;
-            }
-        }
+        let k = packets_until_pause(&mut p);
         assert_eq!(k, 12);
         assert_eq!((p.ingress[0].bytes[0], p.ingress[0].hdrm[0], p.hdrm_used[0]), (12_000, 1000, 1000));
         // dequeue 1: headroom empties (bytes 11000; shared use 11000: T = 89000/8 = 11125);
