@@ -298,12 +298,16 @@ DELEGATED_HELP = {
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"] and not {"--no-figures", "-h", "--help"} & set(argv):
+        from . import figure_worker
+
+        figure_worker.prestart()  # before the heavy imports, so that they overlap (figure_worker.py)
     if argv and argv[0] in DELEGATED:
         # The other modules get the raw arguments after their sub-command name.
         return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
-    args = build_parser().parse_args(argv)
-    args.argv = argv
     try:
+        args = build_parser().parse_args(argv)
+        args.argv = argv
         return args.func(args)
     except ScenarioError as e:
         return _fail(str(e))
@@ -312,11 +316,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt as e:
         print(f"dccsim: interrupted{': ' + str(e) if str(e) else ''}", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return 0
     except OSError as e:  # anything the output checks did not foresee: still one line
         where = f" {e.filename!r}" if getattr(e, "filename", None) else ""
         return _fail(f"out: {e.strerror or e}{where}")
-    except BrokenPipeError:
-        return 0
+    finally:
+        if "dccsim.figure_worker" in sys.modules:  # a worker this command prestarted and did not use
+            sys.modules["dccsim.figure_worker"].discard_prestarted()
 
 
 if __name__ == "__main__":

@@ -2,30 +2,37 @@
 engine and writes the tables.
 
 Importing matplotlib costs about as much as a small run's whole engine and writing time; done in
-a second process it overlaps with them (docs/benchmarks.md). The child gets the figure's inputs
-through a pipe, draws with the analysis's own `figure()` and answers "ok" or the exception. Where
-fork is not available the figure is drawn in-process, with the same bytes.
+a second process it overlaps with them (docs/benchmarks.md). The CLI forks the worker before it
+imports anything heavy (`prestart`, for `dccsim run` with figures), so that the child's imports
+also overlap with the parent's (numpy, pyarrow, the scenario code); `runner.run` takes that worker
+or starts one. The child gets the figure's inputs through a pipe, draws with the analysis's own
+`figure()` and answers "ok" with the matplotlib version it drew with, or the exception. Where fork
+is not available the figure is drawn in-process, with the same bytes.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 
 
 def _serve(conn) -> None:
-    import matplotlib.backends.backend_agg  # noqa: F401  (the slow part, overlapped)
-    import matplotlib.figure  # noqa: F401
+    try:
+        import matplotlib  # the slow part, overlapped with the parent
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import matplotlib.figure  # noqa: F401
 
+        from .analysis import ANALYSES
+    except KeyboardInterrupt:
+        return
     try:
         analysis, scn, series, path = conn.recv()
     except (EOFError, KeyboardInterrupt):
         return
     try:
-        from .analysis import ANALYSES
-
         ANALYSES[analysis].figure(scn, series, path)
-        conn.send(("ok", None))
+        conn.send(("ok", matplotlib.__version__))
     except BaseException as e:  # reported to the parent, which raises it
         conn.send(("error", e))
 
@@ -35,6 +42,7 @@ class FigureWorker:
 
     def __init__(self) -> None:
         self._proc = None
+        self.matplotlib_version = None  # set once a figure is drawn
         if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
@@ -45,15 +53,19 @@ class FigureWorker:
     def draw(self, analysis: str, scn, series: dict, path) -> None:
         """Draw ANALYSES[analysis].figure(scn, series, path); returns when the file is written."""
         if self._proc is None:
+            import matplotlib
+
             from .analysis import ANALYSES
 
             ANALYSES[analysis].figure(scn, series, path)
+            self.matplotlib_version = matplotlib.__version__
             return
-        self._conn.send((analysis, scn, series, str(path)))
-        status, err = self._conn.recv()
+        self._conn.send((analysis, scn, series, os.path.abspath(path)))  # the child may predate a chdir
+        status, answer = self._conn.recv()
         self.close()
         if status != "ok":
-            raise err
+            raise answer
+        self.matplotlib_version = answer
 
     def close(self) -> None:
         if self._proc is not None:
@@ -63,3 +75,36 @@ class FigureWorker:
                 self._proc.terminate()
                 self._proc.join()
             self._proc = None
+
+    def stop(self) -> None:
+        """End the child at once, even mid-import (close() would wait for its imports)."""
+        if self._proc is not None:
+            self._conn.close()
+            self._proc.terminate()
+            self._proc.join()
+            self._proc = None
+
+
+_prestarted: FigureWorker | None = None
+
+
+def prestart() -> None:
+    """Fork the worker now, before the caller's heavy imports (the CLI, for `dccsim run`)."""
+    global _prestarted
+    if _prestarted is None:
+        _prestarted = FigureWorker()
+
+
+def take() -> FigureWorker:
+    """The prestarted worker if there is one, else a new one."""
+    global _prestarted
+    worker, _prestarted = _prestarted, None
+    return worker if worker is not None else FigureWorker()
+
+
+def discard_prestarted() -> None:
+    """Stop a prestarted worker that this run does not need (no analysis, or --no-figures)."""
+    global _prestarted
+    if _prestarted is not None:
+        _prestarted.stop()
+        _prestarted = None

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import __version__, engine, limits, outdir, results
+from . import engine, limits, outdir, results
 from .analysis import ANALYSES
 from .scenario import Scenario, Variant, dump_toml
 
@@ -31,32 +31,22 @@ def frames(result: dict) -> dict:
     return out
 
 
-def _dist_version(name: str):
-    """A library's installed version without importing it (importing matplotlib takes ~0.3 s,
-    too slow for the exit path after Ctrl-C)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
-def _library_versions(figures: bool) -> dict:
+def _library_versions(worker) -> dict:
     """Versions of the libraries this run used: numpy and pyarrow always (already imported),
-    pandas when an analysis imported it, matplotlib when figures were drawn (in the figure
-    worker, so read from its package metadata)."""
+    pandas when an analysis imported it, matplotlib when a figure was drawn (the figure worker
+    reports the version it drew with; docs/results.md)."""
     out = {}
     for name in ("numpy", "pandas", "pyarrow"):
         mod = sys.modules.get(name)
         if mod is not None:
             out[name] = getattr(mod, "__version__", None)
-    if figures:
-        out["matplotlib"] = _dist_version("matplotlib")
+    mpl = worker.matplotlib_version if worker is not None else None
+    if mpl is not None:
+        out["matplotlib"] = mpl
     return out
 
 
-def _meta(argv, started: str, wall_s: float, variant_wall: dict, figures: bool = True) -> dict:
+def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None) -> dict:
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -69,10 +59,33 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict, figures: bool =
         "host": socket.gethostname(),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "dccsim": __version__,
+        "dccsim": sys.modules[__package__].__version__,
         "engine": ev,
-        "libraries": _library_versions(figures),
+        "libraries": _library_versions(worker),
     }
+
+
+class _NoBar:
+    """What the runner calls on a progress bar, doing nothing (no bar to draw)."""
+
+    def set_postfix_str(self, _text: str) -> None:
+        pass
+
+    def update(self, _n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(progress: bool, total: int, desc: str):
+    """A tqdm bar on stderr when asked for and stderr is a terminal; otherwise a no-op, without
+    importing tqdm (≈ 40 ms with the importlib.metadata it pulls in; docs/benchmarks.md)."""
+    if not (progress and sys.stderr.isatty()):
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr)
 
 
 def select_variants(scn: Scenario, names: Optional[Sequence[str]]) -> list[Variant]:
@@ -113,10 +126,15 @@ def run(
     engine.require()
     scenario_text = dump_toml(scn)
     staging = outdir.prepare(out, force=force, scenario_text=scenario_text)
-    from .figure_worker import FigureWorker
+    # started at the latest now, so that importing matplotlib overlaps with the engine (the CLI
+    # forks it before its own imports: figure_worker.prestart)
+    worker = None
+    if analysis is not None and figures:
+        from . import figure_worker
 
-    # started now so that importing matplotlib overlaps with the engine (figure_worker.py)
-    worker = FigureWorker() if analysis is not None and figures else None
+        worker = figure_worker.take()
+    elif "dccsim.figure_worker" in sys.modules:
+        sys.modules["dccsim.figure_worker"].discard_prestarted()
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
     argv = list(argv if argv is not None else sys.argv)
@@ -140,14 +158,10 @@ def run(
     def write_meta():
         results.write_json(
             staging / "meta.json",
-            _meta(argv, started, time.perf_counter() - t_start, wall, worker is not None),
+            _meta(argv, started, time.perf_counter() - t_start, wall, worker),
         )
 
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=len(configs), desc=scn.name, unit="run", file=sys.stderr, disable=None if progress else True
-    )  # None: only when stderr is a terminal
+    bar = _progress_bar(progress, total=len(configs), desc=scn.name)
     try:
         results.write_text(staging / "scenario.toml", scenario_text)
         results.write_flow_input(staging, scn.flow_list().table())
