@@ -25,7 +25,7 @@ def run_unordered(
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     pool = ProcessPoolExecutor(
-        max_workers=max(1, n), mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint
+        max_workers=max(1, n), mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init
     )
     clean = False
     try:
@@ -48,12 +48,32 @@ def run_unordered(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
     """Workers leave Ctrl-C to the parent, which stops them (a terminal sends SIGINT to the whole
-    process group; without this every worker would print its own traceback)."""
+    process group; without this every worker would print its own traceback), and die with the
+    parent (a killed `dccsim run` leaves no worker writing into its staging directory)."""
+    import os
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    try:  # Linux: the kernel kills this worker when its parent dies
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:  # elsewhere (and as a second guard): poll the parent
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def stop(pool) -> None:

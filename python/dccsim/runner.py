@@ -126,7 +126,12 @@ def run_variant(scn: Scenario, v: Variant, analysis, staging: Path, keep_tables:
     results.write_variant(staging, v.slug, res, vsum)
     if v.workload is not None:
         results.write_flow_input(staging / v.slug, scn.flow_list(v).table())
-    return {"wall": wall, "engine": eng_summary, "metrics": metrics, "tables": tables if keep_tables else None}
+    return {
+        "wall": wall,
+        "engine": eng_summary,
+        "metrics": metrics,
+        "tables": tables if keep_tables else None,
+    }
 
 
 def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) -> dict:
@@ -141,10 +146,14 @@ def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) 
         return run_variant(scn, v, analysis, Path(staging), keep_tables)
     except ScenarioError as e:
         return {"error": {"field": e.field, "message": e.message}}
+    except OSError as e:  # writing the variant's files failed: the parent reports it as its own
+        return {"error": {"os": [e.errno, e.strerror, e.filename]}}
     except Exception as e:  # noqa: BLE001  (reported by the parent with the variant's name)
         import traceback
 
-        return {"error": {"field": None, "message": f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}"}}
+        return {
+            "error": {"field": None, "message": f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}"}
+        }
 
 
 def _analysis(scn: Scenario):
@@ -229,7 +238,10 @@ def run(
     def record(v: Variant, outcome: dict) -> None:
         """A variant finished: into summary.json (scenario order, whatever order they finish in)."""
         if "error" in outcome:
-            raise _failed(v, outcome["error"]["field"], outcome["error"]["message"])
+            err = outcome["error"]
+            if "os" in err:
+                raise OSError(*err["os"])
+            raise _failed(v, err["field"], err["message"])
         finished[v.slug] = outcome
         wall[v.slug] = outcome["wall"]
         summary["order"] = [x.slug for x in chosen if x.slug in finished]
@@ -283,7 +295,9 @@ def run(
             metrics_by_slug = {s: finished[s]["metrics"] for s in summary["order"]}
             summary["claims"] = analysis.claims(scn, metrics_by_slug)
             if worker is not None:
-                series = {v.slug: (v, finished[v.slug]["tables"], finished[v.slug]["metrics"]) for v in chosen}
+                series = {
+                    v.slug: (v, finished[v.slug]["tables"], finished[v.slug]["metrics"]) for v in chosen
+                }
                 name = summary["analysis"]
                 results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
                 summary["figures"] = [analysis.FIGURE]

@@ -518,7 +518,12 @@ def _experiment(
             _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
             _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else (),
             _variant_workload(
-                vd["workload"], vt.f("workload"), wl_data, topology, topo.host_count(topology.kind, topology.values), base_dir
+                vd["workload"],
+                vt.f("workload"),
+                wl_data,
+                topology,
+                topo.host_count(topology.kind, topology.values),
+                base_dir,
             )
             if "workload" in vd
             else None,
