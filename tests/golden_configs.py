@@ -24,6 +24,17 @@ CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
 # they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
 # bench-websearch-0.6 (issue 8 item 6) simulates 20 808 websearch flows, minutes of engine time.
 SCALE_BENCHMARKS = {"bench-fattree-1024-perm", "bench-fattree-8192-perm", "bench-websearch-0.6"}
+# The PowerTCP datacenter experiments (issue 9) simulate 10^5 websearch flows per variant at paper
+# scale: minutes to an hour of engine time each. Their scaled-down pipelines run in
+# tests/python/test_powertcp_dc.py.
+SCALE_BENCHMARKS |= {
+    "powertcp-websearch",
+    "powertcp-load",
+    "powertcp-burst-rate",
+    "powertcp-burst-size",
+    "powertcp-buffer",
+    "powertcp-homa-websearch",
+}
 
 
 def catalog_configs() -> dict[str, str]:

@@ -98,6 +98,8 @@ def cmd_run(args) -> int:
         scn = with_pcap(scn, args.pcap)
     out = Path(args.out) if args.out else default_out(args.target, scn)
     quiet = args.quiet or args.json
+    if args.jobs is not None and args.jobs < 1:
+        raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")
     summary = runner.run(
         scn,
         out,
@@ -107,6 +109,7 @@ def cmd_run(args) -> int:
         figures=not args.no_figures,
         force=args.force,
         memory_limit=args.memory_limit,
+        jobs=args.jobs,
     )
     _register(out)
     if args.json:
@@ -243,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
     s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
+    s.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="run up to N variants at once, one process each (default: all cores when a variant takes over 1 s); results do not depend on N",
+    )
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("sweep", help="run a grid of scenarios (spec.toml) in parallel; resumable")

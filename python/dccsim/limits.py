@@ -61,14 +61,17 @@ def _parse_limit(text: str, field: str) -> int:
 
 
 def flow_count(scn) -> int:
+    """Flows of the largest variant (variants may override the workload)."""
     from .workloads.generate import expected_count
 
-    return sum(len(f.src) if isinstance(f.src, tuple) else 1 for f in scn.flows) + expected_count(scn)
+    generated = max(expected_count(scn.for_variant(v)) for v in scn.variants())
+    return sum(len(f.src) if isinstance(f.src, tuple) else 1 for f in scn.flows) + generated
 
 
-def estimate(scn, n_variants: int = 1) -> dict:
+def estimate(scn, n_variants: int = 1, concurrent: int = 1) -> dict:
     """Bytes of memory the run needs at most, by part. Computed from the scenario alone (before
-    any flow list is generated), so a topology of 10**8 servers is refused without building it."""
+    any flow list is generated), so a topology of 10**8 servers is refused without building it.
+    `concurrent` variants run at once (`--jobs`), each with its own topology and flows."""
     t = scn.topology
     ports = port_count(t.kind, t.values)
     n_flows = flow_count(scn)
@@ -86,11 +89,11 @@ def estimate(scn, n_variants: int = 1) -> dict:
         # the analysis keeps every variant's series for its figure
         "series": rows * SERIES_ROW_BYTES * kept,
     }
-    e["total"] = e["topology"] + e["flows"] + e["series"]
+    e["total"] = (e["topology"] + e["flows"]) * max(1, concurrent) + e["series"]
     return e
 
 
-def check(scn, n_variants: int = 1, limit: Optional[int] = None) -> dict:
+def check(scn, n_variants: int = 1, limit: Optional[int] = None, concurrent: int = 1) -> dict:
     """Refuse (ScenarioError naming the dominant field) a run whose estimate exceeds the limit."""
     m = scn.metrics
     if 0 < m.interval_ps < MIN_INTERVAL_PS:
@@ -98,7 +101,7 @@ def check(scn, n_variants: int = 1, limit: Optional[int] = None) -> dict:
             "metrics.interval", f"must be 0 (off) or >= 1ns, got {units.format_time_exact(m.interval_ps)}"
         )
     limit = resolve_limit() if limit is None else limit
-    e = estimate(scn, n_variants)
+    e = estimate(scn, n_variants, concurrent)
     if e["total"] > limit:
         parts = {"topology": e["topology"], "flows": e["flows"], "metrics.interval": e["series"]}
         field = max(parts, key=parts.get)

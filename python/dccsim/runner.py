@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import platform
 import socket
 import sys
@@ -12,6 +13,7 @@ from typing import Optional, Sequence
 
 from . import engine, limits, outdir, results
 from .analysis import ANALYSES
+from .errors import ScenarioError
 from .scenario import Scenario, Variant, dump_toml
 
 
@@ -46,7 +48,7 @@ def _library_versions(worker) -> dict:
     return out
 
 
-def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None) -> dict:
+def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None, jobs: int = 1) -> dict:
     try:
         ev = engine.version()
     except Exception:  # the engine is optional for meta; never fail a finished run over it
@@ -56,6 +58,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None) ->
         "started_utc": started,
         "wall_time_s": round(wall_s, 3),
         "variant_wall_time_s": {k: round(v, 3) for k, v in variant_wall.items()},
+        "jobs": jobs,
         "host": socket.gethostname(),
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -99,6 +102,98 @@ class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during a run; the message says which variants were kept and where."""
 
 
+def _engine_summary(v: Variant, res: dict) -> dict:
+    eng_summary = dict(res.get("summary") or {})
+    if res.get("pfc_deadlock"):
+        eng_summary["pfc_deadlock_ports"] = list(res["pfc_deadlock"])
+        print(
+            f"dccsim: warning: {v.name}: PFC deadlock at {eng_summary['pfc_deadlock_at_ps'] / 1e9:g} ms "
+            f"among ports {', '.join(res['pfc_deadlock'])}; the run stopped there",
+            file=sys.stderr,
+        )
+    return eng_summary
+
+
+def run_variant(scn: Scenario, v: Variant, analysis, staging: Path, keep_tables: bool) -> dict:
+    """One variant: the engine, the analysis's metrics, its files in `staging` (OUT/<slug>/, plus
+    its own flows_input.parquet when it overrides the workload). Returns {wall, engine, metrics,
+    tables (the analysis's input, when keep_tables)}."""
+    cfg = scn.to_engine_config(v)
+    t0 = time.perf_counter()
+    res = engine.run(cfg)
+    wall = time.perf_counter() - t0
+    del cfg
+    eng_summary = _engine_summary(v, res)
+    metrics, tables = {}, None
+    if analysis is not None:
+        tables = frames(res)
+        metrics = analysis.variant_metrics(scn, v, tables, eng_summary)
+    vsum = {
+        "variant": v.name,
+        "slug": v.slug,
+        "seed": scn.seed,
+        "cc": v.cc.to_engine(),
+        "engine": eng_summary,
+        "metrics": metrics,
+    }
+    results.write_variant(staging, v.slug, res, vsum)
+    if v.workload is not None:
+        results.write_flow_input(staging / v.slug, scn.flow_list(v).table())
+    return {
+        "wall": wall,
+        "engine": eng_summary,
+        "metrics": metrics,
+        "tables": tables if keep_tables else None,
+    }
+
+
+def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) -> dict:
+    """run_variant in a worker process (`--jobs N`). Bad input comes back as {"error": ...} (a
+    ScenarioError does not survive pickling), any other failure as its traceback."""
+    from .scenario import loads
+
+    try:
+        scn = loads(scenario_text)
+        v = scn.variant(slug)
+        analysis = _analysis(scn)
+        return run_variant(scn, v, analysis, Path(staging), keep_tables)
+    except ScenarioError as e:
+        return {"error": {"field": e.field, "message": e.message}}
+    except OSError as e:  # writing the variant's files failed: the parent reports it as its own
+        return {"error": {"os": [e.errno, e.strerror, e.filename]}}
+    except Exception as e:  # noqa: BLE001  (reported by the parent with the variant's name)
+        import traceback
+
+        return {
+            "error": {"field": None, "message": f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=5)}"}
+        }
+
+
+def _analysis(scn: Scenario):
+    analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
+    if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
+        analysis = None  # nothing was sampled, so there is nothing to analyse
+    return analysis
+
+
+def _failed(v: Variant, field: Optional[str], message: str) -> Exception:
+    """A variant's failure, naming the variant."""
+    if field is not None:
+        return ScenarioError(field, f"{message} (variant {v.name!r})")
+    return RuntimeError(f"variant {v.name!r} failed: {message}")
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+# `jobs=None` (the CLI's default): the first variant runs in this process, and the others in up
+# to one worker per core only when it took at least this long. Starting a worker costs ≈ 0.3–0.5 s
+# (a fresh interpreter importing dccsim, numpy and pyarrow), so a run of short variants (the
+# demo's 0.03 s each) stays in one process, and a paper-scale one (minutes each) uses every core.
+PARALLEL_AFTER_S = 1.0
+
+
 def run(
     scn: Scenario,
     out_dir,
@@ -108,8 +203,14 @@ def run(
     force: bool = False,
     memory_limit: Optional[str] = None,
     figures: bool = True,
+    jobs: Optional[int] = 1,
 ) -> dict:
     """Run the chosen variants (default: all) and write OUT (docs/results.md). Returns summary.json.
+
+    jobs: variants run in up to this many worker processes at once (1: one after the other in
+    this process; None: automatic, up to one per core when a variant takes at least
+    PARALLEL_AFTER_S). The results do not depend on it: every file but meta.json
+    is byte-identical whatever `jobs` is (variants are listed in the scenario's order).
 
     Everything is written into a staging directory that replaces OUT only at the end (outdir.py);
     OUT is checked, and locked, before the first simulation starts. On Ctrl-C the variants that
@@ -118,11 +219,11 @@ def run(
     """
     out = Path(out_dir)
     chosen = select_variants(scn, variants)
-    analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
-    if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
-        analysis = None  # nothing was sampled, so there is nothing to analyse
-    limits.check(scn, len(chosen), limits.resolve_limit(memory_limit))  # before building any flow list
-    configs = [(v, scn.to_engine_config(v)) for v in chosen]  # resolve everything before running
+    analysis = _analysis(scn)
+    n_jobs = min(jobs or default_jobs(), len(chosen))
+    limits.check(scn, len(chosen), limits.resolve_limit(memory_limit), concurrent=n_jobs)
+    for v in chosen:  # resolve every flow list before running (bad input fails before any run)
+        scn.flow_list(v)
     engine.require()
     scenario_text = dump_toml(scn)
     staging = outdir.prepare(out, force=force, scenario_text=scenario_text)
@@ -151,61 +252,86 @@ def run(
         "figures": [],
         "complete": False,
     }
-    metrics_by_slug: dict[str, dict] = {}
-    series: dict = {}
+    finished: dict[str, dict] = {}
     wall: dict[str, float] = {}
 
     def write_meta():
         results.write_json(
             staging / "meta.json",
-            _meta(argv, started, time.perf_counter() - t_start, wall, worker),
+            _meta(argv, started, time.perf_counter() - t_start, wall, worker, n_jobs),
         )
 
-    bar = _progress_bar(progress, total=len(configs), desc=scn.name)
+    def record(v: Variant, outcome: dict) -> None:
+        """A variant finished: into summary.json (scenario order, whatever order they finish in)."""
+        if "error" in outcome:
+            err = outcome["error"]
+            if "os" in err:
+                raise OSError(*err["os"])
+            raise _failed(v, err["field"], err["message"])
+        finished[v.slug] = outcome
+        wall[v.slug] = outcome["wall"]
+        summary["order"] = [x.slug for x in chosen if x.slug in finished]
+        summary["runs"] = {
+            x.slug: {
+                "name": x.name,
+                "algorithm": x.cc.algorithm,
+                "engine": finished[x.slug]["engine"],
+                "metrics": finished[x.slug]["metrics"],
+            }
+            for x in chosen
+            if x.slug in finished
+        }
+        results.write_json(staging / "summary.json", summary)  # partial, rewritten after each variant
+        bar.update(1)
+
+    bar = _progress_bar(progress, total=len(chosen), desc=scn.name)
+    keep = worker is not None
     try:
         results.write_text(staging / "scenario.toml", scenario_text)
         results.write_flow_input(staging, scn.flow_list().table())
-        for v, cfg in configs:
+        pending = list(chosen)
+
+        def run_here(v: Variant) -> None:
             bar.set_postfix_str(v.name)
-            t0 = time.perf_counter()
-            res = engine.run(cfg)
-            wall[v.slug] = time.perf_counter() - t0
-            eng_summary = dict(res.get("summary") or {})
-            if res.get("pfc_deadlock"):
-                eng_summary["pfc_deadlock_ports"] = list(res["pfc_deadlock"])
-                print(
-                    f"dccsim: warning: {v.name}: PFC deadlock at {eng_summary['pfc_deadlock_at_ps'] / 1e9:g} ms "
-                    f"among ports {', '.join(res['pfc_deadlock'])}; the run stopped there",
-                    file=sys.stderr,
-                )
-            metrics = {}
-            if analysis is not None:
-                tables = frames(res)
-                metrics = analysis.variant_metrics(scn, v, tables, eng_summary)
-                series[v.slug] = (v, tables, metrics)
-            metrics_by_slug[v.slug] = metrics
-            vsum = {
-                "variant": v.name,
-                "slug": v.slug,
-                "seed": scn.seed,
-                "cc": v.cc.to_engine(),
-                "engine": eng_summary,
-                "metrics": metrics,
-            }
-            results.write_variant(staging, v.slug, res, vsum)
-            summary["order"].append(v.slug)
-            summary["runs"][v.slug] = {
-                "name": v.name,
-                "algorithm": v.cc.algorithm,
-                "engine": eng_summary,
-                "metrics": metrics,
-            }
-            results.write_json(staging / "summary.json", summary)  # partial, rewritten after each variant
-            bar.update(1)
+            try:
+                outcome = run_variant(scn, v, analysis, staging, keep)
+            except ScenarioError as e:
+                raise _failed(v, e.field, e.message) from None
+            record(v, outcome)
+
+        if jobs is None and n_jobs > 1:
+            # automatic: the first variant here; workers for the rest only if it was long enough
+            # to repay starting them (each imports dccsim anew)
+            first = pending.pop(0)
+            run_here(first)
+            if wall[first.slug] < PARALLEL_AFTER_S:
+                n_jobs = 1
+        if n_jobs > 1 and len(pending) > 1:
+            from .procpool import run_unordered
+
+            by_slug = {v.slug: v for v in pending}
+            running: list[str] = []
+
+            def began(slug):
+                running.append(by_slug[slug].name)
+                bar.set_postfix_str(", ".join(running))
+
+            tasks = [(v.slug, (scenario_text, v.slug, str(staging), keep)) for v in pending]
+            for slug, outcome in run_unordered(variant_job, tasks, n_jobs, began):
+                running.remove(by_slug[slug].name)
+                bar.set_postfix_str(", ".join(running))
+                record(by_slug[slug], outcome)
+        else:
+            for v in pending:
+                run_here(v)
         bar.close()
         if analysis is not None:
+            metrics_by_slug = {s: finished[s]["metrics"] for s in summary["order"]}
             summary["claims"] = analysis.claims(scn, metrics_by_slug)
             if worker is not None:
+                series = {
+                    v.slug: (v, finished[v.slug]["tables"], finished[v.slug]["metrics"]) for v in chosen
+                }
                 name = summary["analysis"]
                 results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
                 summary["figures"] = [analysis.FIGURE]
@@ -221,13 +347,14 @@ def run(
             outdir.discard(staging, out)
             raise RunInterrupted(f"no variant had finished; {str(out)!r} left as it was") from None
         try:
+            _drop_unfinished(staging, chosen, summary["order"])
             write_meta()  # summary.json on disk already says complete: false
             outdir.commit(staging, out)
         except OSError:
             outdir.discard(staging, out)
             raise RunInterrupted("the finished variants could not be saved") from None
         raise RunInterrupted(
-            f"kept {len(summary['order'])} of {len(configs)} variants in {str(out)!r} (complete: false)"
+            f"kept {len(summary['order'])} of {len(chosen)} variants in {str(out)!r} (complete: false)"
         ) from None
     except OSError as e:
         bar.close()
@@ -242,6 +369,15 @@ def run(
         outdir.discard(staging, out)
         raise
     return summary
+
+
+def _drop_unfinished(staging: Path, chosen: list[Variant], order: list[str]) -> None:
+    """Remove the files a stopped variant had begun to write (its worker was killed mid-write)."""
+    import shutil
+
+    for v in chosen:
+        if v.slug not in order and (staging / v.slug).exists():
+            shutil.rmtree(staging / v.slug)
 
 
 def report(scn: Scenario, summary: dict) -> str:

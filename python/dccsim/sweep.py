@@ -49,22 +49,10 @@ def jobs_for(spec: SweepSpec) -> list[dict]:
 
 
 def _local(root: str, jobs: list[dict], n: int, started: Callable[[str], None]) -> Iterable[dict]:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from .procpool import run_unordered
 
-    # spawn: workers import dccsim once each; no fork of a process that runs the progress thread
-    with ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as pool:
-        pending = list(jobs)
-        running = {}
-        while pending or running:
-            while pending and len(running) < n:
-                job = pending.pop(0)
-                running[pool.submit(run_point, root, job)] = job["id"]
-                started(job["id"])
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for f in done:
-                running.pop(f)
-                yield f.result()
+    for _, result in run_unordered(run_point, [(j["id"], (root, j)) for j in jobs], n, started):
+        yield result
 
 
 def _ray(

@@ -90,6 +90,49 @@ def test_sigint_stops_within_bound_and_keeps_finished_variants_marked_incomplete
     assert not list(tmp_path.glob(".out.*")), "staging directory or lock left behind"
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d.name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def test_sigint_with_jobs_2_stops_the_workers_and_keeps_finished_variants(tmp_path):
+    p = _start(tmp_path, "out", "--jobs", "2")
+    _wait_for_slow_variant(tmp_path, "out")
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=30)
+    err = p.stderr.read()
+    assert rc == 130 and "Traceback" not in err and "kept 1 of 2 variants" in err, err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["complete"] is False and summary["order"] == ["fast"]
+    assert not (tmp_path / "out" / "slow").exists()
+    assert not list(tmp_path.glob(".out.*"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc to find the workers")
+def test_killed_run_with_jobs_takes_its_workers_with_it(tmp_path):
+    p = _start(tmp_path, "out", "--jobs", "2")
+    _wait_for_slow_variant(tmp_path, "out")
+    workers = _children(p.pid)
+    assert workers, "no worker process"
+    p.kill()
+    p.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        time.sleep(0.05)
+    alive = [
+        w
+        for w in workers
+        if Path(f"/proc/{w}/stat").exists() and ") Z" not in Path(f"/proc/{w}/stat").read_text()
+    ]
+    assert alive == [], "workers outlived the killed run"
+
+
 def test_killed_run_leaves_nothing_that_looks_valid_and_next_run_recovers(tmp_path):
     p = _start(tmp_path, "out")
     _wait_for_slow_variant(tmp_path, "out")

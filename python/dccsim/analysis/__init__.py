@@ -12,11 +12,12 @@ An analysis module provides:
 
 from __future__ import annotations
 
-from . import buffer_cdf, fairness, fct, incast, phase, poseidon, queue_sweep, rdcn, shared
+from . import buffer_cdf, fairness, fct, incast, phase, poseidon, powertcp_dc, queue_sweep, rdcn, shared
 
 ANALYSES = {
     "buffer_cdf": buffer_cdf,
     "fct": fct,
+    "powertcp_dc": powertcp_dc,
     "incast": incast,
     "shared": shared,
     "queue_sweep": queue_sweep,

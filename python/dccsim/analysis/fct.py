@@ -146,15 +146,15 @@ def buffer_metrics(port_series, start_ps: int) -> dict:
     }
 
 
-def start_of_measurement(scenario) -> int:
-    w = scenario.workload
+def start_of_measurement(scenario, variant=None) -> int:
+    w = scenario.variant_workload(variant)
     return 0 if w is None else w.measured_from_ps
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     p = scenario.experiment.params
     ideal = p.get("ideal", "artifact")
-    t0 = start_of_measurement(scenario)
+    t0 = start_of_measurement(scenario, variant)
     size, slow, unfinished = measured(tables["flows"], t0, ideal)
     return {
         "ideal": ideal,

@@ -166,6 +166,9 @@ class Variant:
     # rate/time fields of the scenario's topology that this variant overrides, as sorted
     # (key, value) pairs (bits/s, ps); () = the scenario's topology unchanged
     topology: tuple = ()
+    # the whole [workload] this variant runs (the scenario's with the variant's overrides applied);
+    # None = the scenario's workload
+    workload: Optional[Workload] = None
 
     @property
     def slug(self) -> str:
@@ -225,22 +228,41 @@ class Scenario:
             return self.topology
         return Topology(self.topology.kind, {**self.topology.values, **dict(variant.topology)})
 
-    def flow_list(self):
-        """Every flow of the run (workloads.generate.FlowList), generated once per scenario object."""
-        cached = self.__dict__.get("_flow_list")
+    def variant_workload(self, variant: Optional[Variant]) -> Optional[Workload]:
+        """The workload a variant runs: its own (`workload` overrides) or the scenario's."""
+        if variant is not None and variant.workload is not None:
+            return variant.workload
+        return self.workload
+
+    def for_variant(self, variant: Optional[Variant]) -> Scenario:
+        """The scenario as one variant sees it: the variant's workload in place of [workload]
+        (the same object when the variant does not override it, so the flow list is shared)."""
+        if variant is None or variant.workload is None:
+            return self
+        cache = self.__dict__.setdefault("_variant_scenarios", {})
+        if variant.slug not in cache:
+            cache[variant.slug] = dataclasses.replace(self, workload=variant.workload)
+        return cache[variant.slug]
+
+    def flow_list(self, variant: Optional[Variant] = None):
+        """Every flow of the run (workloads.generate.FlowList) of `variant` (default: the scenario's
+        own workload), generated once per workload."""
+        scn = self.for_variant(variant)
+        cached = scn.__dict__.get("_flow_list")
         if cached is None:
-            cached = flow_list(self)
-            object.__setattr__(self, "_flow_list", cached)  # a cache, not a field: frozen stays frozen
+            cached = flow_list(scn)
+            object.__setattr__(scn, "_flow_list", cached)  # a cache, not a field: frozen stays frozen
         return cached
 
-    def engine_flows(self) -> list[dict]:
-        return self.flow_list().to_engine()
+    def engine_flows(self, variant: Optional[Variant] = None) -> list[dict]:
+        return self.flow_list(variant).to_engine()
 
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
         """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
         if isinstance(variant, str):
             variant = self.variant(variant)
         cc = variant.cc if variant is not None else self.cc
+        wl = self.variant_workload(variant)
         return {
             "seed": self.seed,
             "duration_ps": self.duration_ps,
@@ -259,10 +281,8 @@ class Scenario:
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
-            "flows": self.engine_flows(),
-            **(
-                {"stop_when_done": True} if self.workload is not None and self.workload.stop_when_done else {}
-            ),
+            "flows": self.engine_flows(variant),
+            **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": {
                 "sample_interval_ps": self.metrics.interval_ps,
                 "ports": list(self.metrics.ports),

@@ -116,7 +116,7 @@ FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -467,7 +467,31 @@ def _variant_topology(data, field: str, base: Topology) -> tuple:
     return tuple(sorted(out.items()))
 
 
-def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Experiment:
+def _variant_workload(data, field: str, base: Optional[dict], topology: Topology, n_hosts: int, base_dir):
+    """A variant's workload: the scenario's [workload] table with the variant's keys replacing its
+    own (an `incast` table merges key by key), checked like [workload]; errors name the variant's
+    field (experiment.variants[i].workload.load)."""
+    if base is None:
+        raise ScenarioError(field, "the scenario has no [workload] for a variant to override")
+    if not isinstance(data, dict):
+        raise ScenarioError(field, "expected a table of [workload] keys to override")
+    merged = {**base, **data}
+    if isinstance(base.get("incast"), dict) and isinstance(data.get("incast"), dict):
+        merged["incast"] = {**base["incast"], **data["incast"]}
+    try:
+        return workload.parse(merged, topology, n_hosts, base_dir)
+    except ScenarioError as e:
+        raise ScenarioError(field + e.field[len("workload") :], e.message) from None
+
+
+def _experiment(
+    data,
+    algorithms,
+    default_cc: CcSpec,
+    topology: Topology,
+    wl_data: Optional[dict] = None,
+    base_dir: Optional[Path] = None,
+) -> Experiment:
     from ..analysis import ANALYSES
 
     analysis = data.get("analysis") if isinstance(data, dict) else None
@@ -493,6 +517,16 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
             cc,
             _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
             _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else (),
+            _variant_workload(
+                vd["workload"],
+                vt.f("workload"),
+                wl_data,
+                topology,
+                topo.host_count(topology.kind, topology.values),
+                base_dir,
+            )
+            if "workload" in vd
+            else None,
         )
         if v.slug in slugs:
             raise ScenarioError(
@@ -545,6 +579,12 @@ def _check_consistency(scn: Scenario) -> None:
             raise ScenarioError(f"flows[{i}].start", f"must be before the end of the run (duration {end} ps)")
     if scn.workload is not None:
         workload.check_against_run(scn)
+    for i, v in enumerate(scn.experiment.variants if scn.experiment is not None else ()):
+        if v.workload is not None:
+            try:
+                workload.check_against_run(scn.for_variant(v))
+            except ScenarioError as e:
+                raise ScenarioError(f"experiment.variants[{i}].{e.field}", e.message) from None
     if scn.metrics.interval_ps and scn.metrics.start_ps >= end:
         raise ScenarioError("metrics.start", f"must be before the end of the run (duration {end} ps)")
     h = scn.host
@@ -613,7 +653,7 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         flows=flows,
         workload=wl,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
-        experiment=_experiment(data["experiment"], algorithms, cc, topology)
+        experiment=_experiment(data["experiment"], algorithms, cc, topology, data.get("workload"), base_dir)
         if "experiment" in data
         else None,
     )

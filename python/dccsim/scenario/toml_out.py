@@ -118,6 +118,7 @@ def to_dict(s: Scenario) -> dict:
                 if v.topology
                 else {}
             )
+            | ({"workload": _workload_overrides(s.workload, v.workload)} if v.workload is not None else {})
             for v in x.variants
         ]
         out["experiment"] = xd
@@ -171,6 +172,12 @@ def _pfc_dict(p) -> dict:
         "frame": units.format_size_exact(p.frame_bytes),
         "watchdog": units.format_time_exact(p.watchdog_ps),
     }
+
+
+def _workload_overrides(base, wl) -> dict:
+    """The keys of a variant's workload that differ from the scenario's (what the variant wrote)."""
+    b, w = _workload_dict(base), _workload_dict(wl)
+    return {k: val for k, val in w.items() if b.get(k) != val}
 
 
 def _workload_dict(wl) -> dict:
