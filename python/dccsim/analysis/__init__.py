@@ -12,7 +12,7 @@ An analysis module provides:
 
 from __future__ import annotations
 
-from . import buffer_cdf, fairness, fct, incast, phase, poseidon, queue_sweep, rdcn, shared
+from . import buffer_cdf, fairness, fct, incast, oplatency, phase, poseidon, queue_sweep, rdcn, shared
 
 ANALYSES = {
     "buffer_cdf": buffer_cdf,
@@ -23,5 +23,6 @@ ANALYSES = {
     "fairness": fairness,
     "phase": phase,
     "poseidon": poseidon,
+    "oplatency": oplatency,
     "rdcn": rdcn,
 }
