@@ -24,6 +24,16 @@ CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
 # they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
 # bench-websearch-0.6 (issue 8 item 6) simulates 20 808 websearch flows, minutes of engine time.
 SCALE_BENCHMARKS = {"bench-fattree-1024-perm", "bench-fattree-8192-perm", "bench-websearch-0.6"}
+# Datacenter-scale experiments of issue 9 generate 12 000-22 000 messages: their configs would be
+# 1.5-2.6 MB each (26 MB in all), so they are not stored; tests/python/test_datacenter_experiments.py
+# runs scaled-down versions end to end and crates/engine/tests/connections.rs pins their engine
+# feature (connections).
+LARGE_FLOW_LISTS = {
+    "poseidon-oplatency",
+    "poseidon-oplatency-incast",
+    "poseidon-brownfield",
+    "tbtcp-datacenter-fct",
+}
 
 
 def catalog_configs() -> dict[str, str]:
@@ -31,7 +41,7 @@ def catalog_configs() -> dict[str, str]:
 
     out = {}
     for name in experiments.list_experiments():
-        if name in SCALE_BENCHMARKS:
+        if name in SCALE_BENCHMARKS or name in LARGE_FLOW_LISTS:
             continue
         scn = experiments.get(name)
         for v in scn.variants():
