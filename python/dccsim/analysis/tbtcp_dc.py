@@ -253,7 +253,19 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
             + ", ".join(f"{v.name} {metrics[v.slug]['packets_dropped']}" for v in vs)
         )
     else:
-        rows = [("variant", "short n", "short mean", "short p99", "long n", "long mean", "long p99", "drops")]
+        rows = [
+            (
+                "variant",
+                "short n",
+                "short mean",
+                "short p99",
+                "short p99.9",
+                "long n",
+                "long mean",
+                "long p99",
+                "drops",
+            )
+        ]
         for v in vs:
             m = metrics[v.slug]
             s, lg = m["short"], m["long"]
@@ -263,6 +275,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
                     str(s["n"]),
                     "—" if s["mean_us"] is None else f"{s['mean_us']:.0f} µs",
                     _cell(s["p99"]),
+                    _cell(s["p99.9"]),
                     str(lg["n"]),
                     "—" if lg["mean_us"] is None else f"{lg['mean_us']:.0f} µs",
                     _cell(lg["p99"]),
