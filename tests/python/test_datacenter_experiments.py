@@ -191,7 +191,9 @@ def test_tbtcp_datacenter_stages_pipeline_end_to_end(tmp_path):
     tb = s["runs"]["tbtcp"]["metrics"]["stages"][0]
     dc = s["runs"]["dctcp-k-275kb"]["metrics"]["stages"][0]
     assert tb["queue_mean_bytes"] < dc["queue_mean_bytes"]
-    assert len(s["claims"]) == 8 and all(VERDICT.match(c["verdict"]) for c in s["claims"])  # 2 TBTCP × 2 DCTCP × 2
+    assert len(s["claims"]) == 8 and all(
+        VERDICT.match(c["verdict"]) for c in s["claims"]
+    )  # 2 TBTCP × 2 DCTCP × 2
     assert (tmp_path / "tb" / "tbtcp_dc.png").exists()
 
 
@@ -214,4 +216,47 @@ def test_tbtcp_datacenter_fct_pipeline_end_to_end(tmp_path):
         assert m["short"]["n"] + m["unfinished"] >= int((late.size_bytes < 100_000).sum()) - m["unfinished"]
         assert m["long"]["n"] <= int((late.size_bytes >= 1_000_000).sum())
         assert m["short"]["mean_us"] > 150  # one base RTT at least
-    assert len(s["claims"]) == 4 and all(VERDICT.match(c["verdict"]) for c in s["claims"])  # 2 TBTCP × short/long
+    assert len(s["claims"]) == 4 and all(
+        VERDICT.match(c["verdict"]) for c in s["claims"]
+    )  # 2 TBTCP × short/long
+
+
+# ---------------------------------------------------------------------------------------------
+# verdict rules on hand-built metrics
+
+
+def _op(p50: float, p999: float) -> dict:
+    cell = {"n": 20_000, "above": 19, "meaningful": True}
+    return {"op_latency_us": {"p50": {**cell, "value": p50}, "p99.9": {**cell, "value": p999}}}
+
+
+def test_fig19_verdicts_follow_the_tolerances():
+    from dccsim.analysis import oplatency
+
+    s = get("poseidon-oplatency")
+    # paper vs Swift: −61 %, 14.5×; vs HPCC: −44 %, 5.49×
+    m = {"poseidon": _op(10.0, 10.0), "swift": _op(25.0, 150.0), "hpcc": _op(10.5, 12.0)}
+    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    assert rows["Poseidon vs Swift"].startswith("holds")  # −60 %, 15×
+    assert rows["Poseidon vs HPCC"].startswith("partly holds")  # −5 %, 1.2×: better, outside both bands
+    m["hpcc"] = _op(9.0, 5.0)
+    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    assert rows["Poseidon vs HPCC"].startswith("differs")
+
+
+def test_fig20_gain_share():
+    from dccsim.analysis import oplatency
+
+    s = get("poseidon-brownfield")
+    m = {
+        "swift": _op(40.0, 400.0),
+        "poseidon-int-everywhere": _op(20.0, 100.0),
+        "poseidon-int-at-4-tors": _op(25.0, 150.0),  # 75 % and 83 % of the gain
+        "poseidon-int-at-2-tors": _op(35.0, 150.0),  # 25 % and 83 %
+    }
+    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    assert rows["Poseidon (INT at 4 ToRs)"] == "holds"
+    assert rows["Poseidon (INT at 2 ToRs)"] == "partly holds"
+    m["poseidon-int-everywhere"] = _op(45.0, 500.0)
+    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    assert all(v.startswith("differs: full INT did not beat Swift") for v in rows.values())

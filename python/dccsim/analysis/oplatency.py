@@ -171,7 +171,15 @@ def _fig20_rows(scenario, metrics: dict) -> list[dict]:
             {
                 "variant": v.name,
                 "claim": f"most of the gain retained (≥ {GAIN_SHARE:.0%} of full deployment's gain over Swift)",
-                "measured": f"median {shares[0]:.0%}, 99.9p {shares[1]:.0%} of the gain",
+                "measured": ", ".join(
+                    f"{q} "
+                    + (
+                        f"{x:.0%} of the gain"
+                        if x == x
+                        else f"no gain (Swift {_val(ms, k):.1f} µs, full INT {_val(mf, k):.1f} µs)"
+                    )
+                    for q, k, x in (("median", "p50", shares[0]), ("99.9p", "p99.9", shares[1]))
+                ),
                 "verdict": verdict,
             }
         )
