@@ -54,6 +54,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     if !captured.is_empty() {
         fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
     }
+    fabric.ecmp_key = ecmp_keys(cfg);
     if let crate::config::Topology::Rdcn { tors, servers_per_tor, ref circuit, .. } = cfg.topology {
         fabric.circuit = Some(Box::new(circuit_of(&fabric.net, circuit, tors, servers_per_tor)));
     }
@@ -144,6 +145,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         if !net.connected(f.src, f.dst) {
             return Err(ConfigError::new(&format!("flows[{i}]"), format!("no path from h{} to h{} in the topology", f.src, f.dst)));
         }
+        check_follows(cfg, i)?;
         let nic_rate = net.ports[net.host_port(f.src).unwrap() as usize].rate_bps;
         let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
         let ctx = CcContext {
@@ -192,15 +194,62 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         let size = f.size_bytes.unwrap_or(u64::MAX);
         // the path lists the ports from the source NIC on: one per switch after the first
         let switch_hops = (net.path(f.src, f.dst).len().saturating_sub(1)).min(u8::MAX as usize) as u8;
-        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, switch_hops, ideal_fct, ideal_fct_artifact };
+        let info = FlowInfo {
+            src: f.src,
+            dst: f.dst,
+            size,
+            start: f.start_ps,
+            base_rtt,
+            switch_hops,
+            ideal_fct,
+            ideal_fct_artifact,
+            follows: f.follows,
+        };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
         let window_cap = match cfg.host.nic {
             NicModel::Tcp => f64::INFINITY,
             NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
         };
+        if f.follows.is_some() && cc.grant_policy().is_some() {
+            return Err(ConfigError::new(&format!("flows[{i}].follows"), "a receiver-driven (Homa) message cannot continue a connection"));
+        }
         flows.push(Endpoint::new(info, cc, window_cap));
     }
     Ok(flows)
+}
+
+/// ECMP key of every flow when some flows continue a connection: a message to the same
+/// destination as the one it follows hashes as that one (one 5-tuple, one path); empty otherwise.
+fn ecmp_keys(cfg: &Config) -> Vec<u32> {
+    if cfg.flows.iter().all(|f| f.follows.is_none()) {
+        return Vec::new();
+    }
+    let mut key: Vec<u32> = (0..cfg.flows.len() as u32).collect();
+    for (i, f) in cfg.flows.iter().enumerate() {
+        if let Some(p) = f.follows {
+            if cfg.flows[p as usize].dst == f.dst {
+                key[i] = key[p as usize]; // p < i: already resolved
+            }
+        }
+    }
+    key
+}
+
+/// `follows`: an earlier, finite flow of the same sender that starts no later.
+fn check_follows(cfg: &Config, i: usize) -> Result<(), ConfigError> {
+    let f = &cfg.flows[i];
+    let Some(p) = f.follows else { return Ok(()) };
+    let field = format!("flows[{i}].follows");
+    let Some(prev) = cfg.flows.get(p as usize).filter(|_| (p as usize) < i) else {
+        return Err(ConfigError::new(&field, format!("must name an earlier flow (0..{}), got {p}", i.saturating_sub(1))));
+    };
+    if prev.src != f.src {
+        return Err(ConfigError::new(&field, format!("flow {p} is sent by h{}, not h{} (a connection has one sender)", prev.src, f.src)));
+    }
+    if prev.size_bytes.is_none() || prev.start_ps > f.start_ps {
+        return Err(ConfigError::new(&field, format!("flow {p} must be finite and start no later than this flow")));
+    }
+    Ok(())
 }
 
 fn monitored_ports(cfg: &Config, net: &Network) -> Result<Vec<PortId>, ConfigError> {

@@ -90,9 +90,10 @@ impl Simulator {
                     handoff(core, fabric, nics, tp, h);
                 }
                 EvKind::FlowStart => {
-                    let host = tp.flow_start(core, id);
-                    nics.add_flow(host, id);
-                    nics.serve(core, fabric, tp, host);
+                    if let Some(host) = tp.flow_start(core, id) {
+                        nics.add_flow(host, id);
+                        nics.serve(core, fabric, tp, host);
+                    }
                 }
                 EvKind::NicWake => nics.wake(core, fabric, tp, id),
                 EvKind::Rto => {
@@ -168,7 +169,14 @@ fn deliver(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp: &mut Trans
                 AckOutcome::Ignored => {}
                 AckOutcome::Continue(src) => nics.serve(core, fabric, tp, src),
                 AckOutcome::Finished(src) => {
-                    nics.remove_flow(src, core.pool.get(pkt).flow);
+                    let fid = core.pool.get(pkt).flow;
+                    nics.remove_flow(src, fid);
+                    if let Some(next) = tp.finished(fid) {
+                        // the connection's next message has been waiting: it starts now
+                        if let Some(host) = tp.flow_start(core, next) {
+                            nics.add_flow(host, next);
+                        }
+                    }
                     nics.serve(core, fabric, tp, src);
                 }
             }

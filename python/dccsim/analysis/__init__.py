@@ -12,7 +12,20 @@ An analysis module provides:
 
 from __future__ import annotations
 
-from . import buffer_cdf, fairness, fct, incast, phase, poseidon, powertcp_dc, queue_sweep, rdcn, shared
+from . import (
+    buffer_cdf,
+    fairness,
+    fct,
+    incast,
+    oplatency,
+    phase,
+    poseidon,
+    powertcp_dc,
+    queue_sweep,
+    rdcn,
+    shared,
+    tbtcp_dc,
+)
 
 ANALYSES = {
     "buffer_cdf": buffer_cdf,
@@ -24,5 +37,7 @@ ANALYSES = {
     "fairness": fairness,
     "phase": phase,
     "poseidon": poseidon,
+    "oplatency": oplatency,
+    "tbtcp_dc": tbtcp_dc,
     "rdcn": rdcn,
 }

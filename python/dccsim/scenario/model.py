@@ -126,21 +126,41 @@ class Incast:
 
 
 @dataclass(frozen=True)
+class RotatingIncast:
+    """A rotating incast (Poseidon §5.4, docs/scenario.md): `senders` hosts outside the sending
+    racks each send one `size_bytes` message to the same host of rack `target_rack` at every round;
+    rounds are `senders·size·8/rate_bps` apart (aggregate load `rate_bps`), and the target moves to
+    the rack's next host after each round."""
+
+    senders: int
+    size_bytes: int
+    rate_bps: int
+    target_rack: int
+    start_ps: int
+    stop_ps: int
+
+
+@dataclass(frozen=True)
 class Workload:
     kind: str  # "permutation" | "poisson" | "incast" | "replay"
     start_ps: int = 0
-    size_bytes: Optional[int] = None  # permutation: bytes per flow (None = long-lived)
+    size_bytes: Optional[int] = None  # permutation / poisson: bytes per flow (None = long-lived / CDF)
     stop_ps: Optional[int] = None  # poisson / incast: arrivals in [start, stop)
     warmup_ps: int = 0  # flows starting before start + warmup are left out of the statistics
     cdf: Optional[str] = None  # a CDF shipped with dccsim (workloads/*.cdf) ...
     cdf_file: Optional[str] = None  # ... or a user's file
     cdf_points: tuple = ()  # the CDF read from either: ((size, cumulative probability), ...)
-    load: Optional[float] = None  # fraction of each sending rack's uplink capacity
-    destinations: str = "uniform"  # "uniform" (other racks) | "artifact"
+    load: Union[float, tuple, None] = None  # fraction of each sending rack's uplink capacity
+    # (one number for every sending rack, or a tuple with one per sending rack)
+    destinations: str = "uniform"  # "uniform" (other racks) | "artifact" | "sending-racks"
     sending_racks: Optional[int] = None  # the first N racks send (None = all)
     incast: Optional[Incast] = None
+    rotating_incast: Optional[RotatingIncast] = None
     file: Optional[str] = None  # replay: an earlier run's flows_input.parquet (or its directory)
     stop_when_done: bool = False  # end the run when every finite flow has finished
+    # a host pair's generated messages share one connection: each waits for the previous one and
+    # continues its congestion controller (engine FlowSpec.follows)
+    connections: bool = False
 
     @property
     def measured_from_ps(self) -> int:
@@ -169,6 +189,8 @@ class Variant:
     # the whole [workload] this variant runs (the scenario's with the variant's overrides applied);
     # None = the scenario's workload
     workload: Optional[Workload] = None
+    # brownfield INT of this variant: the switches that support INT (None = the scenario's)
+    int_switches: Optional[tuple] = None
 
     @property
     def slug(self) -> str:
@@ -257,6 +279,12 @@ class Scenario:
     def engine_flows(self, variant: Optional[Variant] = None) -> list[dict]:
         return self.flow_list(variant).to_engine()
 
+    def variant_int_switches(self, variant: Optional[Variant]) -> Optional[list]:
+        """The switches with INT in a variant's run (None = every switch)."""
+        if variant is not None and variant.int_switches is not None:
+            return list(variant.int_switches)
+        return None if self.switch.int_switches is None else list(self.switch.int_switches)
+
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
         """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
         if isinstance(variant, str):
@@ -273,7 +301,7 @@ class Scenario:
                 "dt_alpha": self.switch.dt_alpha,
                 "int_enabled": self.switch.int_enabled,
                 "int_bytes_mode": self.switch.int_bytes_mode,
-                "int_switches": None if self.switch.int_switches is None else list(self.switch.int_switches),
+                "int_switches": self.variant_int_switches(variant),
                 "ecn": ecn_to_engine(
                     variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
                 ),

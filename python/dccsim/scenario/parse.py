@@ -116,7 +116,7 @@ FLOW_KEYS = ("src", "dst", "size", "start", "cc")
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -295,13 +295,22 @@ def _pfc(v) -> Optional[Pfc]:
     )
 
 
-def _int_switches(v) -> tuple:
+def _int_switches(v, field: str = "switch.int_switches") -> tuple:
     """Brownfield INT: the switches (by name, e.g. "tor0", "sw1") that support INT."""
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise ScenarioError(
-            "switch.int_switches", f'expected a list of switch names such as ["tor0", "agg1"], got {show(v)}'
-        )
+        raise ScenarioError(field, f'expected a list of switch names such as ["tor0", "agg1"], got {show(v)}')
     return tuple(v)
+
+
+def _variant_int_switches(v, field: str, topology: Topology) -> tuple:
+    names = _int_switches(v, field)
+    for i, n in enumerate(names):
+        if n.startswith("h") or not topo.node_exists(topology.kind, topology.values, n):
+            raise ScenarioError(
+                f"{field}[{i}]",
+                f"unknown switch {n!r}; nodes are {topo.node_names_hint(topology.kind, topology.values)}",
+            )
+    return names
 
 
 def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
@@ -526,6 +535,9 @@ def _experiment(
                 base_dir,
             )
             if "workload" in vd
+            else None,
+            _variant_int_switches(vd["int_switches"], vt.f("int_switches"), topology)
+            if "int_switches" in vd
             else None,
         )
         if v.slug in slugs:

@@ -119,6 +119,7 @@ def to_dict(s: Scenario) -> dict:
                 else {}
             )
             | ({"workload": _workload_overrides(s.workload, v.workload)} if v.workload is not None else {})
+            | ({"int_switches": list(v.int_switches)} if v.int_switches is not None else {})
             for v in x.variants
         ]
         out["experiment"] = xd
@@ -197,11 +198,15 @@ def _workload_dict(wl) -> dict:
         w["cdf"] = wl.cdf
     if wl.cdf_file is not None:
         w["cdf_file"] = wl.cdf_file
+    if wl.kind == "poisson" and wl.size_bytes is not None:
+        w["size"] = units.format_size_exact(wl.size_bytes)
     if wl.load is not None:
-        w["load"] = wl.load
+        w["load"] = list(wl.load) if isinstance(wl.load, tuple) else wl.load
         w["destinations"] = wl.destinations
     if wl.sending_racks is not None:
         w["sending_racks"] = wl.sending_racks
+    if wl.connections:
+        w["connections"] = True
     if wl.incast is not None:
         i = wl.incast
         inc: dict[str, Any] = {"size": units.format_size_exact(i.size_bytes), "fan_in": i.fan_in}
@@ -211,4 +216,14 @@ def _workload_dict(wl) -> dict:
             inc["global_rate"] = i.global_rate
         inc.update(start=t(i.start_ps), stop=t(i.stop_ps))
         w["incast"] = inc
+    if wl.rotating_incast is not None:
+        r = wl.rotating_incast
+        w["rotating_incast"] = {
+            "senders": r.senders,
+            "size": units.format_size_exact(r.size_bytes),
+            "rate": units.format_rate_exact(r.rate_bps),
+            "target_rack": r.target_rack,
+            "start": t(r.start_ps),
+            "stop": t(r.stop_ps),
+        }
     return w

@@ -8,8 +8,8 @@ from typing import Optional
 from ..errors import ScenarioError
 from ..workloads import cdf as cdfs
 from ..workloads.racks import racks
-from .fields import Table, boolean, choice, integer, pos_size, ranged_number, string, time
-from .model import Incast, Topology, Workload
+from .fields import Table, boolean, choice, integer, pos_size, ranged_number, rate, show, string, time
+from .model import Incast, RotatingIncast, Topology, Workload
 
 KINDS = ("permutation", "poisson", "incast", "replay")
 KEYS = {
@@ -20,17 +20,21 @@ KEYS = {
         "warmup",
         "cdf",
         "cdf_file",
+        "size",
         "load",
         "destinations",
         "sending_racks",
         "incast",
+        "rotating_incast",
+        "connections",
         "stop_when_done",
     ),
     "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done"),
     "replay": ("file", "start", "warmup", "stop_when_done"),
 }
 INCAST_KEYS = ("rate", "global_rate", "size", "fan_in", "start", "stop")
-DESTINATIONS = ("uniform", "artifact")
+ROTATING_KEYS = ("senders", "size", "rate", "target_rack", "start", "stop")
+DESTINATIONS = ("uniform", "artifact", "sending-racks")
 MAX_LOAD = 1.0
 MAX_REQUEST_RATE = 1e9  # requests per second
 
@@ -76,19 +80,26 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     w = dict(
         kind=kind, start_ps=start, stop_ps=stop, warmup_ps=warmup, stop_when_done=done, sending_racks=n_send
     )
+    if t.has("connections"):
+        w["connections"] = t.req("connections", boolean)
     if kind == "poisson":
-        if t.has("cdf") == t.has("cdf_file"):
+        sources = [k for k in ("cdf", "cdf_file", "size") if t.has(k)]
+        if len(sources) != 1:
             raise ScenarioError(
                 "workload.cdf",
-                f"must set exactly one of cdf (allowed: {', '.join(cdfs.packaged())}) or cdf_file (a path)",
+                f"must set exactly one of cdf (allowed: {', '.join(cdfs.packaged())}), cdf_file (a path) "
+                "or size (every flow this size)",
             )
         if t.has("cdf"):
             w["cdf"] = t.req("cdf", string)
             w["cdf_points"] = cdfs.load_packaged(w["cdf"], "workload.cdf")
-        else:
+        elif t.has("cdf_file"):
             w["cdf_file"] = t.req("cdf_file", lambda v, f: _path(v, f, base_dir))
             w["cdf_points"] = cdfs.load_file(w["cdf_file"], "workload.cdf_file")
-        w["load"] = float(t.req("load", ranged_number(0.0, MAX_LOAD, lo_open=True)))
+        else:
+            w["size_bytes"] = t.req("size", pos_size)
+            w["cdf_points"] = ((float(w["size_bytes"]), 1.0),)  # a point mass
+        w["load"] = t.req("load", lambda v, f: _load(v, f, n_send or rk.count))
         w["destinations"] = t.opt("destinations", choice(DESTINATIONS), "uniform")
         if w["destinations"] == "artifact":
             last = (n_send or rk.count) - 1
@@ -96,11 +107,57 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
                 raise ScenarioError(
                     "workload.destinations", "artifact needs at least 2 hosts in the sending racks"
                 )
+        if w["destinations"] == "sending-racks" and (n_send or rk.count) < 2:
+            raise ScenarioError("workload.destinations", "sending-racks needs sending_racks >= 2")
+        if t.has("rotating_incast"):
+            w["rotating_incast"] = _rotating(data["rotating_incast"], start, stop, rk, n_send)
     if t.has("incast"):
         w["incast"] = _incast(data["incast"], start, stop, int(rk.size.min()))
     elif kind == "incast":
         raise ScenarioError("workload.incast", "missing (required) table {rate or global_rate, size, fan_in}")
     return Workload(**w)
+
+
+def _load(v, f, n_send: int):
+    """One fraction of the uplink for every sending rack, or a list with one per sending rack."""
+    one = ranged_number(0.0, MAX_LOAD, lo_open=True)
+    if not isinstance(v, list):
+        return float(one(v, f))
+    if len(v) != n_send:
+        raise ScenarioError(
+            f, f"a list needs one load per sending rack ({n_send}), got {len(v)} values {show(v)}"
+        )
+    return tuple(float(one(x, f"{f}[{i}]")) for i, x in enumerate(v))
+
+
+def _rotating(data, start: int, stop: int, rk, n_send: Optional[int]) -> RotatingIncast:
+    f = "workload.rotating_incast"
+    if n_send is None or n_send >= rk.count:
+        raise ScenarioError(
+            "workload.sending_racks",
+            f"a rotating incast sends from the racks after the sending racks; set sending_racks < {rk.count}",
+        )
+    t = Table(data, f, ROTATING_KEYS)
+    free = int(rk.first[-1] + rk.size[-1] - rk.first[n_send])
+    senders = t.req("senders", lambda v, g: integer(v, g, lo=1, hi=free))
+    target = t.opt("target_rack", lambda v, g: integer(v, g, lo=0, hi=n_send - 1), 0)
+    r_start = t.opt("start", time, start)
+    r_stop = t.opt("stop", time, stop)
+    if r_stop <= r_start:
+        raise ScenarioError(
+            f"{f}.stop", f"must be after the rotating incast start ({r_start} ps), got {r_stop} ps"
+        )
+    bps = t.req("rate", rate)
+    if bps <= 0:
+        raise ScenarioError(f"{f}.rate", f"must be > 0 (the incast's aggregate load), got {data['rate']!r}")
+    return RotatingIncast(
+        senders=senders,
+        size_bytes=t.req("size", pos_size),
+        rate_bps=int(bps),
+        target_rack=target,
+        start_ps=r_start,
+        stop_ps=r_stop,
+    )
 
 
 def _incast(data, start: int, stop: int, min_rack: int) -> Incast:
@@ -139,6 +196,10 @@ def check_against_run(scn) -> None:
         raise ScenarioError("workload.start", f"must be before the end of the run (duration {end} ps)")
     if w.stop_ps is not None and w.stop_ps > end:
         raise ScenarioError("workload.stop", f"must not be after the end of the run (duration {end} ps)")
+    if w.rotating_incast is not None and w.rotating_incast.stop_ps > end:
+        raise ScenarioError(
+            "workload.rotating_incast.stop", f"must not be after the end of the run (duration {end} ps)"
+        )
     if w.incast is not None and w.incast.stop_ps > end:
         raise ScenarioError(
             "workload.incast.stop", f"must not be after the end of the run (duration {end} ps)"

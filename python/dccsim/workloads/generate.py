@@ -8,6 +8,10 @@ Generated kinds (docs/scenario.md has the formulas):
 * ``incast`` (alone, or the ``incast`` table of a poisson workload): every host of the sending
   racks issues requests as a Poisson process; each request makes ``fan_in`` distinct random hosts
   of one other rack (uniform) send ⌊size / fan_in⌋ bytes to the requester at the request time.
+* ``rotating_incast`` (a table of a poisson workload, Poseidon §5.4): the first ``senders`` hosts
+  after the sending racks each send one ``size`` message to one host of ``target_rack`` per round;
+  round k starts at start + k·senders·size·8/rate (aggregate load ``rate``) and targets the rack's
+  host k mod (rack size). A sender's messages form one connection (``flow_list``).
 * ``replay``: the flow list of an earlier run (its ``flows_input.parquet``).
 
 Vectorised with numpy; each generator draws from its own stream, ``default_rng([seed, k])``, so
@@ -27,7 +31,7 @@ from .racks import Racks, racks
 
 POISSON_STREAM, INCAST_STREAM = 1, 2
 # Order of the `source` column's values
-SOURCES = ("flows", "permutation", "poisson", "incast", "replay")
+SOURCES = ("flows", "permutation", "poisson", "incast", "replay", "rotating-incast")
 
 
 @dataclass
@@ -41,18 +45,24 @@ class FlowList:
     source: list  # one of SOURCES per flow
     request: np.ndarray  # incast request id of a response, −1 otherwise
     cc: list = field(default_factory=list)  # per-flow engine cc dict or None ([[flows]] only)
+    follows: Optional[np.ndarray] = None  # previous flow id of the same connection, −1 = none
 
     def __len__(self) -> int:
         return len(self.src)
 
     def to_engine(self) -> list[dict]:
         cc = self.cc or [None] * len(self)
-        return [
+        out = [
             {"src": s, "dst": d, "size_bytes": None if z < 0 else z, "start_ps": t, "cc": c}
             for s, d, z, t, c in zip(
                 self.src.tolist(), self.dst.tolist(), self.size.tolist(), self.start.tolist(), cc
             )
         ]
+        if self.follows is not None:
+            for f, p in zip(out, self.follows.tolist()):
+                if p >= 0:
+                    f["follows"] = p
+        return out
 
     def table(self) -> dict:
         """Columns of flows_input.parquet (docs/results.md)."""
@@ -92,9 +102,19 @@ def sending_hosts(rk: Racks, n_racks: Optional[int]) -> np.ndarray:
     return np.concatenate([np.arange(rk.first[r], rk.first[r] + rk.size[r]) for r in range(n)])
 
 
+def rack_loads(w, rk: Racks) -> np.ndarray:
+    """Load (fraction of the uplink) of every rack: `load` for each sending rack, or the list's
+    value of each (racks that do not send get 0)."""
+    if isinstance(w.load, tuple):
+        out = np.zeros(rk.count)
+        out[: len(w.load)] = w.load
+        return out
+    return np.full(rk.count, float(w.load))
+
+
 def poisson_rate(w, rk: Racks) -> np.ndarray:
     """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size])."""
-    return w.load * rk.uplink_bps / (rk.size * 8.0 * cdf.mean(w.cdf_points))
+    return rack_loads(w, rk) * rk.uplink_bps / (rk.size * 8.0 * cdf.mean(w.cdf_points))
 
 
 def poisson(w, rk: Racks, seed: int) -> FlowList:
@@ -116,6 +136,11 @@ def poisson(w, rk: Racks, seed: int) -> FlowList:
         end = rk.first[last] + rk.size[last]
         k = rng.integers(rk.first[r], end - 1)
         dst = k + (k >= src)
+    elif w.destinations == "sending-racks":  # uniform over the hosts of the other sending racks
+        last = (rk.count if w.sending_racks is None else w.sending_racks) - 1
+        total = int(rk.first[last] + rk.size[last])
+        k = rng.integers(0, total - rk.size[r])
+        dst = k + (k >= rk.first[r]) * rk.size[r]
     else:  # uniform over the hosts of the other racks
         total = int(rk.first[-1] + rk.size[-1])
         k = rng.integers(0, total - rk.size[r])
@@ -162,6 +187,27 @@ def incast(inc, rk: Racks, sending_racks: Optional[int], seed: int) -> FlowList:
     )
 
 
+def rotating_incast(ri, rk: Racks, sending_racks: int) -> FlowList:
+    """Rounds of `senders` simultaneous messages to one host of the target rack (no randomness)."""
+    first = int(rk.first[sending_racks])
+    senders = np.arange(first, first + ri.senders, dtype=np.int64)
+    period = ri.senders * ri.size_bytes * 8 / ri.rate_bps * 1e12  # ps between rounds
+    rounds = int(np.ceil((ri.stop_ps - ri.start_ps) / period))
+    t = ri.start_ps + np.floor(np.arange(rounds) * period).astype(np.int64)
+    t = t[t < ri.stop_ps]
+    m = len(t)
+    target = rk.first[ri.target_rack] + np.arange(m) % rk.size[ri.target_rack]
+    n = m * ri.senders
+    return FlowList(
+        np.tile(senders, m),
+        _i64(np.repeat(target, ri.senders)),
+        np.full(n, ri.size_bytes, dtype=np.int64),
+        _i64(np.repeat(t, ri.senders)),
+        ["rotating-incast"] * n,
+        np.full(n, -1, dtype=np.int64),
+    )
+
+
 def explicit(flows) -> FlowList:
     rows = [(s, f) for f in flows for s in (f.src if isinstance(f.src, tuple) else (f.src,))]
     return FlowList(
@@ -199,6 +245,8 @@ def generated(scn) -> Optional[FlowList]:
     parts = [poisson(w, rk, scn.seed) if w.kind == "poisson" else None]
     if w.incast is not None:
         parts.append(incast(w.incast, rk, w.sending_racks, scn.seed))
+    if w.rotating_incast is not None:
+        parts.append(rotating_incast(w.rotating_incast, rk, w.sending_racks))
     out = _concat(parts)
     order = np.argsort(out.start, kind="stable")
     return FlowList(
@@ -212,8 +260,34 @@ def generated(scn) -> Optional[FlowList]:
 
 
 def flow_list(scn) -> FlowList:
-    """Every flow of the run in flow-id order: [[flows]] (one per listed source), then the workload's."""
-    return _concat([explicit(scn.flows), generated(scn)])
+    """Every flow of the run in flow-id order: [[flows]] (one per listed source), then the workload's.
+    Connections (``follows``): a rotating incast's messages of one sender form one connection
+    (the paper's "100 flows ... change their target"); with ``connections = true`` the other
+    generated messages of one host pair do too."""
+    out = _concat([explicit(scn.flows), generated(scn)])
+    w = scn.workload
+    if w is None or not (w.connections or w.rotating_incast is not None):
+        return out
+    source = np.array(out.source, dtype=object)
+    rotating = source == "rotating-incast"
+    follows = connection_chain(out.src, out.src, rotating)
+    if w.connections:
+        pairs = connection_chain(out.src, out.dst, (source != "flows") & ~rotating)
+        follows = np.where(pairs >= 0, pairs, follows)
+    out.follows = follows
+    return out
+
+
+def connection_chain(src: np.ndarray, dst: np.ndarray, member: np.ndarray) -> np.ndarray:
+    """For every member flow, the previous member flow (in flow-id order, which is arrival order)
+    with the same (src, dst), −1 for the first of its key and for non-members."""
+    out = np.full(len(src), -1, dtype=np.int64)
+    last: dict = {}
+    for i in np.flatnonzero(member).tolist():
+        k = (int(src[i]), int(dst[i]))
+        out[i] = last.get(k, -1)
+        last[k] = i
+    return out
 
 
 def expected_count(scn) -> int:
@@ -236,4 +310,7 @@ def expected_count(scn) -> int:
         i = w.incast
         per_host = i.rate if i.rate is not None else i.global_rate / len(hosts)
         n += per_host * len(hosts) * (i.stop_ps - i.start_ps) / 1e12 * i.fan_in
+    if w.rotating_incast is not None:
+        ri = w.rotating_incast
+        n += ri.rate_bps * (ri.stop_ps - ri.start_ps) / 1e12 / (8 * ri.size_bytes) + ri.senders
     return int(n) + 1

@@ -138,6 +138,9 @@ impl CongestionControl for Hpcc {
     fn needs_int(&self) -> bool {
         true // INT records of every hop (Algorithm 1)
     }
+    fn on_new_path(&mut self) {
+        self.int.reset(); // the previous ACK's records are of other ports
+    }
 
     fn on_ack(&mut self, ev: &AckEvent) {
         let Some(u) = self.measure_inflight(ev.int) else {

@@ -19,6 +19,11 @@ impl Default for IntHistory {
 }
 
 impl IntHistory {
+    /// Forget the previous stack (the path changed): the next stack only primes the history.
+    pub fn reset(&mut self) {
+        self.n = 0;
+    }
+
     /// For every hop whose timestamp advanced since the previous stack, `metric(hop, the hop's
     /// previous record, Δt in seconds)`; returns the largest value (the first on ties) with its
     /// Δt, and remembers `hops` for the next call. None on a flow's first stack, or when no hop

@@ -92,6 +92,9 @@ pub trait CongestionControl: Send {
     fn on_circuit(&mut self, _now: Time, _up: bool) {}
     /// The flow starts; `size` is its length in bytes (None = long-lived).
     fn on_flow_start(&mut self, _size: Option<u64>) {}
+    /// The connection's next message goes to another destination (a rotating incast's): per-hop
+    /// state learnt on the old path (INT records) no longer describes the new one.
+    fn on_new_path(&mut self) {}
     /// Switch priority (0 = highest) of the data packet starting at byte `seq`.
     fn priority(&self, _seq: u64) -> u8 {
         0

@@ -245,6 +245,9 @@ impl CongestionControl for PowerTcp {
     fn needs_int(&self) -> bool {
         true // INT records of every hop (Algorithm 1)
     }
+    fn on_new_path(&mut self) {
+        self.meter.int.reset(); // the previous ACK's records are of other ports
+    }
 
     fn on_ack(&mut self, ev: &AckEvent) {
         let Some(power) = self.meter.update(ev.int) else {

@@ -334,6 +334,12 @@ pub struct FlowSpec {
     /// Overrides the scenario's default controller for this flow.
     #[serde(default)]
     pub cc: Option<CcSpec>,
+    /// The previous message of the same connection (an earlier flow of the same sender; its
+    /// destination may differ, as a rotating incast's): this flow starts when that one has
+    /// finished (its start time is the message's arrival) and continues with that flow's
+    /// congestion controller (`transport::Transport::join_connection`).
+    #[serde(default)]
+    pub follows: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

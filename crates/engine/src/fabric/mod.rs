@@ -14,7 +14,7 @@ pub mod port;
 pub mod switch;
 
 use crate::config::{Ecn, SwitchConfig};
-use crate::core::{Core, HostId, NodeId, PortId};
+use crate::core::{Core, FlowId, HostId, NodeId, PortId};
 use crate::packet::{Kind, PktId};
 use crate::sched::EvKind;
 use crate::telemetry::capture::Capture;
@@ -42,6 +42,9 @@ pub struct Fabric {
     pub capture: Option<Box<Capture>>,
     /// The optical circuit switch and the ToRs' VOQs of an `rdcn` topology.
     pub circuit: Option<Box<Circuit>>,
+    /// ECMP hashes `ecmp_key[flow]` instead of the flow id: the messages of one connection to one
+    /// destination keep one path (`build::ecmp_keys`); empty = every flow hashes its own id.
+    pub ecmp_key: Vec<FlowId>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -66,6 +69,7 @@ impl Fabric {
             pfc,
             capture: None,
             circuit: None,
+            ecmp_key: Vec::new(),
             port_ecn,
             net,
             ports,
@@ -168,7 +172,10 @@ impl Fabric {
         let port = match hops.len() {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
             1 => hops[0],
-            n => hops[switch::ecmp_choice(flow, node, core.seed, n)],
+            n => {
+                let key = self.ecmp_key.get(flow as usize).copied().unwrap_or(flow);
+                hops[switch::ecmp_choice(key, node, core.seed, n)]
+            }
         };
         let ps = &mut self.ports[port as usize];
         let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };

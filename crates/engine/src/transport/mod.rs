@@ -28,6 +28,8 @@ pub struct FlowInfo {
     pub ideal_fct: Time,
     /// The artifact's definition of the ideal FCT (build.rs), for comparisons with its figures.
     pub ideal_fct_artifact: Time,
+    /// The previous message of the same connection (`config::FlowSpec::follows`).
+    pub follows: Option<FlowId>,
 }
 
 /// The sender's sequence space, window and pacing.
@@ -42,6 +44,9 @@ pub struct Sender {
     pub cwnd_limited: bool,
     /// The NIC's own cap on bytes in flight (the RDMA NIC's maxBdp window; ∞ for TCP).
     pub window_cap: f64,
+    /// Bytes of the earlier messages of this flow's connection: the controller sees one sequence
+    /// space per connection (its `AckEvent` sequence numbers are offset by this).
+    pub seq_base: u64,
     pub cc: Box<dyn CongestionControl>,
 }
 
@@ -108,6 +113,7 @@ impl Endpoint {
                 next_send: 0,
                 cwnd_limited: false,
                 window_cap,
+                seq_base: 0,
                 cc,
             },
             rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX },
@@ -164,11 +170,42 @@ pub struct Transport {
     pub wire: Wire,
     /// Receiver-driven messages arriving at each host and not yet complete.
     pub homa_in: Vec<Vec<FlowId>>,
+    /// `next[p]`: the message waiting for flow p to finish (its connection's next), or NO_FLOW.
+    next: Vec<FlowId>,
 }
+
+const NO_FLOW: FlowId = FlowId::MAX;
 
 impl Transport {
     pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize) -> Self {
-        Transport { flows, wire, homa_in: vec![Vec::new(); hosts] }
+        let next = if flows.iter().any(|f| f.info.follows.is_some()) { vec![NO_FLOW; flows.len()] } else { vec![] };
+        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next }
+    }
+
+    /// A message of a connection arrived (`follows` = Some(p)): if p has not finished it waits
+    /// (returns false); otherwise it takes over p's congestion controller, so the connection's
+    /// window, rate and RTT estimates carry on from message to message.
+    fn join_connection(&mut self, fid: FlowId) -> bool {
+        let Some(p) = self.flows[fid as usize].info.follows else { return true };
+        if !self.flows[p as usize].stats.done {
+            self.next[p as usize] = fid;
+            return false;
+        }
+        let (lo, hi) = self.flows.split_at_mut(fid as usize); // p < fid (build.rs)
+        let prev = &mut lo[p as usize];
+        std::mem::swap(&mut prev.tx.cc, &mut hi[0].tx.cc);
+        hi[0].tx.seq_base = prev.tx.seq_base + prev.info.size;
+        if prev.info.dst != hi[0].info.dst {
+            hi[0].tx.cc.on_new_path();
+        }
+        hi[0].tx.refresh();
+        true
+    }
+
+    /// Flow `fid` finished: the message waiting for it on its connection, if it has arrived.
+    pub fn finished(&mut self, fid: FlowId) -> Option<FlowId> {
+        let n = *self.next.get(fid as usize)?;
+        (n != NO_FLOW).then_some(n)
     }
 
     /// Re-arm the controller's own timer if it asks for a different time (versioned events).
@@ -186,14 +223,18 @@ impl Transport {
         }
     }
 
-    /// The flow starts: its sender becomes eligible at its host's NIC. Returns the host.
-    pub fn flow_start(&mut self, core: &mut Core, fid: FlowId) -> HostId {
+    /// The flow starts: its sender becomes eligible at its host's NIC. Returns the host, or None
+    /// while the message waits for the previous one of its connection.
+    pub fn flow_start(&mut self, core: &mut Core, fid: FlowId) -> Option<HostId> {
+        if !self.join_connection(fid) {
+            return None;
+        }
         let f = &mut self.flows[fid as usize];
         f.stats.started = true;
         f.tx.next_send = core.sched.now;
         let src = f.info.src;
         self.sync_cc_timer(core, fid);
-        src
+        Some(src)
     }
 
     /// The retransmission timer of `fid` fired. Returns the host whose NIC should be served, if any.

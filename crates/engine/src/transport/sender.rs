@@ -96,9 +96,9 @@ impl Transport {
             let ev = AckEvent {
                 now,
                 acked_bytes: newly,
-                seq: acked_seq,
-                snd_una: f.tx.snd_una,
-                snd_nxt: f.tx.snd_nxt,
+                seq: f.tx.seq_base + acked_seq,
+                snd_una: f.tx.seq_base + f.tx.snd_una,
+                snd_nxt: f.tx.seq_base + f.tx.snd_nxt,
                 rtt: now - p.sent_at,
                 ecn: p.ce,
                 int: &core.pool.int(pkt)[..p.n_hops as usize],
