@@ -12,9 +12,10 @@ An analysis module provides:
 
 from __future__ import annotations
 
-from . import buffer_cdf, fairness, fct, incast, phase, poseidon, queue_sweep, rdcn, shared
+from . import amp, buffer_cdf, fairness, fct, incast, phase, poseidon, queue_sweep, rdcn, shared
 
 ANALYSES = {
+    "amp": amp,
     "buffer_cdf": buffer_cdf,
     "fct": fct,
     "incast": incast,

@@ -168,6 +168,9 @@ class Variant:
     # rate/time fields of the scenario's topology that this variant overrides, as sorted
     # (key, value) pairs (bits/s, ps); () = the scenario's topology unchanged
     topology: tuple = ()
+    # multipath: subflows of every multipath flow (subflows > 1) in this variant (None = as given;
+    # 1 makes them single-path)
+    subflows: Optional[int] = None
 
     @property
     def slug(self) -> str:
@@ -238,6 +241,19 @@ class Scenario:
     def engine_flows(self) -> list[dict]:
         return self.flow_list().to_engine()
 
+    def _variant_flows(self, variant) -> list[dict]:
+        flows = self.engine_flows()
+        n = None if variant is None else variant.subflows
+        if n is None:
+            return flows
+        # the variant's subflow count replaces that of every multipath flow
+        return [
+            ({k: x for k, x in f.items() if k != "subflows"} | ({"subflows": n} if n > 1 else {}))
+            if f.get("subflows", 1) > 1
+            else f
+            for f in flows
+        ]
+
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
         """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
         if isinstance(variant, str):
@@ -261,7 +277,7 @@ class Scenario:
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
-            "flows": self.engine_flows(),
+            "flows": self._variant_flows(variant),
             **(
                 {"stop_when_done": True} if self.workload is not None and self.workload.stop_when_done else {}
             ),

@@ -117,7 +117,7 @@ MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "subflows")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -495,6 +495,7 @@ def _experiment(data, algorithms, default_cc: CcSpec, topology: Topology) -> Exp
             cc,
             _ecn(vd["ecn"], vt.f("ecn")) if "ecn" in vd else None,
             _variant_topology(vd["topology"], vt.f("topology"), topology) if "topology" in vd else (),
+            vt.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), None),
         )
         if v.slug in slugs:
             raise ScenarioError(

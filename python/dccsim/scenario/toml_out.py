@@ -120,6 +120,7 @@ def to_dict(s: Scenario) -> dict:
                 if v.topology
                 else {}
             )
+            | ({"subflows": v.subflows} if v.subflows is not None else {})
             for v in x.variants
         ]
         out["experiment"] = xd
