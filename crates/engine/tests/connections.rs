@@ -6,7 +6,7 @@ use dccsim_engine::config::*;
 use dccsim_engine::time::{MS, US};
 
 fn msg(src: u32, dst: u32, size: u64, start_ps: u64, follows: Option<u32>) -> FlowSpec {
-    FlowSpec { src, dst, size_bytes: Some(size), start_ps, cc: None, follows }
+    FlowSpec { src, dst, size_bytes: Some(size), start_ps, cc: None, follows, subflows: 1 }
 }
 
 /// Two hosts on a 25 Gb/s star, 1 µs links; `flows` replace the star's long flows.
@@ -92,4 +92,14 @@ fn a_connections_messages_to_one_destination_keep_one_ecmp_path() {
     };
     assert_eq!(run(true), 1);
     assert_eq!(run(false), 2);
+}
+
+#[test]
+fn connections_and_multipath_flows_do_not_mix_in_one_run() {
+    // `follows` names flows by index; multipath gives each subflow its own endpoint (refused)
+    let mut mp = msg(1, 3, 100_000, 0, None);
+    mp.subflows = 2;
+    let cfg = pair("dctcp", serde_json::json!({}), vec![msg(0, 3, 100_000, 0, None), msg(0, 3, 100_000, 0, Some(0)), mp]);
+    let e = dccsim_engine::run(&cfg).err().expect("refused");
+    assert_eq!(e.field, "flows[1].follows", "{e:?}");
 }

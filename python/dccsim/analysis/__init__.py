@@ -13,6 +13,7 @@ An analysis module provides:
 from __future__ import annotations
 
 from . import (
+    amp,
     buffer_cdf,
     fairness,
     fct,
@@ -28,6 +29,7 @@ from . import (
 )
 
 ANALYSES = {
+    "amp": amp,
     "buffer_cdf": buffer_cdf,
     "fct": fct,
     "powertcp_dc": powertcp_dc,

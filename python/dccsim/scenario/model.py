@@ -110,6 +110,7 @@ class Flow:
     size_bytes: Optional[int] = None  # None = long-lived
     start_ps: int = 0
     cc: Optional[CcSpec] = None
+    subflows: int = 1  # multipath: subflows of the connection (1 = single path)
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,7 @@ class Workload:
     # a host pair's generated messages share one connection: each waits for the previous one and
     # continues its congestion controller (engine FlowSpec.follows)
     connections: bool = False
+    subflows: int = 1  # multipath: subflows of every generated connection
 
     @property
     def measured_from_ps(self) -> int:
@@ -191,6 +193,9 @@ class Variant:
     workload: Optional[Workload] = None
     # brownfield INT of this variant: the switches that support INT (None = the scenario's)
     int_switches: Optional[tuple] = None
+    # multipath: subflows of every multipath flow (subflows > 1) in this variant (None = as given;
+    # 1 makes them single-path)
+    subflows: Optional[int] = None
 
     @property
     def slug(self) -> str:
@@ -285,6 +290,19 @@ class Scenario:
             return list(variant.int_switches)
         return None if self.switch.int_switches is None else list(self.switch.int_switches)
 
+    def _variant_flows(self, variant) -> list[dict]:
+        flows = self.engine_flows(variant)
+        n = None if variant is None else variant.subflows
+        if n is None:
+            return flows
+        # the variant's subflow count replaces that of every multipath flow
+        return [
+            ({k: x for k, x in f.items() if k != "subflows"} | ({"subflows": n} if n > 1 else {}))
+            if f.get("subflows", 1) > 1
+            else f
+            for f in flows
+        ]
+
     def to_engine_config(self, variant: Union[Variant, str, None] = None) -> dict:
         """The engine's JSON input (as a dict) for one variant (default: the scenario's own cc)."""
         if isinstance(variant, str):
@@ -309,7 +327,7 @@ class Scenario:
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),
-            "flows": self.engine_flows(variant),
+            "flows": self._variant_flows(variant),
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": {
                 "sample_interval_ps": self.metrics.interval_ps,

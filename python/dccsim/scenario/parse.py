@@ -112,11 +112,12 @@ ARTIFACT_PROFILE = {
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
-FLOW_KEYS = ("src", "dst", "size", "start", "cc")
+FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows")
+MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -420,6 +421,7 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
                 size_bytes=t.opt("size", pos_size, None),
                 start_ps=t.opt("start", time, 0),
                 cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
+                subflows=t.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), 1),
             )
         )
     return tuple(out)
@@ -539,6 +541,7 @@ def _experiment(
             _variant_int_switches(vd["int_switches"], vt.f("int_switches"), topology)
             if "int_switches" in vd
             else None,
+            vt.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), None),
         )
         if v.slug in slugs:
             raise ScenarioError(

@@ -46,16 +46,27 @@ class FlowList:
     request: np.ndarray  # incast request id of a response, −1 otherwise
     cc: list = field(default_factory=list)  # per-flow engine cc dict or None ([[flows]] only)
     follows: Optional[np.ndarray] = None  # previous flow id of the same connection, −1 = none
+    subflows: list = field(default_factory=list)  # per-flow subflow count (empty: all 1)
 
     def __len__(self) -> int:
         return len(self.src)
 
+    def subflow_counts(self) -> list:
+        return self.subflows or [1] * len(self)
+
     def to_engine(self) -> list[dict]:
+        """The engine's flow list; `subflows` only where > 1 (single-path configs stay as they were)."""
         cc = self.cc or [None] * len(self)
         out = [
             {"src": s, "dst": d, "size_bytes": None if z < 0 else z, "start_ps": t, "cc": c}
-            for s, d, z, t, c in zip(
-                self.src.tolist(), self.dst.tolist(), self.size.tolist(), self.start.tolist(), cc
+            | ({"subflows": n} if n != 1 else {})
+            for s, d, z, t, c, n in zip(
+                self.src.tolist(),
+                self.dst.tolist(),
+                self.size.tolist(),
+                self.start.tolist(),
+                cc,
+                self.subflow_counts(),
             )
         ]
         if self.follows is not None:
@@ -74,6 +85,7 @@ class FlowList:
             "start_ps": self.start,
             "source": list(self.source),
             "request": self.request,
+            "subflows": np.asarray(self.subflow_counts(), dtype=np.int64),
         }
 
 
@@ -94,6 +106,7 @@ def _concat(parts: list) -> FlowList:
         [s for p in parts for s in p.source],
         np.concatenate([p.request for p in parts]),
         [c for p in parts for c in (p.cc or [None] * len(p))],
+        subflows=[n for p in parts for n in p.subflow_counts()],
     )
 
 
@@ -218,6 +231,7 @@ def explicit(flows) -> FlowList:
         ["flows"] * len(rows),
         np.full(len(rows), -1, dtype=np.int64),
         [f.cc.to_engine() if f.cc else None for _, f in rows],
+        subflows=[f.subflows for _, f in rows],
     )
 
 
@@ -264,7 +278,10 @@ def flow_list(scn) -> FlowList:
     Connections (``follows``): a rotating incast's messages of one sender form one connection
     (the paper's "100 flows ... change their target"); with ``connections = true`` the other
     generated messages of one host pair do too."""
-    out = _concat([explicit(scn.flows), generated(scn)])
+    gen = generated(scn)
+    if gen is not None and scn.workload.subflows > 1:
+        gen.subflows = [scn.workload.subflows] * len(gen)
+    out = _concat([explicit(scn.flows), gen])
     w = scn.workload
     if w is None or not (w.connections or w.rotating_incast is not None):
         return out

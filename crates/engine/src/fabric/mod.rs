@@ -45,6 +45,10 @@ pub struct Fabric {
     /// ECMP hashes `ecmp_key[flow]` instead of the flow id: the messages of one connection to one
     /// destination keep one path (`build::ecmp_keys`); empty = every flow hashes its own id.
     pub ecmp_key: Vec<FlowId>,
+    /// Multipath: per flow (= subflow) its connection's first flow and its subflow index, so
+    /// subflow k of a connection takes the k-th next hop after the connection's hashed one
+    /// (distinct paths where a switch has that many). Empty when no connection has subflows.
+    pub subflow_of: Vec<(FlowId, u32)>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -70,6 +74,7 @@ impl Fabric {
             capture: None,
             circuit: None,
             ecmp_key: Vec::new(),
+            subflow_of: Vec::new(),
             port_ecn,
             net,
             ports,
@@ -172,9 +177,13 @@ impl Fabric {
         let port = match hops.len() {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
             1 => hops[0],
-            n => {
+            n if self.subflow_of.is_empty() => {
                 let key = self.ecmp_key.get(flow as usize).copied().unwrap_or(flow);
                 hops[switch::ecmp_choice(key, node, core.seed, n)]
+            }
+            n => {
+                let (first, k) = self.subflow_of[flow as usize];
+                hops[(switch::ecmp_choice(first, node, core.seed, n) + k as usize) % n]
             }
         };
         let ps = &mut self.ports[port as usize];

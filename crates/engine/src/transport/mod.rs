@@ -5,6 +5,7 @@
 //! `homa`. The NIC (`crate::nic`) decides when an endpoint may put a packet on the wire.
 
 pub mod homa;
+pub mod multipath;
 pub mod receiver;
 pub mod sender;
 
@@ -15,6 +16,7 @@ use crate::sched::EvKind;
 use crate::time::Time;
 
 /// What the flow is: fixed when it is created.
+#[derive(Clone, Copy)]
 pub struct FlowInfo {
     pub src: HostId,
     pub dst: HostId,
@@ -30,6 +32,8 @@ pub struct FlowInfo {
     pub ideal_fct_artifact: Time,
     /// The previous message of the same connection (`config::FlowSpec::follows`).
     pub follows: Option<FlowId>,
+    /// Index of the scenario flow (= connection) this endpoint carries (or one subflow of).
+    pub connection: u32,
 }
 
 /// The sender's sequence space, window and pacing.
@@ -97,6 +101,10 @@ pub struct Endpoint {
     pub stats: FlowStats,
     /// Receiver-driven flow (Homa): the receiver's grant state.
     pub homa: Option<homa::GrantState>,
+    /// Multipath: index of the connection this subflow belongs to (`multipath::NO_CONN` for a
+    /// single-path flow) and its subflow number.
+    pub conn: u32,
+    pub subflow: u32,
 }
 
 impl Endpoint {
@@ -121,6 +129,8 @@ impl Endpoint {
             stats: FlowStats::default(),
             homa,
             info,
+            conn: multipath::NO_CONN,
+            subflow: 0,
         }
     }
 
@@ -172,14 +182,16 @@ pub struct Transport {
     pub homa_in: Vec<Vec<FlowId>>,
     /// `next[p]`: the message waiting for flow p to finish (its connection's next), or NO_FLOW.
     next: Vec<FlowId>,
+    /// Multipath connections (their subflows are flows).
+    pub conns: Vec<multipath::Connection>,
 }
 
 const NO_FLOW: FlowId = FlowId::MAX;
 
 impl Transport {
-    pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize) -> Self {
+    pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize, conns: Vec<multipath::Connection>) -> Self {
         let next = if flows.iter().any(|f| f.info.follows.is_some()) { vec![NO_FLOW; flows.len()] } else { vec![] };
-        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next }
+        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next, conns }
     }
 
     /// A message of a connection arrived (`follows` = Some(p)): if p has not finished it waits
@@ -260,6 +272,9 @@ impl Transport {
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;
+        if f.conn != multipath::NO_CONN {
+            self.mp_view(fid, None);
+        }
         self.sync_cc_timer(core, fid);
         Some(src)
     }
@@ -275,6 +290,9 @@ impl Transport {
         f.tx.cc.on_timer(now);
         f.tx.refresh();
         let src = f.info.src;
+        if f.conn != multipath::NO_CONN {
+            self.mp_view(fid, None);
+        }
         self.sync_cc_timer(core, fid);
         Some(src)
     }

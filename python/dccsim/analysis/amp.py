@@ -1,0 +1,407 @@
+"""AMP (Kheirkhah et al., IFIP Networking'19; amp-multipath-tcp.txt) §3, §5: multipath flows
+against DCTCP. Every statistic is per *connection* (``multipath.connections``: a multipath flow's
+subflows folded into one row). Keys: ``paper`` (below), ``bottleneck`` (the sampled port of the
+shared queue), ``period`` (amp-fig2: one incast episode per period), ``bin`` (amp-fig6: goodput
+bins), ``hold`` (amp-fig6: bins the settled level must hold).
+
+* ``amp-fig2`` (incast, Fig. 2/8): flows are grouped into episodes by ``start // period``; an
+  episode has k connections of one size. Per (size, k): mean and 99th-percentile FCT (end − start
+  of the connection), timeouts per connection (mean, max). Claims at 128 KB, k = 30 and k = 40:
+  DCM and XMP "1–2 orders of magnitude" above DCTCP: holds when their mean FCT ≥ 10× DCTCP's;
+  AMP "≈ DCTCP, no timeouts": holds when its mean FCT is within 2× of DCTCP's (a factor far below
+  the 10–100× that separates the others) and it has no timeout.
+* ``amp-fig4`` (minimum-window syndrome, Fig. 4): goodput of the multipath connection over the
+  mean goodput of the single-path DCTCP connections, measured over the second half of the run and,
+  to show it has converged, over the second quarter. Claim: 2.3× at 4 subflows for XMP/DCM; holds
+  within ±25 % (read off a bar chart), "syndrome reproduced, magnitude differs" when > 1.25.
+  AMP (Fig. 9): ≈ 1 within ±25 %.
+* ``amp-fig9`` (fairness and queue, Fig. 9/10): Jain's index over every connection's goodput
+  (second half) and the median of the bottleneck queue (packets of payload + header). Claims: AMP
+  has the highest index; AMP's median queue 10–12 packets, XMP's and DCM's above 20.
+* ``amp-fig6`` (traffic shifting, Fig. 6/11): two-path topology; a single-path DCTCP flow joins the
+  path that subflow traffic crosses at the start of the last single-path flow. The multipath
+  traffic on that path is the goodput of ``bottleneck`` (``tor0->path0``: only the multipath flow
+  enters path 0 there). Shifting time = from the join until that rate settles: within 10 % of the
+  change (initial − final level; final = mean of the last quarter after the join) or within two
+  standard deviations of the final level's bins, whichever is wider, and staying so for ``hold``
+  bins. Claim: DCM ≈ 7 ms, the others ≈ 3 ms: holds when DCM is the slowest and each time lies
+  within a factor 2 of the paper's.
+* ``amp-fig7`` (SSR exit threshold τ, Fig. 7): suppression episodes per AMP connection and the
+  median queue; variants differ in τ. Claim: one episode once τ ≥ 6, more below: holds when every
+  τ ≥ 6 variant has ≤ 1 episode per connection (mean) and some τ < 6 variant has more.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ScenarioError
+from .claims_text import aligned
+from .common import jain, percentile
+from .incast import bottleneck
+from .multipath import connections
+from .tables import as_frames
+
+KEYS = {"paper": "str", "bottleneck": "str", "period": "time", "bin": "time", "hold": "number"}
+REQUIRED = ("paper", "bottleneck")
+FIGURE = "amp.png"
+PAPERS = ("amp-fig2", "amp-fig4", "amp-fig9", "amp-fig6", "amp-fig7")
+ORDERS, AMP_NEAR = 10.0, 2.0  # fig2: "1–2 orders of magnitude"; AMP within 2× of DCTCP
+RATIO, RATIO_TOL = 2.3, 0.25  # fig4
+SETTLE, PAPER_SHIFT_MS = 0.10, {"dcm": 7.0, "amp": 3.0, "xmp": 3.0, "mptcp-lia": 3.0}
+
+
+def check(scn) -> None:
+    p = scn.experiment.params
+    if p["paper"] not in PAPERS:
+        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
+    if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
+        raise ScenarioError(
+            "experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports"
+        )
+    if scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.interval", "the amp analysis needs port sampling; set it > 0")
+    if p["paper"] == "amp-fig2" and "period" not in p:
+        raise ScenarioError("experiment.period", "missing (required by paper amp-fig2)")
+    if p["paper"] == "amp-fig6" and "bin" not in p:
+        raise ScenarioError("experiment.bin", "missing (required by paper amp-fig6)")
+
+
+def _pkt(scenario) -> int:
+    h = scenario.host
+    return h.payload_bytes + h.header_bytes + h.int_header_bytes
+
+
+def _goodput(fs, conns, ids, a: float, b: float) -> dict:
+    """Goodput (bits/s) of each connection in [a, b] from the sampled cumulative bytes_acked of
+    its subflows (interpolated at the window ends)."""
+    out = {}
+    for c in ids:
+        fids = set(int(x) for x in conns.loc[conns["connection"] == c, "flow_ids"].iloc[0])
+        tot = 0.0
+        for fid in fids:
+            s = fs[fs["flow_id"] == fid].sort_values("time_ps")
+            if s.empty:
+                continue
+            t, y = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
+            tot += np.interp(b, t, y) - np.interp(a, t, y)
+        out[int(c)] = tot * 8 / ((b - a) / 1e12)
+    return out
+
+
+def _conns(flows):
+    c = connections(flows)
+    c["flow_ids"] = [list(flows.loc[flows["connection"] == k, "flow_id"]) for k in c["connection"]]
+    return c
+
+
+def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
+    tables = as_frames(tables)
+    p = scenario.experiment.params
+    flows = tables["flows"]
+    if "connection" not in flows.columns:
+        flows = flows.assign(connection=flows["flow_id"], subflow=0)
+    conns = _conns(flows)
+    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+    end = float(t[-1])
+    out: dict = {"packets_dropped": (engine_summary or {}).get("packets_dropped")}
+    pkt = _pkt(scenario)
+    if p["paper"] == "amp-fig2":
+        period = p["period"]
+        conns["episode"] = conns["start_ps"] // period
+        rows = []
+        for (size, k), g in conns.groupby(
+            [conns["size_bytes"], conns.groupby("episode")["connection"].transform("count")]
+        ):
+            done = g[g["end_ps"] >= 0]
+            fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64)
+            rows.append(
+                {
+                    "size_bytes": int(size),
+                    "k": int(k),
+                    "episodes": int(g["episode"].nunique()),
+                    "connections": len(g),
+                    "unfinished": int(len(g) - len(done)),
+                    "fct_mean_s": round(float(fct.mean()) / 1e12, 9) if len(fct) else None,
+                    "fct_p99_s": round(percentile(fct, 0.99) / 1e12, 9) if len(fct) else None,
+                    "timeouts_mean": round(float(g["timeouts"].mean()), 3),
+                    "timeouts_max": int(g["timeouts"].max()),
+                    "suppressions": int(g["suppressions"].sum()) if "suppressions" in g else 0,
+                }
+            )
+        out["groups"] = rows
+        return out
+    if p["paper"] in ("amp-fig4", "amp-fig9"):
+        fs = tables["flow_series"]
+        ids = list(conns["connection"])
+        second = _goodput(fs, conns, ids, end / 2, end)
+        quarter = _goodput(fs, conns, ids, end / 4, end / 2)
+        multi = [int(c) for c, n in zip(conns["connection"], conns["subflows"]) if n > 1]
+        single = [c for c in ids if c not in multi]
+        win = t >= end / 2
+        out |= {
+            "goodput_bps": {str(c): round(v) for c, v in second.items()},
+            "multipath": multi,
+            "jain_index": round(jain(list(second.values())), 4),
+            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
+            "suppressions": int(conns["suppressions"].sum()) if "suppressions" in conns else 0,
+        }
+        for name, g in (("ratio", second), ("ratio_second_quarter", quarter)):
+            sp = [g[c] for c in single]
+            mp = [g[c] for c in multi]
+            out[name] = round(float(np.mean(mp) / np.mean(sp)), 4) if sp and mp and np.mean(sp) > 0 else None
+        return out
+    if p["paper"] == "amp-fig7":
+        win = t >= end / 2
+        mp = conns[conns["subflows"] > 1]
+        out |= {
+            "episodes_per_connection": round(float(mp["suppressions"].mean()), 3) if len(mp) else None,
+            "episodes_max": int(mp["suppressions"].max()) if len(mp) else None,
+            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
+        }
+        return out
+    # amp-fig6: settling of the multipath traffic on the shared path after the single-path join
+    bin_ps, hold = p["bin"], int(p.get("hold", 4))
+    join = float(conns.loc[conns["subflows"] == 1, "start_ps"].max())
+    grid = np.arange(t[0] + bin_ps, end + 1, bin_ps, dtype=np.float64)
+    y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (bin_ps / 1e12)
+    before = y[(grid <= join) & (grid > join - 5 * bin_ps)]
+    after = grid > join
+    tail = y[grid >= end - (end - join) / 4]
+    final = float(tail.mean())
+    init = float(before.mean()) if len(before) else math.nan
+    # settled: within 10 % of the change, or within the final level's own ripple (2 standard
+    # deviations of the last quarter's bins), whichever is wider: no rate settles tighter than that
+    band = max(SETTLE * abs(init - final), 2 * float(tail.std()))
+    settled = None
+    ok = np.abs(y - final) <= band
+    for i in np.nonzero(after)[0]:
+        if i + hold <= len(y) and ok[i : i + hold].all():
+            settled = float(grid[i] - bin_ps - join)
+            break
+    out |= {
+        "join_ps": join,
+        "rate_before_bps": round(init),
+        "rate_after_bps": round(final),
+        "shift_s": None if settled is None else round(max(settled, 0.0) / 1e12, 6),
+    }
+    return out
+
+
+def _ms(x):
+    return "—" if x is None else f"{x * 1e3:.2f} ms"
+
+
+def _alg(scenario, slug):
+    return next(v.cc.algorithm for v in scenario.variants() if v.slug == slug)
+
+
+def claims(scenario, metrics: dict) -> list[dict]:
+    paper = scenario.experiment.params["paper"]
+    rows = []
+    got = {v.slug: (v, metrics[v.slug]) for v in scenario.variants() if metrics.get(v.slug)}
+    if paper == "amp-fig2":
+        base = next((m for v, m in got.values() if v.cc.algorithm == "dctcp"), None)
+        if base is None:
+            return rows
+        for k in (30, 40):
+            b = next((g for g in base["groups"] if g["k"] == k and g["size_bytes"] == 128_000), None)
+            if b is None:
+                continue
+            for v, m in got.values():
+                g = next((x for x in m["groups"] if x["k"] == k and x["size_bytes"] == 128_000), None)
+                if g is None or v.cc.algorithm == "dctcp" or g["fct_mean_s"] is None:
+                    continue
+                r = g["fct_mean_s"] / b["fct_mean_s"]
+                measured = (
+                    f"k={k}, 128 KB: mean FCT {_ms(g['fct_mean_s'])} vs DCTCP {_ms(b['fct_mean_s'])} "
+                    f"({r:.1f}×), timeouts/connection mean {g['timeouts_mean']}, max {g['timeouts_max']}"
+                )
+                if v.cc.algorithm == "amp":
+                    claim = "AMP ≈ DCTCP (≈ 2 ms), no timeouts"
+                    ok = r <= AMP_NEAR and g["timeouts_max"] == 0
+                    verdict = (
+                        "holds" if ok else "differs"
+                    ) + f" (≈ means within {AMP_NEAR:g}× and no timeout)"
+                else:
+                    claim = "1–2 orders of magnitude above DCTCP (k = 30: ≈ 2 ms vs > 800 ms), 10–16 timeouts"
+                    verdict = ("holds" if r >= ORDERS else "differs") + f" (holds when ≥ {ORDERS:g}× DCTCP)"
+                rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+    elif paper in ("amp-fig4", "amp-fig9"):
+        best = max((m["jain_index"] for _, m in got.values()), default=None)
+        for v, m in got.values():
+            alg, r = v.cc.algorithm, m["ratio"]
+            if alg == "dctcp" or r is None:
+                continue
+            if paper == "amp-fig4":
+                n = v.subflows or max(f.subflows for f in scenario.flows)
+                measured = f"{n} subflows: multipath/DCTCP goodput {r:.2f} (second quarter {m['ratio_second_quarter']:.2f})"
+                if alg == "amp":
+                    claim = "AMP's multipath flow gets a DCTCP flow's share (Fig. 9)"
+                    verdict = "holds" if abs(r - 1) <= RATIO_TOL else "differs"
+                    verdict += f" (within ±{RATIO_TOL:.0%} of 1)"
+                elif n == 4:
+                    claim = "2.3× a DCTCP flow's goodput at 4 subflows"
+                    verdict = (
+                        "holds"
+                        if abs(r / RATIO - 1) <= RATIO_TOL
+                        else "syndrome reproduced, magnitude differs"
+                        if r > 1 + RATIO_TOL
+                        else "differs"
+                    ) + f" (holds within ±{RATIO_TOL:.0%} of 2.3)"
+                else:
+                    claim = "the multipath flow's share grows with its subflows (minimum window syndrome)"
+                    verdict = ("holds" if r > 1 + RATIO_TOL else "differs") + f" (> {1 + RATIO_TOL:g}×)"
+            else:
+                measured = f"Jain {m['jain_index']:.3f}, median queue {m['queue_median_pkts']:.1f} pkts"
+                if alg == "amp":
+                    claim = "AMP: highest Jain's index; median queue 10–12 packets"
+                    ok = m["jain_index"] >= best and 10 <= round(m["queue_median_pkts"]) <= 12
+                else:
+                    claim = "lower Jain's index than AMP; median queue > 20 packets"
+                    ok = m["jain_index"] < best and m["queue_median_pkts"] > 20
+                verdict = "holds" if ok else "differs"
+            rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+    elif paper == "amp-fig6":
+        times = {v.cc.algorithm: m["shift_s"] for v, m in got.values()}
+        for v, m in got.values():
+            alg = v.cc.algorithm
+            if alg not in PAPER_SHIFT_MS:
+                continue
+            want = PAPER_SHIFT_MS[alg]
+            s = m["shift_s"]
+            measured = f"shifting time {_ms(s)}"
+            ok = s is not None and want / 2 <= s * 1e3 <= want * 2
+            if alg == "dcm":
+                others = [x for a, x in times.items() if a != "dcm" and x is not None]
+                ok = ok and s is not None and all(s > x for x in others)
+            claim = f"traffic shifted in ≈ {want:g} ms" + (" (slowest)" if alg == "dcm" else "")
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": claim,
+                    "measured": measured,
+                    "verdict": ("holds" if ok else "differs")
+                    + " (holds when within 2× of the paper"
+                    + (" and the slowest)" if alg == "dcm" else ")"),
+                }
+            )
+    elif paper == "amp-fig7":
+        import re
+
+        for v, m in got.values():
+            tau = re.search(r"([0-9]+)", v.name)
+            if tau is None or m["episodes_per_connection"] is None:
+                continue
+            tau = int(tau.group(1))
+            e = m["episodes_per_connection"]
+            claim = "one suppression episode" if tau >= 6 else "more than one episode (oscillation)"
+            ok = e <= 1 if tau >= 6 else e > 1
+            measured = f"τ = {tau}: {e:.2f} episodes per connection (max {m['episodes_max']}), median queue {m['queue_median_pkts']:.1f} pkts"
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": claim,
+                    "measured": measured,
+                    "verdict": "holds" if ok else "differs",
+                }
+            )
+    return rows
+
+
+def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
+    paper = scenario.experiment.params["paper"]
+    lines = []
+    if paper == "amp-fig2":
+        rows = [("variant", "size", "k", "conns", "mean FCT", "p99 FCT", "timeouts mean/max", "unfinished")]
+        for v in scenario.variants():
+            for g in (metrics.get(v.slug) or {}).get("groups", []):
+                rows.append(
+                    (
+                        v.name,
+                        f"{g['size_bytes'] // 1000} KB",
+                        str(g["k"]),
+                        str(g["connections"]),
+                        _ms(g["fct_mean_s"]),
+                        _ms(g["fct_p99_s"]),
+                        f"{g['timeouts_mean']:.2f}/{g['timeouts_max']}",
+                        str(g["unfinished"]),
+                    )
+                )
+        lines = aligned(rows)
+    else:
+        rows = [("variant", "result")]
+        for v in scenario.variants():
+            m = metrics.get(v.slug)
+            if m is None:
+                continue
+            keys = (
+                "ratio",
+                "ratio_second_quarter",
+                "jain_index",
+                "queue_median_pkts",
+                "suppressions",
+                "shift_s",
+                "episodes_per_connection",
+                "packets_dropped",
+            )
+            rows.append((v.name, ", ".join(f"{k} {m[k]}" for k in keys if k in m)))
+        lines = aligned(rows)
+    lines.append("")
+    lines += [
+        f"{c['variant']}: paper: {c['claim']}\n  measured: {c['measured']}\n  verdict:  {c['verdict']}"
+        for c in claim_rows
+    ]
+    return "\n".join(lines)
+
+
+def figure(scenario, series: dict, path) -> None:
+    """amp-fig2: mean FCT vs k per variant (log scale, 128 KB); otherwise the bottleneck's queue
+    (packets) over time per variant."""
+    from ..plots import new_figure, save
+
+    paper = scenario.experiment.params["paper"]
+    fig, ax = new_figure(1, 1, figsize=(6.4, 3.6))
+    for slug, (variant, tables, m) in series.items():
+        if paper == "amp-fig2":
+            g = sorted(
+                (x["k"], x["fct_mean_s"])
+                for x in m["groups"]
+                if x["size_bytes"] == 128_000 and x["fct_mean_s"]
+            )
+            if g:
+                ax.plot([k for k, _ in g], [f * 1e3 for _, f in g], marker="o", label=variant.name)
+        elif paper == "amp-fig6":
+            tables = as_frames(tables)
+            t, _, tx, _ = bottleneck(
+                tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
+            )
+            b = scenario.experiment.params["bin"]
+            grid = np.arange(t[0] + b, t[-1] + 1, b, dtype=np.float64)
+            y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (b / 1e12)
+            ax.plot(
+                (grid - m["join_ps"]) / 1e9, y / 1e9, lw=0.9, label=f"{variant.name} ({_ms(m['shift_s'])})"
+            )
+        else:
+            tables = as_frames(tables)
+            t, q, _, _ = bottleneck(
+                tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
+            )
+            ax.plot(t / 1e9, q / _pkt(scenario), lw=0.7, label=variant.name)
+    if paper == "amp-fig2":
+        ax.set_yscale("log")
+        ax.set_xlabel("multipath flows k (128 KB each)")
+        ax.set_ylabel("mean FCT (ms)")
+    elif paper == "amp-fig6":
+        ax.set_xlabel("time since the DCTCP flow joined (ms)")
+        ax.set_ylabel(f"multipath traffic into {scenario.experiment.params['bottleneck']} (Gbps)")
+    else:
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel(f"queue at {scenario.experiment.params['bottleneck']} (packets)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title(scenario.experiment.title or scenario.name, fontsize=10)
+    fig.tight_layout()
+    save(fig, path)
