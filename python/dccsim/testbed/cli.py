@@ -150,7 +150,7 @@ def main(argv: list[str]) -> int:
             s = res.summary
             print(
                 f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "
-                f"{s['flows_completed']}/{len(res.flows)} flows completed, {s['ecn_marked']} CE marks, "
+                f"{s['flows_completed']}/{len(sc.flows)} flows completed, {s['ecn_marked']} CE marks, "
                 f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}"
             )
         if "errors" in res.summary:

@@ -29,6 +29,8 @@ FLOW_COLUMNS = [
     "ideal_fct_ps",
     "retransmits",
     "timeouts",
+    "connection",  # the [[flows]] entry's connection; its subflows share it (docs/testbed.md)
+    "subflow",  # 0 for a TCP flow; k for an MPTCP connection's subflow on path k
 ]
 
 

@@ -10,6 +10,10 @@ from pathlib import Path
 from ..units import UnitError, parse_rate, parse_size, parse_time
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
+# testbed scenarios the simulator's catalog cannot list yet (two-path MPTCP, until the simulator
+# parses multipath scenarios; then they belong in EXPERIMENTS_DIR)
+TESTBED_SCENARIOS_DIR = Path(__file__).resolve().parent / "scenarios"
+MAX_SUBFLOWS = 2  # the two-path topology: one subflow per path
 
 
 class ScenarioError(ValueError):
@@ -23,6 +27,7 @@ class Flow:
     dst: int
     size_bytes: int | None  # None: long-lived
     start_ps: int
+    subflows: int = 1  # > 1: an MPTCP connection, subflow k on path k
 
 
 @dataclass
@@ -54,6 +59,7 @@ class Scenario:
     base_rtt_ps: int | None = None
     left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1)
     bottleneck_rate_bps: int | None = None
+    path_rates_bps: tuple[int, ...] = ()  # two-path: the rate of each path's switch ports
     source: str = ""
     text: str = ""
     raw: dict = field(default_factory=dict)
@@ -66,10 +72,11 @@ def locate(arg: str) -> Path:
         if not p.exists():
             raise ScenarioError(f"scenario: file not found: {arg}")
         return p
-    cand = EXPERIMENTS_DIR / f"{arg}.toml"
-    if cand.exists():
-        return cand
-    known = sorted(q.stem for q in EXPERIMENTS_DIR.glob("*.toml"))
+    for d in (EXPERIMENTS_DIR, TESTBED_SCENARIOS_DIR):
+        cand = d / f"{arg}.toml"
+        if cand.exists():
+            return cand
+    known = sorted(q.stem for d in (EXPERIMENTS_DIR, TESTBED_SCENARIOS_DIR) for q in d.glob("*.toml"))
     raise ScenarioError(f"scenario: unknown experiment '{arg}'; testbed experiments: {', '.join(known)}")
 
 
@@ -92,7 +99,9 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raw = tomllib.loads(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         raw = None
-    if raw is not None and "cc" not in raw:
+    if raw is not None and _multipath(raw) and not simulator_knows_multipath():
+        pass  # the simulator cannot parse multipath yet: only the testbed's checks below apply
+    elif raw is not None and "cc" not in raw:
         from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
     else:
         load_checked(path)  # reports non-UTF-8, invalid TOML and every field error
@@ -106,11 +115,45 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raise ScenarioError(str(e)) from None
 
 
+def _multipath(raw: dict) -> bool:
+    topo = raw.get("topology")
+    flows = raw.get("flows")
+    return (isinstance(topo, dict) and topo.get("kind") == TWO_PATH) or (
+        isinstance(flows, list) and any(isinstance(f, dict) and "subflows" in f for f in flows)
+    )
+
+
+def simulator_knows_multipath() -> bool:
+    """Whether the simulator's scenario parser has the two-path topology (issue 10, the `mp` branch)."""
+    from .. import topology as sim_topology
+
+    return TWO_PATH in sim_topology.KINDS
+
+
+TWO_PATH = "two-path"
+
+
+def _two_path(topo: dict) -> tuple[int, tuple[int, ...]]:
+    """(hosts, rate of each path) of a two-path topology: two hosts joined by two disjoint switch
+    paths; host 0 and host 1 each have one NIC per path."""
+    hosts = int(topo.get("hosts", 2))
+    if hosts != 2:
+        raise ScenarioError(f"topology.hosts: the testbed's two-path topology joins 2 hosts, got {hosts}")
+    rates = _get(topo, "path_rates", None, "topology")
+    if not isinstance(rates, list) or len(rates) != 2:
+        raise ScenarioError(
+            'topology.path_rates: a list of 2 rates (one per path), e.g. ["200Mbps", "100Mbps"]'
+        )
+    return hosts, tuple(parse_rate(r, f"topology.path_rates[{k}]") for k, r in enumerate(rates))
+
+
 def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
     topo = raw.get("topology", {})
     kind = topo.get("kind", "star")
-    left, bottleneck = 0, None
-    if kind == "star":
+    left, bottleneck, path_rates = 0, None, ()
+    if kind == TWO_PATH:
+        hosts, path_rates = _two_path(topo)
+    elif kind == "star":
         hosts = int(_get(topo, "hosts", None, "topology"))
     elif kind == "dumbbell":
         left = int(_get(topo, "left", None, "topology"))
@@ -120,7 +163,9 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         hosts = left + right
         bottleneck = parse_rate(_get(topo, "bottleneck_rate", None, "topology"), "topology.bottleneck_rate")
     else:
-        raise ScenarioError(f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'")
+        raise ScenarioError(
+            f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'; allowed: star, dumbbell, {TWO_PATH}"
+        )
     if not 2 <= hosts <= 200:
         raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
     host_rate = (
@@ -166,6 +211,17 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         dst = int(_get(f, "dst", None, f"flows[{i}]"))
         size = parse_size(f["size"], f"flows[{i}].size") if "size" in f else None
         start = parse_time(f.get("start", "0s"), f"flows[{i}].start")
+        subflows = f.get("subflows", 1)
+        if not isinstance(subflows, int) or isinstance(subflows, bool) or subflows < 1:
+            raise ScenarioError(f"flows[{i}].subflows: an integer >= 1, got {subflows!r}")
+        if subflows > 1 and kind != TWO_PATH:
+            raise ScenarioError(
+                f"flows[{i}].subflows: the testbed runs multipath (MPTCP) flows on topology.kind = '{TWO_PATH}' only"
+            )
+        if subflows > MAX_SUBFLOWS:
+            raise ScenarioError(
+                f"flows[{i}].subflows: the testbed's two-path topology has {MAX_SUBFLOWS} paths, so 1..{MAX_SUBFLOWS} subflows, got {subflows}"
+            )
         for s in srcs:
             s = int(s)
             for what, h in (("src", s), ("dst", dst)):
@@ -173,7 +229,7 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
                     raise ScenarioError(f"flows[{i}].{what}: host {h} out of range 0..{hosts - 1}")
             if s == dst:
                 raise ScenarioError(f"flows[{i}]: src and dst are both host {s}")
-            flows.append(Flow(len(flows), s, dst, size, start))
+            flows.append(Flow(len(flows), s, dst, size, start, subflows))
     if raw.get("workload"):
         raise ScenarioError("workload: generated workloads are not supported by the testbed; list [[flows]]")
     if not flows:
@@ -195,6 +251,7 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         topology_kind=kind,
         left=left,
         bottleneck_rate_bps=bottleneck,
+        path_rates_bps=path_rates,
         host_delay_ps=host_delay,
         buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
         dt_alpha=float(sw.get("dt_alpha", 0.125)),

@@ -17,6 +17,9 @@ MTU_PATH = 1500  # route MTU the hosts' TCP uses (MSS 1448 with timestamps)
 IFINDEX_SW = 30000
 IFINDEX_HOST = 31000
 IFINDEX_TRUNK = 32000
+IFINDEX_SW_PATH1 = 33000  # two-path: path 1's switch side of host i's link (path 0 uses IFINDEX_SW)
+IFINDEX_HOST_PATH1 = 34000  # two-path: host i's NIC on path 1 (path 0: IFINDEX_HOST)
+MPTCP_TABLE = 101  # two-path: routing table of traffic sourced from a host's path-1 address
 BURST_TIME_NS = 100_000  # tbf bucket: 100 us of line rate (timer-driven dequeue needs slack)
 
 
@@ -36,6 +39,20 @@ def ns_name(node: str) -> str:
 
 def host_addr(i: int) -> str:
     return f"10.78.{i}.2"
+
+
+def path_addr(path: int, i: int, switch_side: bool = False) -> str:
+    """Host i's address on path 0 (10.78.i.2, = host_addr) or path 1 (10.77.i.2) of the two-path
+    topology; .1 is the switch's side of the link."""
+    return f"10.{78 - path}.{i}.{1 if switch_side else 2}"
+
+
+def path_of_addr(addr: str) -> int | None:
+    """The path (0 or 1) of a host address of the two-path topology."""
+    for k in (0, 1):
+        if addr.startswith(f"10.{78 - k}."):
+            return k
+    return None
 
 
 def leftover_namespaces() -> list[str]:
@@ -183,7 +200,7 @@ def _veth(ns_a: str, dev_a: str, idx_a: int, ns_b: str, dev_b: str, idx_b: int) 
 
 
 def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, str]) -> list[Port]:
-    """Create the namespaces, links, addresses, routes, shapers and tc programs; return the egress
+    """The star or dumbbell: create the namespaces, links, addresses, routes, shapers and tc programs; return the egress
     ports: switch downlinks (by host), the trunk ports of a dumbbell, then host NICs."""
     switches = {sw: _namespace(sw, forward=True) for sw in layout.switches}
     down: list[Port] = []
@@ -239,6 +256,85 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
             _attach(ns, dev, "egress", progs["switch_egress"])
             trunk.append(Port(0, name, ns, dev, idx, layout.trunk_rate_bps))
     ports = down + trunk + nics
+    for k, p in enumerate(ports):
+        p.index = k
+    return ports
+
+
+def _host_route(ns: str, dst: str, via: str, dev: str, table: int | None = None) -> None:
+    cmd = ["ip", "-n", ns, "route", "add", dst, "via", via, "dev", dev]
+    cmd += ["mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"]
+    run(cmd + (["table", str(table)] if table is not None else []))
+
+
+def build_two_path(
+    path_rates: tuple[int, ...],
+    host_rate: int,
+    switch_limit: int,
+    host_limit: int,
+    progs: dict[str, str],
+    mptcp_senders: set[int],
+) -> list[Port]:
+    """Two hosts joined by two disjoint switch paths (docs/testbed.md, "MPTCP on two paths"):
+
+        h0.eth0 -- sw0 -- h1.eth0      path 0, switch ports at path_rates[0]
+        h0.eth1 -- sw1 -- h1.eth1      path 1, switch ports at path_rates[1]
+
+    Host NICs run at host_rate. Host i has 10.78.i.2 on eth0 and 10.77.i.2 on eth1; traffic from
+    its path-1 address is routed over eth1 by a source rule (table MPTCP_TABLE), also to the peer's
+    path-0 address, so an MPTCP subflow takes the path of its local address. A host that opens
+    MPTCP connections (`mptcp_senders`) has its path-1 address as an MPTCP `subflow` endpoint: the
+    in-kernel path manager opens one more subflow from it to the peer's address (`limits
+    subflows 1` on both hosts, which also bounds the joins a receiver accepts). Ports: the switch ports
+    sw<k>->h<i>, then the host NICs h<i>->sw<k>."""
+    sws = [_namespace(f"sw{k}", forward=True) for k in range(2)]
+    hosts = [_namespace(f"h{i}", forward=False) for i in range(2)]
+    down: list[Port] = []
+    nics: list[Port] = []
+    for k, (swns, rate) in enumerate(zip(sws, path_rates)):
+        for i, h in enumerate(hosts):
+            dev = f"eth{k}"
+            sw_idx = (IFINDEX_SW if k == 0 else IFINDEX_SW_PATH1) + i
+            h_idx = (IFINDEX_HOST if k == 0 else IFINDEX_HOST_PATH1) + i
+            _veth(swns, f"h{i}", sw_idx, h, dev, h_idx)
+            run(["ip", "-n", swns, "addr", "add", f"{path_addr(k, i, True)}/24", "dev", f"h{i}"])
+            run(["ip", "-n", h, "addr", "add", f"{path_addr(k, i)}/24", "dev", dev])
+            _tbf(swns, f"h{i}", rate, switch_limit)
+            _tbf(h, dev, host_rate, host_limit)
+            _attach(swns, f"h{i}", "egress", progs["switch_egress"])
+            _attach(h, dev, "ingress", progs["host_ingress"])
+            down.append(Port(0, f"sw{k}->h{i}", swns, f"h{i}", sw_idx, rate))
+            nics.append(Port(0, f"h{i}->sw{k}", h, dev, h_idx, host_rate))
+    for i, h in enumerate(hosts):
+        peer = 1 - i
+        _host_route(h, "10.78.0.0/16", path_addr(0, i, True), "eth0")
+        _host_route(h, "10.77.0.0/16", path_addr(1, i, True), "eth1")
+        # a subflow from the path-1 address to the peer's path-0 address stays on path 1
+        run(["ip", "-n", h, "rule", "add", "from", path_addr(1, i), "table", str(MPTCP_TABLE)])
+        _host_route(h, "10.78.0.0/16", path_addr(1, i, True), "eth1", MPTCP_TABLE)
+        _host_route(h, "10.77.0.0/16", path_addr(1, i, True), "eth1", MPTCP_TABLE)
+        # sw1 delivers the peer's path-0 address over its path-1 link
+        run(
+            [
+                "ip",
+                "-n",
+                sws[1],
+                "route",
+                "add",
+                f"{path_addr(0, peer)}/32",
+                "via",
+                path_addr(1, peer),
+                "dev",
+                f"h{peer}",
+            ]
+        )
+        for key in ("all", "default", "eth0", "eth1"):  # packets to the path-0 address arrive on eth1
+            run(["sysctl", "-q", "-w", f"net.ipv4.conf.{key}.rp_filter=0"], ns=h)
+        run(["sysctl", "-q", "-w", "net.mptcp.enabled=1"], ns=h)
+        run(["ip", "-n", h, "mptcp", "limits", "set", "subflows", "1", "add_addr_accepted", "0"])
+        if i in mptcp_senders:
+            run(["ip", "-n", h, "mptcp", "endpoint", "add", path_addr(1, i), "dev", "eth1", "subflow"])
+    ports = down + nics
     for k, p in enumerate(ports):
         p.index = k
     return ports
