@@ -111,7 +111,8 @@ def run(
     two_path = sc.topology_kind == "two-path"
     if two_path:
         senders_mp = {f.src for f in sc.flows if f.subflows > 1}
-        ports = topology.build_two_path(sc.path_rates_bps, rate, switch_limit, 4 << 20, progs, senders_mp)
+        t = topology.TwoPath(sc.left, sc.hosts - sc.left - 2, rate, sc.path_rates_bps)
+        ports = topology.build_two_path(t, switch_limit, 4 << 20, progs, senders_mp)
     else:
         layout = (
             topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)

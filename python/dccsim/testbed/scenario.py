@@ -57,7 +57,7 @@ class Scenario:
     flows: list[Flow]
     sample_interval_ps: int
     base_rtt_ps: int | None = None
-    left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1)
+    left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1); two-path: senders (on tor0)
     bottleneck_rate_bps: int | None = None
     path_rates_bps: tuple[int, ...] = ()  # two-path: the rate of each path's switch ports
     source: str = ""
@@ -133,18 +133,19 @@ def simulator_knows_multipath() -> bool:
 TWO_PATH = "two-path"
 
 
-def _two_path(topo: dict) -> tuple[int, tuple[int, ...]]:
-    """(hosts, rate of each path) of a two-path topology: two hosts joined by two disjoint switch
-    paths; host 0 and host 1 each have one NIC per path."""
-    hosts = int(topo.get("hosts", 2))
-    if hosts != 2:
-        raise ScenarioError(f"topology.hosts: the testbed's two-path topology joins 2 hosts, got {hosts}")
-    rates = _get(topo, "path_rates", None, "topology")
-    if not isinstance(rates, list) or len(rates) != 2:
-        raise ScenarioError(
-            'topology.path_rates: a list of 2 rates (one per path), e.g. ["200Mbps", "100Mbps"]'
-        )
-    return hosts, tuple(parse_rate(r, f"topology.path_rates[{k}]") for k, r in enumerate(rates))
+def _two_path(topo: dict) -> tuple[int, int, tuple[int, ...]]:
+    """(senders, receivers, rate of each path) of a two-path topology (the simulator's fields:
+    senders, receivers, host_rate, path0_rate, path1_rate, and delays the testbed ignores)."""
+    counts = []
+    for key in ("senders", "receivers"):
+        n = _get(topo, key, None, "topology")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ScenarioError(f"topology.{key}: an integer >= 1, got {n!r}")
+        counts.append(n)
+    rates = tuple(
+        parse_rate(_get(topo, f"path{k}_rate", None, "topology"), f"topology.path{k}_rate") for k in (0, 1)
+    )
+    return counts[0], counts[1], rates
 
 
 def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
@@ -152,7 +153,8 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     kind = topo.get("kind", "star")
     left, bottleneck, path_rates = 0, None, ()
     if kind == TWO_PATH:
-        hosts, path_rates = _two_path(topo)
+        left, right, path_rates = _two_path(topo)  # left: senders (on tor0), right: receivers
+        hosts = left + right + 2
     elif kind == "star":
         hosts = int(_get(topo, "hosts", None, "topology"))
     elif kind == "dumbbell":
@@ -218,6 +220,16 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
             raise ScenarioError(
                 f"flows[{i}].subflows: the testbed runs multipath (MPTCP) flows on topology.kind = '{TWO_PATH}' only"
             )
+        if subflows > 1:
+            tors = {
+                h: ("tor0" if h < left else "tor1" if h < hosts - 2 else None)
+                for h in [dst] + [int(x) for x in srcs]
+            }
+            if None in tors.values() or any(tors[int(x)] == tors[dst] for x in srcs):
+                raise ScenarioError(
+                    f"flows[{i}].subflows: a multipath flow joins a tor0 host (h0..h{left - 1}) and a tor1 host "
+                    f"(h{left}..h{hosts - 3}); only they reach both paths"
+                )
         if subflows > MAX_SUBFLOWS:
             raise ScenarioError(
                 f"flows[{i}].subflows: the testbed's two-path topology has {MAX_SUBFLOWS} paths, so 1..{MAX_SUBFLOWS} subflows, got {subflows}"
