@@ -88,6 +88,10 @@ def main(argv: list[str]) -> int:
     problem = topology.check_tools()
     if problem:
         return _err(problem, 2)
+    if any(f.subflows > 1 for f in sc.flows) and not topology.kernel_has_mptcp():
+        return _err(
+            "flows.subflows: this kernel has no MPTCP (net.mptcp.enabled); multipath flows need it", 2
+        )
     if topology.leftover_namespaces() or any(n.startswith("dccsim_") for n in bpfctl.registered()):
         return _err("another testbed run is active or left state behind; run `dccsim testbed cleanup`", 2)
 
@@ -187,6 +191,14 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
 
     sim_out = args.sim_out or out.with_name(out.name + "-sim")
     quiet = args.quiet or args.json
+    from .scenario import is_multipath, simulator_knows_multipath
+
+    if is_multipath(sc.raw) and not simulator_knows_multipath():
+        return _err(
+            "simulator side of --compare: this simulator has no multipath connections yet "
+            f"(topology.kind = 'two-path', flows.subflows); the testbed run is in {out}",
+            1,
+        )
     try:
         _, matched = simside.run(sc, alg, testbed_params, sim_out, quiet=True)
     except Exception as e:  # noqa: BLE001  the testbed run is written; say why the sim side is not

@@ -179,6 +179,8 @@ def run(
         for f in sc.flows:
             path_of = topology.path_of_addr if two_path else None
             senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss, path_of))
+        if any(s.mptcp for s in senders):
+            params["subflow_cc"] = _check_subflow_cc(senders, name_cc)
         res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"])
     finally:
         stop.set()
@@ -204,6 +206,33 @@ def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float
     if paced and info["pacing_rate"] not in (0, 2**64 - 1):
         return info["pacing_rate"] * tau_ns // 1_000_000_000, float(info["pacing_rate"] * 8)
     return info["snd_cwnd"] * info["snd_mss"], float("inf")
+
+
+def _check_subflow_cc(senders: list[Sender], name_cc: str) -> dict[str, list[str]]:
+    """The congestion control of every subflow of every MPTCP connection as `ss -tin` shows it in
+    the sender's namespace ({connection: [cc of subflow 0, 1, ...]}); a subflow that does not run
+    `name_cc` fails the run (the kernel is expected to set the MPTCP socket's TCP_CONGESTION on
+    every subflow)."""
+    from .nsutil import run as ns_run
+    from .traffic import congestion_by_local_endpoint, mptcp_subflow_endpoints
+
+    found = {}
+    for s in senders:
+        if not s.mptcp:
+            continue
+        ns = ns_name(f"h{s.flow.src}")
+        table = congestion_by_local_endpoint(ns_run(["ss", "-tinH"], ns=ns))
+        by_path: list[str] = ["missing"] * s.subflows
+        for addr, port in mptcp_subflow_endpoints(s.sock):
+            k = topology.path_of_addr(addr)
+            if k is not None and k < s.subflows:
+                by_path[k] = table.get((addr, port), "missing")
+        if any(c != name_cc for c in by_path):
+            raise RuntimeError(
+                f"flow {s.flow.flow_id}: MPTCP subflows run {by_path}, expected {name_cc} on each (ss -tin)"
+            )
+        found[str(s.flow.flow_id)] = by_path
+    return found
 
 
 def _ideal_rate(sc: Scenario, f) -> int:

@@ -99,7 +99,7 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raw = tomllib.loads(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         raw = None
-    if raw is not None and _multipath(raw) and not simulator_knows_multipath():
+    if raw is not None and is_multipath(raw) and not simulator_knows_multipath():
         pass  # the simulator cannot parse multipath yet: only the testbed's checks below apply
     elif raw is not None and "cc" not in raw:
         from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
@@ -115,7 +115,7 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raise ScenarioError(str(e)) from None
 
 
-def _multipath(raw: dict) -> bool:
+def is_multipath(raw: dict) -> bool:
     topo = raw.get("topology")
     flows = raw.get("flows")
     return (isinstance(topo, dict) and topo.get("kind") == TWO_PATH) or (

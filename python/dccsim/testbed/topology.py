@@ -430,6 +430,11 @@ def check_tools() -> str | None:
     return None
 
 
+def kernel_has_mptcp() -> bool:
+    """Upstream MPTCP is built in (the per-namespace sysctl exists)."""
+    return os.path.exists("/proc/sys/net/mptcp/enabled")
+
+
 def cleanup_all() -> list[str]:
     """Remove every namespace (with its links and qdiscs) and BPF object of the testbed."""
     removed = delete_namespaces()

@@ -80,6 +80,32 @@ def mptcp_subflow_local_addrs(sock: socket.socket) -> list[str]:
     return [socket.inet_ntoa(b[4:8]) for b in _subflow_data(sock, MPTCP_SUBFLOW_ADDRS, _ADDRS_SIZE)]
 
 
+def mptcp_subflow_endpoints(sock: socket.socket) -> list[tuple[str, int]]:
+    """(local IPv4 address, local port) of each subflow."""
+    out = []
+    for b in _subflow_data(sock, MPTCP_SUBFLOW_ADDRS, _ADDRS_SIZE):
+        out.append((socket.inet_ntoa(b[4:8]), struct.unpack_from("!H", b, 2)[0]))
+    return out
+
+
+def congestion_by_local_endpoint(ss_output: str) -> dict[tuple[str, int], str]:
+    """{(local address, port): congestion control} from `ss -tinH` (a socket line, then its info
+    line starting with the congestion control's name)."""
+    out: dict[tuple[str, int], str] = {}
+    lines = ss_output.splitlines()
+    for first, info in zip(lines, lines[1:]):
+        cols = first.split()
+        if len(cols) < 5 or first[:1].isspace() or not info[:1].isspace():
+            continue
+        local = cols[3]
+        addr, _, port = local.rpartition(":")
+        addr = addr.split("%")[0]
+        words = info.split()
+        if words and port.isdigit():
+            out[(addr, int(port))] = words[0]
+    return out
+
+
 def mptcp_info(sock: socket.socket) -> dict:
     """The connection-level fields of struct mptcp_info the testbed uses."""
     b = sock.getsockopt(SOL_MPTCP, MPTCP_INFO, 64)
