@@ -265,6 +265,7 @@ def test_mptcp_connection_uses_both_paths_with_dctcp_on_each(tmp_path, clean_tes
     # every subflow carried data; together at least the connection's data (reinjections add)
     assert all(f["bytes_acked"] > 1_000_000 for f in flows), flows
     assert sum(f["bytes_acked"] for f in flows) >= run["bytes_delivered"] > 0
+    assert {f["delivered_bytes"] for f in flows} == {run["bytes_delivered"]}  # the connection's, on each
     # each path's bottleneck (tor0->path<k>) transmitted at least MIN_PATH_FRACTION of its rate
     ports = {r["name"]: r["rate_bps"] for r in pq.read_table(out / "dctcp" / "ports.parquet").to_pylist()}
     ps = pq.read_table(out / "dctcp" / "port_series.parquet").to_pylist()

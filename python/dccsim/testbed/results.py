@@ -31,6 +31,7 @@ FLOW_COLUMNS = [
     "timeouts",
     "connection",  # the [[flows]] entry's connection; its subflows share it (docs/testbed.md)
     "subflow",  # 0 for a TCP flow; k for an MPTCP connection's subflow on path k
+    "delivered_bytes",  # the connection's bytes acknowledged at the data level (in order), on every subflow's record
 ]
 
 

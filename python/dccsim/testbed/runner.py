@@ -368,8 +368,13 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
                     "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
                     "connection": f.flow_id,
                     "subflow": k,
+                    "delivered_bytes": conn,
                     "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
                     "_error": s.error if k == 0 else None,
+                    "_limits": {
+                        key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
+                        for key in ("busy", "rwnd_limited", "sndbuf_limited")
+                    },
                 }
             )
     bstats = bpfctl.port_stats()
@@ -387,6 +392,10 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         "int_stamped": sum(int(v.get("stamped", 0)) for v in res.bpf_stats.values()),
         # per switch port, the largest queue any packet found (every packet, unlike the 1 ms series)
         "port_peak_queue_bytes": {k: int(v.get("max_qlen", 0)) for k, v in sorted(res.bpf_stats.items())},
+        # per flow record (subflow): ms with data in flight, and ms limited by the receive window or
+        # the send buffer (tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited); the rest of
+        # the run the sender had nothing to send (an MPTCP subflow: the connection gave it no data)
+        "flow_send_ms": {str(f["flow_id"]): f["_limits"] for f in flows},
     }
     errs = [f"flow {f['flow_id']}: {f['_error']}" for f in flows if f["_error"]]
     if errs:

@@ -128,6 +128,9 @@ def parse_tcp_info(b: bytes) -> dict:
         "min_rtt_us": u32(148),
         "data_segs_out": u32(156),
         "delivered_ce": u32(196),
+        "busy_us": u64(168),  # time with data in flight (tcpi_busy_time)
+        "rwnd_limited_us": u64(176),
+        "sndbuf_limited_us": u64(184),
         "total_rto": struct.unpack_from("=H", b, 240)[0] if len(b) >= 242 else 0,
     }
 
