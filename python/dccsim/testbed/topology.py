@@ -259,10 +259,9 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
     return ports
 
 
-def _host_route(ns: str, dst: str, via: str, dev: str, table: int | None = None) -> None:
+def _host_route(ns: str, dst: str, via: str, dev: str) -> None:
     cmd = ["ip", "-n", ns, "route", "add", dst, "via", via, "dev", dev]
-    cmd += ["mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"]
-    run(cmd + (["table", str(table)] if table is not None else []))
+    run(cmd + ["mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"])
 
 
 @dataclass
