@@ -314,3 +314,36 @@ def test_cleanup_removes_a_killed_two_path_run(tmp_path, clean_testbed):
     p = _cli("cleanup")
     assert p.returncode == 0 and "netns dccsim-tor0" in p.stdout and "netns dccsim-path1" in p.stdout
     assert topology.leftover_namespaces() == []
+
+
+def test_two_path_routes_keep_each_address_family_on_its_path():
+    from dccsim.testbed.topology import TwoPath, _next_hop, path_of_addr
+
+    t = TwoPath(senders=2, receivers=1, host_rate_bps=1, path_rates_bps=(2, 1))
+    assert [t.host_switch(i) for i in range(t.hosts)] == ["tor0", "tor0", "tor1", "path0", "path1"]
+    # tor0 reaches the receiver's path-0 address over path0 and its path-1 address over path1
+    assert _next_hop(t, "tor0", 2, 0) == "path0" and _next_hop(t, "tor0", 2, 1) == "path1"
+    assert _next_hop(t, "tor1", 0, 1) == "path1" and _next_hop(t, "tor1", 1, 0) == "path0"
+    assert _next_hop(t, "tor0", 1, 0) is None  # its own host
+    assert _next_hop(t, "tor1", 3, 0) == "path0" and _next_hop(t, "tor0", 4, 0) == "path1"  # cross hosts
+    assert _next_hop(t, "path1", 0, 1) == "tor0" and _next_hop(t, "path1", 2, 1) == "tor1"
+    assert (
+        path_of_addr("10.78.0.2") == 0
+        and path_of_addr("10.77.0.2") == 1
+        and path_of_addr("10.79.0.1") is None
+    )
+
+
+def test_ss_output_gives_each_subflow_its_congestion_control():
+    from dccsim.testbed.traffic import congestion_by_local_endpoint
+
+    out = (
+        "ESTAB 0      103856      10.78.0.2:50914    10.78.1.2:5001\n"
+        "\t dccsim_dctcp wscale:10,10 rto:204 rtt:1.098/0.117 mss:1448 tcp-ulp-mptcp flags:Mmec\n"
+        "ESTAB 0      52616  10.77.0.2%eth0:53865    10.78.1.2:5001\n"
+        "\t cubic wscale:10,10 rto:204 rtt:2.331/0.247 tcp-ulp-mptcp flags:Jjec\n"
+    )
+    assert congestion_by_local_endpoint(out) == {
+        ("10.78.0.2", 50914): "dccsim_dctcp",
+        ("10.77.0.2", 53865): "cubic",
+    }

@@ -145,6 +145,8 @@ def compare_args(sc, alg: str, sim_out: Path, tb_out: Path) -> list[str]:
     params = exp.params if exp else {}
     if params.get("bottleneck"):
         args += ["--port", str(params["bottleneck"])]
+    elif sc.topology_kind == "two-path":  # path 0's first hop (the multipath part reads both paths)
+        args += ["--port", "tor0->path0"]
     if params.get("t0"):
         args += ["--t0", f"{int(params['t0'])}ps"]
     return args
