@@ -347,3 +347,24 @@ def test_ss_output_gives_each_subflow_its_congestion_control():
         ("10.78.0.2", 50914): "dccsim_dctcp",
         ("10.77.0.2", 53865): "cubic",
     }
+
+
+@needs_testbed
+def test_a_sized_mptcp_connection_completes_over_both_subflows(tmp_path, clean_testbed):
+    """4 MB over the two paths: the connection completes (data-level acknowledgement of every byte),
+    every subflow's record carries the connection's size, end and delivered bytes, and the
+    subflows together acknowledged at least the connection's bytes (exactly them without
+    reinjection); each subflow carried at least 10% (path 1 is a third of the capacity)."""
+    size = 4_000_000
+    f = _variant(tmp_path, "subflows = 2", f'subflows = 2\nsize = "{size}B"')
+    out = tmp_path / "out"
+    p = _cli("run", str(f), "--cc", "dctcp", "--out", str(out), "--duration", "3s", "-q")
+    assert p.returncode == 0, p.stderr
+    run = json.loads((out / "summary.json").read_text())["runs"]["dctcp"]["engine"]
+    assert run["flows_completed"] == 1 and run["bytes_delivered"] == size
+    flows = pq.read_table(out / "dctcp" / "flows.parquet").to_pylist()
+    assert [f["subflow"] for f in flows] == [0, 1]
+    assert len({f["end_ps"] for f in flows}) == 1 and flows[0]["end_ps"] > 0
+    assert all(f["size_bytes"] == size and f["delivered_bytes"] == size for f in flows)
+    assert sum(f["bytes_acked"] for f in flows) >= size
+    assert all(f["bytes_acked"] >= 0.1 * size for f in flows), flows
