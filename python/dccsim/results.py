@@ -228,6 +228,7 @@ FLOW_INPUT = (
     ("start_ps", "int64"),
     ("source", "string"),
     ("request", "int64"),
+    ("subflows", "int64"),
 )
 
 

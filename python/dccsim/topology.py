@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-KINDS = ("star", "dumbbell", "fattree", "custom", "rdcn")
+KINDS = ("star", "dumbbell", "fattree", "custom", "rdcn", "two-path")
 
 # Field -> type, in the order they are written back. "count" is an integer >= 1 unless listed
 # in ZERO_OK; "rate"/"time" carry units; "links" is the custom topology's link list.
@@ -36,6 +36,18 @@ FIELDS: dict[str, dict[str, str]] = {
         "agg_core_delay": "time",
     },
     "custom": {"hosts": "count", "switches": "count", "links": "links"},
+    # multipath (docs/scenario.md): senders on tor0, receivers on tor1, two disjoint paths via
+    # switches path0 and path1, one cross-traffic host on each path switch
+    "two-path": {
+        "senders": "count",
+        "receivers": "count",
+        "host_rate": "rate",
+        "host_delay": "time",
+        "path0_rate": "rate",
+        "path0_delay": "time",
+        "path1_rate": "rate",
+        "path1_delay": "time",
+    },
     # reconfigurable DCN (docs/scenario.md): ToRs on a packet core and an optical circuit switch
     "rdcn": {
         "tors": "count",
@@ -60,6 +72,7 @@ US = 1_000_000
 # network, 100 Gb/s circuits, day 225 µs, night 20 µs, the round-robin schedule of 24 matchings);
 # delays give a 24 µs base RTT on both networks; VOQ sizes are ours (docs/models.md).
 DEFAULTS: dict[str, dict] = {
+    "two-path": {"senders": 1, "receivers": 1},
     "rdcn": {
         "tors": 25,
         "servers_per_tor": 10,
@@ -76,7 +89,7 @@ DEFAULTS: dict[str, dict] = {
         "prebuffer": 0,
         "prebuffer_voq": 0,
         "matchings": (),
-    }
+    },
 }
 POLICIES = ("exclusive", "both")
 RDCN_CIRCUIT = {

@@ -63,7 +63,10 @@ def test_zero_buffer(base):
 def test_unknown_topology_kind_lists_allowed(base):
     base["topology"]["kind"] = "ring"
     e = err(base)
-    assert str(e) == "topology.kind: unknown value 'ring'; allowed: star, dumbbell, fattree, custom, rdcn"
+    assert (
+        str(e)
+        == "topology.kind: unknown value 'ring'; allowed: star, dumbbell, fattree, custom, rdcn, two-path"
+    )
 
 
 def test_unknown_key(base):

@@ -4,7 +4,7 @@
 
 use crate::cc::{self, CcContext};
 use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
-use crate::core::PortId;
+use crate::core::{FlowId, PortId};
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
 use crate::fabric::port::{EgressPort, Node};
@@ -16,6 +16,7 @@ use crate::telemetry::capture::Capture;
 use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
+use crate::transport::multipath::Connection;
 use crate::transport::{Endpoint, FlowInfo, Transport, Wire};
 
 pub struct Parts {
@@ -42,7 +43,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         None => net.max_base_rtt(full_data, ack),
     };
     check_int_switches(cfg, &net)?;
-    let flows = endpoints(cfg, &net, wire, tau)?;
+    let (flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
@@ -51,6 +52,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
     let captured = named_ports(&cfg.metrics.capture_ports, "metrics.capture_ports", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
+    fabric.subflow_of = subflow_of;
     if !captured.is_empty() {
         fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
     }
@@ -59,7 +61,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     }
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
-    Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize), telemetry, tau })
+    Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize, conns), telemetry, tau })
 }
 
 /// The OCS and VOQs of an rdcn topology (nodes: hosts, tor0.., core0, ocs; see topo.rs).
@@ -73,8 +75,9 @@ fn circuit_of(net: &Network, cfg: &crate::config::CircuitConfig, tors: u32, serv
 /// Events carry a port, flow or host index in `sched::MAX_ID`'s bits.
 fn check_counts(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
     let max = crate::sched::MAX_ID as usize;
-    if cfg.flows.len() > max {
-        return Err(ConfigError::new("flows", format!("{} flows; at most {max}", cfg.flows.len())));
+    let endpoints: usize = cfg.flows.iter().map(|f| f.subflows as usize).sum();
+    if endpoints > max {
+        return Err(ConfigError::new("flows", format!("{endpoints} flows (subflows counted); at most {max}")));
     }
     if net.ports.len() > max {
         return Err(ConfigError::new("topology", format!("{} ports; at most {max}", net.ports.len())));
@@ -129,12 +132,20 @@ fn check_int_switches(cfg: &Config, net: &Network) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// One transport endpoint per configured flow, with its controller.
-fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<Endpoint>, ConfigError> {
+/// Transport endpoints, multipath connections, and per endpoint its ECMP subflow key (empty when
+/// no flow has subflows).
+type Endpoints = (Vec<Endpoint>, Vec<Connection>, Vec<(FlowId, u32)>);
+
+/// One transport endpoint per configured flow with its controller; a flow with `subflows` > 1
+/// becomes a connection of that many endpoints (consecutive flow ids, one controller each).
+fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpoints, ConfigError> {
     let h = net.n_hosts;
     let full_data = wire.payload + wire.data_header;
     let ack = cfg.host.ack_bytes as u64;
     let mut flows = Vec::with_capacity(cfg.flows.len());
+    let mut conns = Vec::new();
+    let mut subflow_of = Vec::new();
+    let multipath = cfg.flows.iter().any(|f| f.subflows > 1);
     for (i, f) in cfg.flows.iter().enumerate() {
         for (field, v) in [("src", f.src), ("dst", f.dst)] {
             if v >= h {
@@ -154,19 +165,27 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
             wire_bytes: full_data as f64,
         };
         let spec = f.cc.as_ref().unwrap_or(&cfg.cc);
-        let mut cc = cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
-            if f.cc.is_some() {
-                e.field = format!("flows[{i}].{}", e.field);
-            }
-            e
-        })?;
+        let make = || {
+            cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
+                if f.cc.is_some() {
+                    e.field = format!("flows[{i}].{}", e.field);
+                }
+                e
+            })
+        };
+        let cc = make()?;
         if cc.needs_int() && !cfg.switch.int_enabled {
             return Err(ConfigError::new(
                 "switch.int_enabled",
                 format!("cc.{} reads INT from the switches and cannot run with INT off; turn INT on", spec.algorithm),
             ));
         }
-        cc.on_flow_start(f.size_bytes);
+        if f.subflows > 1 && cc.grant_policy().is_some() {
+            return Err(ConfigError::new(
+                &format!("flows[{i}].subflows"),
+                format!("cc.{} is receiver-driven; it runs single-path only (subflows = 1)", spec.algorithm),
+            ));
+        }
         // Ideal FCT on an empty network: the base RTT (which already carries one full packet's
         // serialisation per hop) plus the rest of the flow's bytes on the wire at the path's
         // slowest rate.
@@ -192,15 +211,39 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         let size = f.size_bytes.unwrap_or(u64::MAX);
         // the path lists the ports from the source NIC on: one per switch after the first
         let switch_hops = (net.path(f.src, f.dst).len().saturating_sub(1)).min(u8::MAX as usize) as u8;
-        let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, switch_hops, ideal_fct, ideal_fct_artifact };
+        let connection = i as u32;
+        let info =
+            FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, switch_hops, ideal_fct, ideal_fct_artifact, connection };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
         let window_cap = match cfg.host.nic {
             NicModel::Tcp => f64::INFINITY,
             NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
         };
-        flows.push(Endpoint::new(info, cc, window_cap));
+        let first = flows.len() as FlowId;
+        let mut cc = Some(cc);
+        for k in 0..f.subflows {
+            let mut c = match cc.take() {
+                Some(c) => c,
+                None => make()?,
+            };
+            c.on_flow_start(f.size_bytes);
+            // a subflow's size is its sending limit (multipath.rs): open while data is left
+            let info = FlowInfo { size: if f.subflows > 1 { u64::MAX } else { size }, ..info };
+            let mut e = Endpoint::new(info, c, window_cap);
+            if f.subflows > 1 {
+                e.conn = conns.len() as u32;
+                e.subflow = k;
+            }
+            flows.push(e);
+            if multipath {
+                subflow_of.push((first, k));
+            }
+        }
+        if f.subflows > 1 {
+            conns.push(Connection::new(first, f.subflows, size));
+        }
     }
-    Ok(flows)
+    Ok((flows, conns, subflow_of))
 }
 
 fn monitored_ports(cfg: &Config, net: &Network) -> Result<Vec<PortId>, ConfigError> {

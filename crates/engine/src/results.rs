@@ -47,6 +47,17 @@ pub struct FlowTable {
     pub ideal_fct_artifact_ps: Vec<i64>,
     pub retransmits: Vec<u64>,
     pub timeouts: Vec<u64>,
+    /// The scenario flow (multipath connection) this record belongs to; for a single-path flow
+    /// its own index in the scenario's flow list.
+    pub connection: Vec<u32>,
+    /// Subflow number within the connection (0 for a single-path flow). A multipath connection
+    /// has one record per subflow: `size_bytes`, `end_ps` and the ideal FCT are the connection's,
+    /// `bytes_acked`, `retransmits` and `timeouts` the subflow's.
+    pub subflow: Vec<u32>,
+    /// Bytes the receiver delivered in order: for a subflow, its connection's reassembled bytes.
+    pub delivered_bytes: Vec<u64>,
+    /// AMP suppression episodes of the connection (on subflow 0's record; 0 elsewhere).
+    pub suppressions: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -171,6 +171,12 @@ fn deliver(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp: &mut Trans
                     nics.remove_flow(src, core.pool.get(pkt).flow);
                     nics.serve(core, fabric, tp, src);
                 }
+                AckOutcome::FinishedConnection(src, first, n) => {
+                    for fid in first..first + n {
+                        nics.remove_flow(src, fid);
+                    }
+                    nics.serve(core, fabric, tp, src);
+                }
             }
             core.pool.free(pkt);
         }

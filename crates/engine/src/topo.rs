@@ -170,6 +170,38 @@ impl Network {
                 }
                 (b, hosts)
             }
+            Topology::TwoPath {
+                senders,
+                receivers,
+                host_rate_bps,
+                host_delay_ps,
+                path0_rate_bps,
+                path0_delay_ps,
+                path1_rate_bps,
+                path1_delay_ps,
+            } => {
+                // hosts: senders, receivers, then one cross host per path switch
+                let hosts = senders + receivers + 2;
+                let mut b = Builder::new(hosts);
+                let left = b.switch("tor0".into());
+                let right = b.switch("tor1".into());
+                let paths = [(path0_rate_bps, path0_delay_ps), (path1_rate_bps, path1_delay_ps)];
+                let mid: Vec<u32> = (0..2).map(|k| b.switch(format!("path{k}"))).collect();
+                for h in 0..senders {
+                    b.link(h, left, host_rate_bps, host_delay_ps);
+                }
+                for h in senders..senders + receivers {
+                    b.link(h, right, host_rate_bps, host_delay_ps);
+                }
+                for (k, &(rate, delay)) in paths.iter().enumerate() {
+                    b.link(left, mid[k], rate, delay);
+                    b.link(mid[k], right, rate, delay);
+                }
+                for k in 0..2 {
+                    b.link(senders + receivers + k, mid[k as usize], host_rate_bps, host_delay_ps);
+                }
+                (b, hosts)
+            }
             Topology::Custom { hosts, switches, ref links } => {
                 let mut b = Builder::new(hosts);
                 for j in 0..switches {

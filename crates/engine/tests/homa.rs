@@ -87,7 +87,7 @@ fn a_sender_serves_its_messages_srpt() {
     cfg.duration_ps = MS;
     cfg.flows = [(1, 300_000), (2, 100_000), (3, 200_000)]
         .iter()
-        .map(|&(dst, size)| dccsim_engine::config::FlowSpec { src: 0, dst, size_bytes: Some(size), start_ps: 0, cc: None })
+        .map(|&(dst, size)| dccsim_engine::config::FlowSpec { src: 0, dst, size_bytes: Some(size), start_ps: 0, cc: None, subflows: 1 })
         .collect();
     let r = dccsim_engine::run(&cfg).unwrap();
     common::assert_conserved(&r);

@@ -53,6 +53,10 @@ fn flows(f: FlowTable) -> Named {
         ("ideal_fct_artifact_ps", int(f.ideal_fct_artifact_ps)),
         ("retransmits", int(f.retransmits)),
         ("timeouts", int(f.timeouts)),
+        ("connection", int(f.connection)),
+        ("subflow", int(f.subflow)),
+        ("delivered_bytes", int(f.delivered_bytes)),
+        ("suppressions", int(f.suppressions)),
     ]
 }
 

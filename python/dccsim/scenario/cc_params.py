@@ -168,6 +168,19 @@ PARAMS: dict[str, dict] = {
         "jump_up": Num(1.0, 64.0),
         "jump_down": Num(1.0, 64.0),
     },
+    # multipath (docs/models.md "Multipath"); β > 1: the cut w·(1 − 1/β) keeps a positive window
+    "mptcp-lia": {"init_cwnd_mss": POS_MSS, "beta": Num(1.0, 1000.0, lo_open=True), "cwnd_min_mss": POS_MSS},
+    "dcm": {"init_cwnd_mss": POS_MSS, "g": GAIN, "init_alpha": FRACTION, "cwnd_min_mss": POS_MSS},
+    "xmp": {"init_cwnd_mss": POS_MSS, "beta": Num(1.0, 1000.0, lo_open=True), "cwnd_min_mss": POS_MSS},
+    "amp": {
+        "init_cwnd_mss": POS_MSS,
+        "beta": Num(1.0, 1000.0, lo_open=True),
+        "defaults": Choice(("paper", "code")),
+        "cwnd_min_mss": POS_MSS,
+        "gamma_rounds": POS_COUNT,
+        "tau_rounds": POS_COUNT,
+        "ssr": Bool(),
+    },
     "dctcp": {
         "g": GAIN,
         "init_alpha": FRACTION,

@@ -110,6 +110,7 @@ class Flow:
     size_bytes: Optional[int] = None  # None = long-lived
     start_ps: int = 0
     cc: Optional[CcSpec] = None
+    subflows: int = 1  # multipath: subflows of the connection (1 = single path)
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ class Workload:
     incast: Optional[Incast] = None
     file: Optional[str] = None  # replay: an earlier run's flows_input.parquet (or its directory)
     stop_when_done: bool = False  # end the run when every finite flow has finished
+    subflows: int = 1  # multipath: subflows of every generated connection
 
     @property
     def measured_from_ps(self) -> int:

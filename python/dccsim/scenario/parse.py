@@ -112,7 +112,8 @@ ARTIFACT_PROFILE = {
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
-FLOW_KEYS = ("src", "dst", "size", "start", "cc")
+FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows")
+MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
@@ -411,6 +412,7 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
                 size_bytes=t.opt("size", pos_size, None),
                 start_ps=t.opt("start", time, 0),
                 cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
+                subflows=t.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), 1),
             )
         )
     return tuple(out)

@@ -88,6 +88,8 @@ def to_dict(s: Scenario) -> dict:
             fd["start"] = units.format_time_exact(f.start_ps)
             if f.cc is not None:
                 fd["cc"] = _cc_dict(f.cc)
+            if f.subflows != 1:
+                fd["subflows"] = f.subflows
             flows.append(fd)
         out["flows"] = flows
     if s.workload is not None:
@@ -176,6 +178,8 @@ def _pfc_dict(p) -> dict:
 def _workload_dict(wl) -> dict:
     t = units.format_time_exact
     w: dict[str, Any] = {"kind": wl.kind, "start": t(wl.start_ps)}
+    if wl.subflows != 1:
+        w["subflows"] = wl.subflows
     if wl.kind == "permutation":
         if wl.size_bytes is not None:
             w["size"] = units.format_size_exact(wl.size_bytes)

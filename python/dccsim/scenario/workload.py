@@ -13,7 +13,7 @@ from .model import Incast, Topology, Workload
 
 KINDS = ("permutation", "poisson", "incast", "replay")
 KEYS = {
-    "permutation": ("start", "size"),
+    "permutation": ("start", "size", "subflows"),
     "poisson": (
         "start",
         "stop",
@@ -25,14 +25,16 @@ KEYS = {
         "sending_racks",
         "incast",
         "stop_when_done",
+        "subflows",
     ),
-    "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done"),
+    "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done", "subflows"),
     "replay": ("file", "start", "warmup", "stop_when_done"),
 }
 INCAST_KEYS = ("rate", "global_rate", "size", "fan_in", "start", "stop")
 DESTINATIONS = ("uniform", "artifact")
 MAX_LOAD = 1.0
 MAX_REQUEST_RATE = 1e9  # requests per second
+MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 
 
 def _path(v, f, base_dir: Optional[Path]) -> str:
@@ -50,10 +52,15 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     kind = choice(KINDS)(data["kind"], "workload.kind")
     t = Table(data, "workload", ("kind",) + KEYS[kind])
     start = t.opt("start", time, 0)
+    sub = (
+        t.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), 1)
+        if "subflows" in KEYS[kind]
+        else 1
+    )
     if kind == "permutation":
         if n_hosts < 2:
             raise ScenarioError("workload.kind", "permutation needs at least 2 hosts")
-        return Workload(kind, start_ps=start, size_bytes=t.opt("size", pos_size, None))
+        return Workload(kind, start_ps=start, size_bytes=t.opt("size", pos_size, None), subflows=sub)
     warmup = t.opt("warmup", time, 0)
     done = t.opt("stop_when_done", boolean, True)
     if kind == "replay":
@@ -74,7 +81,13 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
         raise ScenarioError("workload.kind", f"{kind} needs at least 2 racks")
     n_send = t.opt("sending_racks", lambda v, f: integer(v, f, lo=1, hi=rk.count), None)
     w = dict(
-        kind=kind, start_ps=start, stop_ps=stop, warmup_ps=warmup, stop_when_done=done, sending_racks=n_send
+        kind=kind,
+        start_ps=start,
+        stop_ps=stop,
+        warmup_ps=warmup,
+        stop_when_done=done,
+        sending_racks=n_send,
+        subflows=sub,
     )
     if kind == "poisson":
         if t.has("cdf") == t.has("cdf_file"):

@@ -41,16 +41,27 @@ class FlowList:
     source: list  # one of SOURCES per flow
     request: np.ndarray  # incast request id of a response, −1 otherwise
     cc: list = field(default_factory=list)  # per-flow engine cc dict or None ([[flows]] only)
+    subflows: list = field(default_factory=list)  # per-flow subflow count (empty: all 1)
 
     def __len__(self) -> int:
         return len(self.src)
 
+    def subflow_counts(self) -> list:
+        return self.subflows or [1] * len(self)
+
     def to_engine(self) -> list[dict]:
+        """The engine's flow list; `subflows` only where > 1 (single-path configs stay as they were)."""
         cc = self.cc or [None] * len(self)
         return [
             {"src": s, "dst": d, "size_bytes": None if z < 0 else z, "start_ps": t, "cc": c}
-            for s, d, z, t, c in zip(
-                self.src.tolist(), self.dst.tolist(), self.size.tolist(), self.start.tolist(), cc
+            | ({"subflows": n} if n != 1 else {})
+            for s, d, z, t, c, n in zip(
+                self.src.tolist(),
+                self.dst.tolist(),
+                self.size.tolist(),
+                self.start.tolist(),
+                cc,
+                self.subflow_counts(),
             )
         ]
 
@@ -64,6 +75,7 @@ class FlowList:
             "start_ps": self.start,
             "source": list(self.source),
             "request": self.request,
+            "subflows": np.asarray(self.subflow_counts(), dtype=np.int64),
         }
 
 
@@ -84,6 +96,7 @@ def _concat(parts: list) -> FlowList:
         [s for p in parts for s in p.source],
         np.concatenate([p.request for p in parts]),
         [c for p in parts for c in (p.cc or [None] * len(p))],
+        [n for p in parts for n in p.subflow_counts()],
     )
 
 
@@ -172,6 +185,7 @@ def explicit(flows) -> FlowList:
         ["flows"] * len(rows),
         np.full(len(rows), -1, dtype=np.int64),
         [f.cc.to_engine() if f.cc else None for _, f in rows],
+        [f.subflows for _, f in rows],
     )
 
 
@@ -213,7 +227,10 @@ def generated(scn) -> Optional[FlowList]:
 
 def flow_list(scn) -> FlowList:
     """Every flow of the run in flow-id order: [[flows]] (one per listed source), then the workload's."""
-    return _concat([explicit(scn.flows), generated(scn)])
+    gen = generated(scn)
+    if gen is not None and scn.workload.subflows > 1:
+        gen.subflows = [scn.workload.subflows] * len(gen)
+    return _concat([explicit(scn.flows), gen])
 
 
 def expected_count(scn) -> int:

@@ -39,7 +39,7 @@ def read(path: str, field: str):
             field, f"{path!r} lacks the columns {', '.join(missing)} (needs {', '.join(REQUIRED)})"
         )
     cols = {}
-    for c in REQUIRED + ("request",):
+    for c in REQUIRED + ("request", "subflows"):
         if c in t.column_names:
             a = t.column(c).to_numpy(zero_copy_only=False)
             if a.dtype.kind not in "iu":
@@ -57,6 +57,8 @@ def read(path: str, field: str):
         cols["start_ps"],
         source,
         cols.get("request", np.full(n, -1, dtype=np.int64)),
+        [],
+        cols["subflows"].tolist() if "subflows" in cols else [],
     )
 
 
@@ -69,6 +71,10 @@ def check(flows, n_hosts: int, duration_ps: int, field: str) -> None:
         (flows.src == flows.dst, "src and dst must differ"),
         ((flows.size == 0) | (flows.size < -1), "size_bytes must be > 0 or -1 (long-lived)"),
         ((flows.start < 0) | (flows.start >= duration_ps), f"start_ps must lie in [0, {duration_ps})"),
+        (
+            (np.asarray(flows.subflow_counts()) < 1) | (np.asarray(flows.subflow_counts()) > 64),
+            "subflows must lie in 1..64",
+        ),
     )
     for bad, what in checks:
         if bad.any():

@@ -9,13 +9,17 @@ use crate::config::ConfigError;
 use crate::packet::IntHop;
 use crate::time::Time;
 
+pub mod amp;
+pub mod coupled;
 pub mod cubic;
+pub mod dcm;
 pub mod dcqcn;
 pub mod dctcp;
 pub mod dctcp_rdma;
 pub mod homa;
 pub mod hpcc;
 pub mod int_history;
+pub mod mptcp_lia;
 pub mod poseidon;
 pub mod powertcp;
 pub mod reno;
@@ -24,6 +28,7 @@ pub mod swift;
 pub mod tbtcp;
 pub mod theta_powertcp;
 pub mod timely;
+pub mod xmp;
 
 /// Everything a controller may look at when an acknowledgment arrives.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +60,24 @@ pub struct AckEvent<'a> {
     pub cwnd_limited: bool,
 }
 
+/// What a multipath controller sees of one subflow of its connection (transport/multipath.rs).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SubflowView {
+    /// Congestion window (bytes).
+    pub cwnd: f64,
+    /// Smoothed RTT (seconds; 0 before the first sample).
+    pub srtt: f64,
+    /// The subflow may take new data (false while AMP suppresses it).
+    pub active: bool,
+}
+
+/// Every subflow of the connection, read-only, and which one the event is for.
+#[derive(Clone, Copy, Debug)]
+pub struct Siblings<'a> {
+    pub me: usize,
+    pub all: &'a [SubflowView],
+}
+
 /// Static facts about the flow a controller is created for.
 #[derive(Clone, Copy, Debug)]
 pub struct CcContext {
@@ -74,6 +97,16 @@ pub struct CcContext {
 pub trait CongestionControl: Send {
     /// Called for every ACK (including duplicates, with `acked_bytes == 0`).
     fn on_ack(&mut self, ev: &AckEvent);
+    /// An ACK of a subflow of a multipath connection, with every subflow's state: coupled laws
+    /// override this; an uncoupled (single-path) law ignores the siblings.
+    fn on_subflow_ack(&mut self, ev: &AckEvent, _siblings: &Siblings) {
+        self.on_ack(ev)
+    }
+    /// Multipath: the controller of a connection's initial subflow asks to suppress (true) or
+    /// release (false) the other subflows (AMP's SSR). None: no opinion.
+    fn suppress_siblings(&self) -> Option<bool> {
+        None
+    }
     /// The retransmission timer fired (the transport goes back to snd_una).
     fn on_timeout(&mut self, _now: Time) {}
     /// A NACK (out-of-order arrival at the receiver) arrived; the transport goes back N.
@@ -154,6 +187,10 @@ const REGISTRY: &[(&str, Factory)] = &[
     ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
     ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
     ("retcp", |n, p, c| Ok(Box::new(retcp::Retcp::new(parse(n, p)?, c)))),
+    ("mptcp-lia", |n, p, c| Ok(Box::new(mptcp_lia::MptcpLia::new(parse(n, p)?, c)))),
+    ("dcm", |n, p, c| Ok(Box::new(dcm::Dcm::new(parse(n, p)?, c)))),
+    ("xmp", |n, p, c| Ok(Box::new(xmp::Xmp::new(parse(n, p)?, c)))),
+    ("amp", |n, p, c| Ok(Box::new(amp::Amp::new(parse(n, p)?, c)))),
 ];
 
 /// Names of the algorithms this build knows, in registry order.
@@ -227,6 +264,13 @@ pub fn describe() -> Vec<AlgorithmInfo> {
         info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
         info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),
         info::<retcp::RetcpParams>("retcp", "reTCP: Mukerjee et al., NSDI'20, §4 (circuit-state window jumps)"),
+        info::<mptcp_lia::Params>("mptcp-lia", "MPTCP Linked Increases: RFC 6356 §3 (ECN as loss, RFC 3168; β option)"),
+        info::<dcm::Params>("dcm", "DCM: AMP paper (Kheirkhah et al., IFIP Networking'19) §2, Table 1: LIA increase, DCTCP decrease"),
+        info::<xmp::Params>("xmp", "XMP: Cao et al., CoNEXT'13, as AMP paper §2 Eq. (3)"),
+        info::<amp::Params>(
+            "amp",
+            "AMP: Kheirkhah et al., IFIP Networking'19, §4.2 Algorithm 1 (defaults paper; code = mkheirkhah/amp mp-tcp-socket-base.cc)",
+        ),
     ];
     debug_assert!(all.iter().map(|a| a.name).eq(algorithms()));
     all
@@ -273,7 +317,7 @@ mod registry_tests {
 
     #[test]
     fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
-        assert_eq!(algorithms().len(), 15);
+        assert_eq!(algorithms().len(), 19);
         for name in algorithms() {
             let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");

@@ -85,6 +85,19 @@ pub enum Topology {
         agg_core_rate_bps: u64,
         agg_core_delay_ps: u64,
     },
+    /// Two disjoint paths (AMP Fig. 5): senders on "tor0", receivers on "tor1", joined via switches
+    /// "path0"/"path1" (both links of path k at `path<k>_*`); cross hosts h<S+R> on path0, h<S+R+1> on path1.
+    #[serde(rename = "two-path")]
+    TwoPath {
+        senders: u32,
+        receivers: u32,
+        host_rate_bps: u64,
+        host_delay_ps: u64,
+        path0_rate_bps: u64,
+        path0_delay_ps: u64,
+        path1_rate_bps: u64,
+        path1_delay_ps: u64,
+    },
     /// Explicit nodes and links. Nodes are named "h<i>" (hosts 0..hosts) and "s<j>" (switches).
     Custom { hosts: u32, switches: u32, links: Vec<LinkSpec> },
     /// Reconfigurable datacenter (PowerTCP §5): `tors` ToRs "tor<i>" of `servers_per_tor` hosts,
@@ -334,7 +347,16 @@ pub struct FlowSpec {
     /// Overrides the scenario's default controller for this flow.
     #[serde(default)]
     pub cc: Option<CcSpec>,
+    /// Multipath: the connection's subflows (1 = single path), 1..=64 (transport/multipath.rs).
+    #[serde(default = "one_u32")]
+    pub subflows: u32,
 }
+
+fn one_u32() -> u32 {
+    1
+}
+
+pub const MAX_SUBFLOWS: u32 = 64; // most subflows of one connection
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -430,6 +452,13 @@ impl Config {
                     }
                 }
             }
+            Topology::TwoPath { senders, receivers, host_rate_bps, path0_rate_bps, path1_rate_bps, .. } => {
+                pos("topology.senders", *senders as u64)?;
+                pos("topology.receivers", *receivers as u64)?;
+                pos("topology.host_rate", *host_rate_bps)?;
+                pos("topology.path0_rate", *path0_rate_bps)?;
+                pos("topology.path1_rate", *path1_rate_bps)?;
+            }
             Topology::Custom { hosts, links, .. } => {
                 pos("topology.hosts", *hosts as u64)?;
                 for (i, l) in links.iter().enumerate() {
@@ -520,6 +549,9 @@ impl Config {
             }
             if f.src == f.dst {
                 return Err(ConfigError::new(&format!("flows[{i}].dst"), "must differ from src"));
+            }
+            if !(1..=MAX_SUBFLOWS).contains(&f.subflows) {
+                return Err(ConfigError::new(&format!("flows[{i}].subflows"), format!("must be 1..={MAX_SUBFLOWS}, got {}", f.subflows)));
             }
         }
         Ok(())

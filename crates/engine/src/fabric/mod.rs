@@ -14,7 +14,7 @@ pub mod port;
 pub mod switch;
 
 use crate::config::{Ecn, SwitchConfig};
-use crate::core::{Core, HostId, NodeId, PortId};
+use crate::core::{Core, FlowId, HostId, NodeId, PortId};
 use crate::packet::{Kind, PktId};
 use crate::sched::EvKind;
 use crate::telemetry::capture::Capture;
@@ -42,6 +42,10 @@ pub struct Fabric {
     pub capture: Option<Box<Capture>>,
     /// The optical circuit switch and the ToRs' VOQs of an `rdcn` topology.
     pub circuit: Option<Box<Circuit>>,
+    /// Multipath: per flow (= subflow) its connection's first flow and its subflow index, so
+    /// subflow k of a connection takes the k-th next hop after the connection's hashed one
+    /// (distinct paths where a switch has that many). Empty when no connection has subflows.
+    pub subflow_of: Vec<(FlowId, u32)>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -66,6 +70,7 @@ impl Fabric {
             pfc,
             capture: None,
             circuit: None,
+            subflow_of: Vec::new(),
             port_ecn,
             net,
             ports,
@@ -168,7 +173,11 @@ impl Fabric {
         let port = match hops.len() {
             0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
             1 => hops[0],
-            n => hops[switch::ecmp_choice(flow, node, core.seed, n)],
+            n if self.subflow_of.is_empty() => hops[switch::ecmp_choice(flow, node, core.seed, n)],
+            n => {
+                let (first, k) = self.subflow_of[flow as usize];
+                hops[(switch::ecmp_choice(first, node, core.seed, n) + k as usize) % n]
+            }
         };
         let ps = &mut self.ports[port as usize];
         let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };

@@ -112,11 +112,17 @@ impl Telemetry {
         }
         let t = &mut self.out.flows;
         for (i, f) in tp.flows.iter().enumerate() {
-            let long = f.info.size == u64::MAX;
+            let conn = tp.conns.get(f.conn as usize);
+            let size = conn.map_or(f.info.size, |c| c.size);
+            let long = size == u64::MAX;
             t.flow_id.push(i as u32);
             t.src.push(f.info.src);
             t.dst.push(f.info.dst);
-            t.size_bytes.push(if long { -1 } else { f.info.size as i64 });
+            t.size_bytes.push(if long { -1 } else { size as i64 });
+            t.connection.push(f.info.connection);
+            t.subflow.push(f.subflow);
+            t.delivered_bytes.push(conn.map_or(f.rx.rcv_nxt, |c| c.rx.rcv_nxt));
+            t.suppressions.push(if f.subflow == 0 { conn.map_or(0, |c| c.episodes) } else { 0 });
             t.start_ps.push(f.info.start as i64);
             t.end_ps.push(if f.stats.done { f.stats.end as i64 } else { -1 });
             t.bytes_acked.push(f.tx.snd_una);

@@ -5,6 +5,7 @@
 //! `homa`. The NIC (`crate::nic`) decides when an endpoint may put a packet on the wire.
 
 pub mod homa;
+pub mod multipath;
 pub mod receiver;
 pub mod sender;
 
@@ -15,6 +16,7 @@ use crate::sched::EvKind;
 use crate::time::Time;
 
 /// What the flow is: fixed when it is created.
+#[derive(Clone, Copy)]
 pub struct FlowInfo {
     pub src: HostId,
     pub dst: HostId,
@@ -28,6 +30,8 @@ pub struct FlowInfo {
     pub ideal_fct: Time,
     /// The artifact's definition of the ideal FCT (build.rs), for comparisons with its figures.
     pub ideal_fct_artifact: Time,
+    /// Index of the scenario flow (= connection) this endpoint carries (or one subflow of).
+    pub connection: u32,
 }
 
 /// The sender's sequence space, window and pacing.
@@ -92,6 +96,10 @@ pub struct Endpoint {
     pub stats: FlowStats,
     /// Receiver-driven flow (Homa): the receiver's grant state.
     pub homa: Option<homa::GrantState>,
+    /// Multipath: index of the connection this subflow belongs to (`multipath::NO_CONN` for a
+    /// single-path flow) and its subflow number.
+    pub conn: u32,
+    pub subflow: u32,
 }
 
 impl Endpoint {
@@ -115,6 +123,8 @@ impl Endpoint {
             stats: FlowStats::default(),
             homa,
             info,
+            conn: multipath::NO_CONN,
+            subflow: 0,
         }
     }
 
@@ -164,11 +174,13 @@ pub struct Transport {
     pub wire: Wire,
     /// Receiver-driven messages arriving at each host and not yet complete.
     pub homa_in: Vec<Vec<FlowId>>,
+    /// Multipath connections (their subflows are flows).
+    pub conns: Vec<multipath::Connection>,
 }
 
 impl Transport {
-    pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize) -> Self {
-        Transport { flows, wire, homa_in: vec![Vec::new(); hosts] }
+    pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize, conns: Vec<multipath::Connection>) -> Self {
+        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], conns }
     }
 
     /// Re-arm the controller's own timer if it asks for a different time (versioned events).
@@ -219,6 +231,9 @@ impl Transport {
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;
+        if f.conn != multipath::NO_CONN {
+            self.mp_view(fid, None);
+        }
         self.sync_cc_timer(core, fid);
         Some(src)
     }
@@ -234,6 +249,9 @@ impl Transport {
         f.tx.cc.on_timer(now);
         f.tx.refresh();
         let src = f.info.src;
+        if f.conn != multipath::NO_CONN {
+            self.mp_view(fid, None);
+        }
         self.sync_cc_timer(core, fid);
         Some(src)
     }

@@ -57,6 +57,10 @@ impl Transport {
         let r = &mut f.rx;
         let kind = if p.seq == r.rcv_nxt {
             r.rcv_nxt += p.payload as u64;
+            if f.conn != super::multipath::NO_CONN {
+                // a subflow delivers in its own order; the connection reassembles by DSN
+                self.conns[f.conn as usize].rx.deliver(p.data_seq, p.payload, self.wire.payload);
+            }
             Kind::Ack
         } else if p.seq < r.rcv_nxt {
             Kind::Ack

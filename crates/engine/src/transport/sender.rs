@@ -1,7 +1,8 @@
 //! The sending side: data packets out, ACKs and NACKs in, the congestion controller in between.
 
+use super::multipath::NO_CONN;
 use super::Transport;
-use crate::cc::AckEvent;
+use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
 use crate::sched::EvKind;
@@ -14,17 +15,23 @@ pub enum AckOutcome {
     Continue(HostId),
     /// The flow's last byte was acknowledged; take it off the sender's NIC and serve the NIC.
     Finished(HostId),
+    /// A multipath connection's last byte was acknowledged: take its subflows (flows
+    /// `first..first + n`) off the sender's NIC and serve the NIC.
+    FinishedConnection(HostId, FlowId, u32),
 }
 
 impl Transport {
     /// Build the next data packet of `fid` (its window and pacing allowed it): sequence state,
     /// retransmission count, pacing, RTO, controller hooks. The caller puts it on the wire.
+    /// For a subflow of a multipath connection the connection's scheduler may hand new data to a
+    /// sibling instead (multipath.rs).
     pub fn next_data_packet(&mut self, core: &mut Core, fid: FlowId) -> PktId {
         let now = core.sched.now;
         let w = self.wire;
+        let (fid, mp_payload, dsn) = if self.flows[fid as usize].conn == NO_CONN { (fid, 0, 0) } else { self.mp_next(now, fid) };
         let f = &mut self.flows[fid as usize];
         let seq = f.tx.snd_nxt;
-        let payload = w.payload.min(f.info.size - seq);
+        let payload = if f.conn == NO_CONN { w.payload.min(f.info.size - seq) } else { mp_payload };
         let size = payload + w.data_header;
         if seq < f.tx.high_sent {
             f.stats.retransmits += 1;
@@ -44,6 +51,7 @@ impl Transport {
         p.size = size as u32;
         p.payload = payload as u16;
         p.seq = seq;
+        p.data_seq = dsn; // the connection-level sequence number of a subflow's segment
         p.sent_at = now;
         p.ect = true;
         p.prio = f.tx.cc.priority(seq);
@@ -55,10 +63,14 @@ impl Transport {
         } else if was_idle {
             f.timers.rto_deadline = now + w.rto;
         }
+        let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
         core.stats.packets_sent += 1;
         core.stats.data_packets_sent += 1;
         self.sync_cc_timer(core, fid);
+        if mp {
+            self.mp_after_send(fid);
+        }
         id
     }
 
@@ -106,10 +118,18 @@ impl Transport {
                 hops: f.info.switch_hops,
                 cwnd_limited: f.tx.cwnd_limited,
             };
-            f.tx.cc.on_ack(&ev);
+            if f.conn == NO_CONN {
+                f.tx.cc.on_ack(&ev);
+            } else {
+                let siblings = Siblings { me: f.subflow as usize, all: &self.conns[f.conn as usize].views };
+                f.tx.cc.on_subflow_ack(&ev, &siblings);
+            }
         }
         f.tx.refresh();
         let src = f.info.src;
+        if f.conn != NO_CONN {
+            return self.mp_ack_done(core, fid, p.kind == Kind::Nack, now - p.sent_at);
+        }
         if f.tx.snd_una >= f.info.size {
             f.stats.done = true;
             f.stats.end = now;
@@ -119,5 +139,28 @@ impl Transport {
             self.sync_cc_timer(core, fid);
             AckOutcome::Continue(src)
         }
+    }
+}
+
+impl Transport {
+    /// The rest of a subflow's ACK: the segment map, what siblings see, AMP's suppression
+    /// decision on the initial subflow, and the connection's completion.
+    fn mp_ack_done(&mut self, core: &mut Core, fid: FlowId, nack: bool, rtt: crate::time::Time) -> AckOutcome {
+        self.mp_acked(fid);
+        self.mp_view(fid, (!nack).then_some(rtt));
+        let f = &self.flows[fid as usize];
+        let src = f.info.src;
+        if f.subflow == 0 {
+            if let Some(s) = f.tx.cc.suppress_siblings() {
+                self.mp_suppress(fid, s);
+            }
+        }
+        if self.mp_complete(fid) {
+            self.mp_finish(core, fid);
+            let c = &self.conns[self.flows[fid as usize].conn as usize];
+            return AckOutcome::FinishedConnection(src, c.first, c.n);
+        }
+        self.sync_cc_timer(core, fid);
+        AckOutcome::Continue(src)
     }
 }
