@@ -191,14 +191,6 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
 
     sim_out = args.sim_out or out.with_name(out.name + "-sim")
     quiet = args.quiet or args.json
-    from .scenario import is_multipath, simulator_knows_multipath
-
-    if is_multipath(sc.raw) and not simulator_knows_multipath():
-        return _err(
-            "simulator side of --compare: this simulator has no multipath connections yet "
-            f"(topology.kind = 'two-path', flows.subflows); the testbed run is in {out}",
-            1,
-        )
     try:
         _, matched = simside.run(sc, alg, testbed_params, sim_out, quiet=True)
     except Exception as e:  # noqa: BLE001  the testbed run is written; say why the sim side is not

@@ -10,9 +10,6 @@ from pathlib import Path
 from ..units import UnitError, parse_rate, parse_size, parse_time
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
-# testbed scenarios the simulator's catalog cannot list yet (two-path MPTCP, until the simulator
-# parses multipath scenarios; then they belong in EXPERIMENTS_DIR)
-TESTBED_SCENARIOS_DIR = Path(__file__).resolve().parent / "scenarios"
 MAX_SUBFLOWS = 2  # the two-path topology: one subflow per path
 
 
@@ -72,11 +69,10 @@ def locate(arg: str) -> Path:
         if not p.exists():
             raise ScenarioError(f"scenario: file not found: {arg}")
         return p
-    for d in (EXPERIMENTS_DIR, TESTBED_SCENARIOS_DIR):
-        cand = d / f"{arg}.toml"
-        if cand.exists():
-            return cand
-    known = sorted(q.stem for d in (EXPERIMENTS_DIR, TESTBED_SCENARIOS_DIR) for q in d.glob("*.toml"))
+    cand = EXPERIMENTS_DIR / f"{arg}.toml"
+    if cand.exists():
+        return cand
+    known = sorted(q.stem for q in EXPERIMENTS_DIR.glob("*.toml"))
     raise ScenarioError(f"scenario: unknown experiment '{arg}'; testbed experiments: {', '.join(known)}")
 
 
@@ -99,9 +95,7 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raw = tomllib.loads(path.read_bytes().decode("utf-8").removeprefix("\ufeff"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         raw = None
-    if raw is not None and is_multipath(raw) and not simulator_knows_multipath():
-        pass  # the simulator cannot parse multipath yet: only the testbed's checks below apply
-    elif raw is not None and "cc" not in raw:
+    if raw is not None and "cc" not in raw:
         from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
     else:
         load_checked(path)  # reports non-UTF-8, invalid TOML and every field error
@@ -115,21 +109,6 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raise ScenarioError(str(e)) from None
 
 
-def is_multipath(raw: dict) -> bool:
-    topo = raw.get("topology")
-    flows = raw.get("flows")
-    return (isinstance(topo, dict) and topo.get("kind") == TWO_PATH) or (
-        isinstance(flows, list) and any(isinstance(f, dict) and "subflows" in f for f in flows)
-    )
-
-
-def simulator_knows_multipath() -> bool:
-    """Whether the simulator's scenario parser has the two-path topology (issue 10, the `mp` branch)."""
-    from .. import topology as sim_topology
-
-    return TWO_PATH in sim_topology.KINDS
-
-
 TWO_PATH = "two-path"
 
 
@@ -138,7 +117,7 @@ def _two_path(topo: dict) -> tuple[int, int, tuple[int, ...]]:
     senders, receivers, host_rate, path0_rate, path1_rate, and delays the testbed ignores)."""
     counts = []
     for key in ("senders", "receivers"):
-        n = _get(topo, key, None, "topology")
+        n = topo.get(key, 1)  # the simulator's default
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
             raise ScenarioError(f"topology.{key}: an integer >= 1, got {n!r}")
         counts.append(n)
