@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from . import compare_multipath
 from .analysis.common import jain, percentile
 
 LINEAR = "linear"  # compare interpolates between order statistics (numpy's default)
@@ -210,6 +211,11 @@ def main(argv: list[str]) -> int:
     ap.add_argument("b", help="result directory (or DIR:variant)")
     ap.add_argument("--port", default=None, help="bottleneck port name, e.g. sw0->h4")
     ap.add_argument("--t0", default=None, help="search the peak from this time on, e.g. 1s")
+    ap.add_argument(
+        "--paths",
+        default=None,
+        help="multipath: the port of each path, comma-separated (default tor0->path0,tor0->path1 of a two-path topology)",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--html", metavar="PAGE.html", help="also write a self-contained HTML page")
     ap.add_argument(
@@ -248,7 +254,19 @@ def main(argv: list[str]) -> int:
                 # testbed runs also record the largest queue any packet found (not only samples)
                 exact = (summ.get("runs", {}).get(v, {}).get("engine") or {}).get("port_peak_queue_bytes", {})
                 side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
-            out.append({"a": a, "b": b})
+            c = {"a": a, "b": b}
+            paths = args.paths.split(",") if args.paths else None
+            ma, mb = compare_multipath.analyse(ra[va], paths), compare_multipath.analyse(rb[vb], paths)
+            if ma is not None or mb is not None:
+                a["multipath"], b["multipath"] = ma, mb
+                if ma is not None and mb is not None:
+                    c["multipath_verdict"] = compare_multipath.verdict(ma, mb, ra[va], va, rb[vb], vb)
+                else:
+                    c["multipath_verdict"] = {
+                        "rows": [],
+                        "verdict": f"n/a: only {'A' if ma is not None else 'B'} has multipath connections",
+                    }
+            out.append(c)
     except (CompareError, OSError, ValueError) as e:
         print(f"dccsim: error: {e}", file=sys.stderr)
         return 2
@@ -258,11 +276,15 @@ def main(argv: list[str]) -> int:
     lines = []
     for c in out:
         rows = [("", f"A: {c['a']['variant']}", f"B: {c['b']['variant']}")] + _rows(c["a"], c["b"])
+        if c["a"].get("multipath") and c["b"].get("multipath"):
+            rows += compare_multipath.text_rows(c["a"]["multipath"], c["b"]["multipath"])
         w0 = max(len(r[0]) for r in rows)
         w1 = max(len(r[1]) for r in rows)
         lines.append(f"{sa.get('experiment')}: A={c['a']['dir']}  B={c['b']['dir']}")
         for r in rows:
             lines.append(f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}")
+        if "multipath_verdict" in c:
+            lines.append(f"  multipath verdict: {c['multipath_verdict']['verdict']}")
     print("\n".join(lines))
     if args.html:
         from .report import write_compare

@@ -52,6 +52,19 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
     curve = simside.sim_ecn(scn, "tbtcp", {"ecn_kind": "tbtcp", "bdp_bytes": 9999, "pmax": 0.5}, tau)
     assert (curve.kind, curve.bdp_bytes, curve.pmax) == ("curve", 300_000_000 * tau // 8 // 10**12, 0.5)
     assert simside.sim_ecn(scn, "powertcp", {"ecn_kind": "none"}, tau) is None
+    # per-port rules (ports of different rates): one K for all gives that step; TBTCP's curves
+    # become one curve at the slowest link's BDP; different K or kinds give no match
+    ports = {"a": {"ecn_kind": "step", "k_bytes": 30280}, "b": {"ecn_kind": "step", "k_bytes": 30280}}
+    assert simside.sim_ecn(scn, "dctcp", ports, tau).k_bytes == 30280
+    ports["b"] = {"ecn_kind": "step", "k_bytes": 40000}
+    assert simside.sim_ecn(scn, "dctcp", ports, tau) is None
+    curves = {
+        "a": {"ecn_kind": "tbtcp", "bdp_bytes": 1, "pmax": 0.5},
+        "b": {"ecn_kind": "tbtcp", "bdp_bytes": 2, "pmax": 0.5},
+    }
+    assert simside.sim_ecn(scn, "tbtcp", curves, tau).bdp_bytes == 300_000_000 * tau // 8 // 10**12
+    two = simside._scenario(scenario.load("testbed-mptcp-2path"), "tbtcp")  # paths of 100 and 50 Mbps
+    assert simside.sim_ecn(two, "tbtcp", curves, tau).bdp_bytes == 50_000_000 * tau // 8 // 10**12
 
 
 @needs_testbed

@@ -88,6 +88,10 @@ def main(argv: list[str]) -> int:
     problem = topology.check_tools()
     if problem:
         return _err(problem, 2)
+    if any(f.subflows > 1 for f in sc.flows) and not topology.kernel_has_mptcp():
+        return _err(
+            "flows.subflows: this kernel has no MPTCP (net.mptcp.enabled); multipath flows need it", 2
+        )
     if topology.leftover_namespaces() or any(n.startswith("dccsim_") for n in bpfctl.registered()):
         return _err("another testbed run is active or left state behind; run `dccsim testbed cleanup`", 2)
 
@@ -150,7 +154,7 @@ def main(argv: list[str]) -> int:
             s = res.summary
             print(
                 f"{sc.name} / {alg}: {s['bytes_delivered'] * 8 / (s['sim_time_ps'] / 1e12) / 1e9:.3f} Gbps delivered, "
-                f"{s['flows_completed']}/{len(res.flows)} flows completed, {s['ecn_marked']} CE marks, "
+                f"{s['flows_completed']}/{len(sc.flows)} flows completed, {s['ecn_marked']} CE marks, "
                 f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}"
             )
         if "errors" in res.summary:

@@ -29,6 +29,9 @@ FLOW_COLUMNS = [
     "ideal_fct_ps",
     "retransmits",
     "timeouts",
+    "connection",  # the [[flows]] entry's connection; its subflows share it (docs/testbed.md)
+    "subflow",  # 0 for a TCP flow; k for an MPTCP connection's subflow on path k
+    "delivered_bytes",  # the connection's bytes acknowledged at the data level (in order), on every subflow's record
 ]
 
 

@@ -108,12 +108,18 @@ def run(
     progs = bpfctl.load_tc(build_dir)
     rate = sc.host_rate_bps
     switch_limit = int(sc.buffer_bytes * sc.dt_alpha / (1 + sc.dt_alpha))
-    layout = (
-        topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
-        if sc.topology_kind == "dumbbell"
-        else topology.star(sc.hosts, rate)
-    )
-    ports = topology.build(layout, switch_limit, 4 << 20, progs)
+    two_path = sc.topology_kind == "two-path"
+    if two_path:
+        senders_mp = {f.src for f in sc.flows if f.subflows > 1}
+        t = topology.TwoPath(sc.left, sc.hosts - sc.left - 2, rate, sc.path_rates_bps)
+        ports = topology.build_two_path(t, switch_limit, 4 << 20, progs, senders_mp)
+    else:
+        layout = (
+            topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
+            if sc.topology_kind == "dumbbell"
+            else topology.star(sc.hosts, rate)
+        )
+        ports = topology.build(layout, switch_limit, 4 << 20, progs)
     sw_ports = topology.switch_ports(ports)
     mss = sc.payload_bytes + 12 if sc.payload_bytes < 1448 else None
     # until tau is known, switches only stamp (the probe runs with cubic)
@@ -161,15 +167,20 @@ def run(
         kernel_cc=name_cc,
     )
 
+    multipath_dst = {f.dst for f in sc.flows if f.subflows > 1}
     receivers = {
-        d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc) for d in sorted({f.dst for f in sc.flows})
+        d: Receiver(ns_name(f"h{d}"), host_addr(d), name_cc, mptcp=d in multipath_dst)
+        for d in sorted({f.dst for f in sc.flows})
     }
     senders: list[Sender] = []
     stats = {ns: QdiscStats(ns) for ns in sorted({pt.ns for pt in ports})}
     stop = threading.Event()
     try:
         for f in sc.flows:
-            senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss))
+            path_of = topology.path_of_addr if two_path else None
+            senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss, path_of))
+        if any(s.mptcp for s in senders):
+            params["subflow_cc"] = _check_subflow_cc(senders, name_cc)
         res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"])
     finally:
         stop.set()
@@ -197,6 +208,42 @@ def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float
     return info["snd_cwnd"] * info["snd_mss"], float("inf")
 
 
+def _check_subflow_cc(senders: list[Sender], name_cc: str) -> dict[str, list[str]]:
+    """The congestion control of every subflow of every MPTCP connection as `ss -tin` shows it in
+    the sender's namespace ({connection: [cc of subflow 0, 1, ...]}); a subflow that does not run
+    `name_cc` fails the run (the kernel is expected to set the MPTCP socket's TCP_CONGESTION on
+    every subflow)."""
+    from .nsutil import run as ns_run
+    from .traffic import congestion_by_local_endpoint, mptcp_subflow_endpoints
+
+    found = {}
+    for s in senders:
+        if not s.mptcp:
+            continue
+        ns = ns_name(f"h{s.flow.src}")
+        table = congestion_by_local_endpoint(ns_run(["ss", "-tinH"], ns=ns))
+        by_path: list[str] = ["missing"] * s.subflows
+        for addr, port in mptcp_subflow_endpoints(s.sock):
+            k = topology.path_of_addr(addr)
+            if k is not None and k < s.subflows:
+                by_path[k] = table.get((addr, port), "missing")
+        if any(c != name_cc for c in by_path):
+            raise RuntimeError(
+                f"flow {s.flow.flow_id}: MPTCP subflows run {by_path}, expected {name_cc} on each (ss -tin)"
+            )
+        found[str(s.flow.flow_id)] = by_path
+    return found
+
+
+def _ideal_rate(sc: Scenario, f) -> int:
+    """The rate of a flow's ideal FCT: the host rate; on two paths, a TCP flow's path 0 (its
+    address's path) or an MPTCP connection's paths together, never above its NICs."""
+    if sc.topology_kind != "two-path":
+        return sc.host_rate_bps
+    paths = sc.path_rates_bps[: f.subflows]
+    return min(sum(paths), sc.host_rate_bps * len(paths))
+
+
 def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
     paced = pace and alg in POWER_FAMILY
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
@@ -214,6 +261,12 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
             "srtt_ps",
         )
     }
+    # one record per subflow (a TCP flow is one subflow): (sender, subflow k, flow_id)
+    rows = []
+    for s in senders:
+        for k in range(s.subflows):
+            rows.append((s, k, len(rows)))
+    fid_of = {(id(s), k): fid for s, k, fid in rows}
     by_ns: dict[str, list[Port]] = {}
     for p in ports:
         by_ns.setdefault(p.ns, []).append(p)
@@ -223,9 +276,9 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         for p in by_ns[ns]:
             tx0[p.index] = st.get(p.ifindex, (0, 0, 0))[1]
     drops0 = sum(v[2] for q in stats.values() for v in q.stats().values())
-    last_acked = {s.flow.flow_id: 0 for s in senders}
-    last_time = {s.flow.flow_id: None for s in senders}
-    infos0 = {s.flow.flow_id: tcp_info(s.sock) for s in senders}
+    last_acked = {fid: 0 for _, _, fid in rows}
+    last_time = {fid: None for _, _, fid in rows}
+    infos0 = {s.flow.flow_id: s.infos() for s in senders}
 
     t0 = time.perf_counter()
     for s in senders:
@@ -250,21 +303,24 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         for s in senders:
             if not s.started:
                 continue
-            info = tcp_info(s.sock)
-            acked = max(0, info["bytes_acked"] - s.acked0)
-            fid = s.flow.flow_id
-            fs["time_ps"].append(t_ps)
-            fs["flow_id"].append(fid)
-            cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
-            fs["cwnd_bytes"].append(cwnd_bytes)
-            prev_t = last_time[fid]
-            dt = max(now - prev_t, 1e-9) if prev_t is not None else None
-            fs["rate_bps"].append(pacing_bps)
-            fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
-            fs["bytes_acked"].append(acked)
-            fs["srtt_ps"].append(info["rtt_us"] * 1_000_000)
-            last_acked[fid] = acked
-            last_time[fid] = now
+            acked0 = s.subflow_acked0()
+            for sub, info in enumerate(s.infos()):
+                if info is None:  # a subflow that is gone (never while the run is healthy)
+                    continue
+                fid = fid_of[(id(s), sub)]
+                acked = max(0, info["bytes_acked"] - acked0[sub])
+                fs["time_ps"].append(t_ps)
+                fs["flow_id"].append(fid)
+                cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
+                fs["cwnd_bytes"].append(cwnd_bytes)
+                prev_t = last_time[fid]
+                dt = max(now - prev_t, 1e-9) if prev_t is not None else None
+                fs["rate_bps"].append(pacing_bps)
+                fs["delivery_rate_bps"].append((acked - last_acked[fid]) * 8 / dt if dt else 0.0)
+                fs["bytes_acked"].append(acked)
+                fs["srtt_ps"].append(info["rtt_us"] * 1_000_000)
+                last_acked[fid] = acked
+                last_time[fid] = now
         k += 1
         nxt = t0 + k * interval_s
         delay = nxt - time.perf_counter()
@@ -277,52 +333,69 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
     drops = sum(v[2] for q in stats.values() for v in q.stats().values()) - drops0
 
     flows = []
+    conn_acked = {}
     for s in senders:
-        info = tcp_info(s.sock)
-        i0 = infos0[s.flow.flow_id]
         f = s.flow
-        acked = max(0, info["bytes_acked"] - s.acked0)
+        conn = s.acked()  # the connection's data acknowledged (for MPTCP: data-level, once)
         if f.size_bytes is not None:
-            acked = min(acked, f.size_bytes)
-        base_rtt_ps = info["min_rtt_us"] * 1_000_000
-        if f.size_bytes is not None:
-            mss = info["snd_mss"] or 1448
-            wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
-            ideal = base_rtt_ps + wire * 8 * 10**12 // sc.host_rate_bps
-        else:
-            ideal = -1
-        flows.append(
-            {
-                "flow_id": f.flow_id,
-                "src": f.src,
-                "dst": f.dst,
-                "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
-                "start_ps": f.start_ps,
-                "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
-                "bytes_acked": acked,
-                "base_rtt_ps": base_rtt_ps,
-                "ideal_fct_ps": ideal,
-                "retransmits": info["total_retrans"] - i0["total_retrans"],
-                "timeouts": info["total_rto"] - i0["total_rto"],
-                "_segs": info["data_segs_out"] - i0["data_segs_out"],
-                "_error": s.error,
-            }
-        )
+            conn = min(conn, f.size_bytes)
+        conn_acked[f.flow_id] = conn
+        infos = s.infos()
+        for k, info in enumerate(infos):
+            i0 = infos0[f.flow_id][k] or {}
+            info = info or {}
+            fid = fid_of[(id(s), k)]
+            acked = conn if not s.mptcp else max(0, info.get("bytes_acked", 0) - s.subflow_acked0()[k])
+            base_rtt_ps = info.get("min_rtt_us", 0) * 1_000_000
+            if f.size_bytes is not None:
+                mss = info.get("snd_mss") or 1448
+                wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
+                ideal = base_rtt_ps + wire * 8 * 10**12 // _ideal_rate(sc, f)
+            else:
+                ideal = -1
+            flows.append(
+                {
+                    "flow_id": fid,
+                    "src": f.src,
+                    "dst": f.dst,
+                    "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
+                    "start_ps": f.start_ps,
+                    "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
+                    "bytes_acked": acked,
+                    "base_rtt_ps": base_rtt_ps,
+                    "ideal_fct_ps": ideal,
+                    "retransmits": info.get("total_retrans", 0) - i0.get("total_retrans", 0),
+                    "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
+                    "connection": f.flow_id,
+                    "subflow": k,
+                    "delivered_bytes": conn,
+                    "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
+                    "_error": s.error if k == 0 else None,
+                    "_limits": {
+                        key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
+                        for key in ("busy", "rwnd_limited", "sndbuf_limited")
+                    },
+                }
+            )
     bstats = bpfctl.port_stats()
     res = RunResult(alg, 0, {}, ports, flows, ps, fs)
     res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}
     res.summary = {
         "sim_time_ps": int(t_end * 1e12),
-        "bytes_delivered": sum(f["bytes_acked"] for f in flows),
+        "bytes_delivered": sum(conn_acked.values()),
         "data_packets_sent": sum(f["_segs"] for f in flows),
         "packets_dropped": drops,
-        "flows_completed": sum(1 for f in flows if f["end_ps"] >= 0),
+        "flows_completed": sum(1 for s in senders if s.end_s is not None),
         "retransmits": sum(f["retransmits"] for f in flows),
         "timeouts": sum(f["timeouts"] for f in flows),
         "ecn_marked": sum(int(v.get("marked", 0)) for v in res.bpf_stats.values()),
         "int_stamped": sum(int(v.get("stamped", 0)) for v in res.bpf_stats.values()),
         # per switch port, the largest queue any packet found (every packet, unlike the 1 ms series)
         "port_peak_queue_bytes": {k: int(v.get("max_qlen", 0)) for k, v in sorted(res.bpf_stats.items())},
+        # per flow record (subflow): ms with data in flight, and ms limited by the receive window or
+        # the send buffer (tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited); the rest of
+        # the run the sender had nothing to send (an MPTCP subflow: the connection gave it no data)
+        "flow_send_ms": {str(f["flow_id"]): f["_limits"] for f in flows},
     }
     errs = [f"flow {f['flow_id']}: {f['_error']}" for f in flows if f["_error"]]
     if errs:

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..units import UnitError, parse_rate, parse_size, parse_time
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
+MAX_SUBFLOWS = 2  # the two-path topology: one subflow per path
 
 
 class ScenarioError(ValueError):
@@ -23,6 +24,7 @@ class Flow:
     dst: int
     size_bytes: int | None  # None: long-lived
     start_ps: int
+    subflows: int = 1  # > 1: an MPTCP connection, subflow k on path k
 
 
 @dataclass
@@ -52,8 +54,9 @@ class Scenario:
     flows: list[Flow]
     sample_interval_ps: int
     base_rtt_ps: int | None = None
-    left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1)
+    left: int = 0  # dumbbell: hosts on sw0 (the rest on sw1); two-path: senders (on tor0)
     bottleneck_rate_bps: int | None = None
+    path_rates_bps: tuple[int, ...] = ()  # two-path: the rate of each path's switch ports
     source: str = ""
     text: str = ""
     raw: dict = field(default_factory=dict)
@@ -106,11 +109,32 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
         raise ScenarioError(str(e)) from None
 
 
+TWO_PATH = "two-path"
+
+
+def _two_path(topo: dict) -> tuple[int, int, tuple[int, ...]]:
+    """(senders, receivers, rate of each path) of a two-path topology (the simulator's fields:
+    senders, receivers, host_rate, path0_rate, path1_rate, and delays the testbed ignores)."""
+    counts = []
+    for key in ("senders", "receivers"):
+        n = topo.get(key, 1)  # the simulator's default
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            raise ScenarioError(f"topology.{key}: an integer >= 1, got {n!r}")
+        counts.append(n)
+    rates = tuple(
+        parse_rate(_get(topo, f"path{k}_rate", None, "topology"), f"topology.path{k}_rate") for k in (0, 1)
+    )
+    return counts[0], counts[1], rates
+
+
 def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
     topo = raw.get("topology", {})
     kind = topo.get("kind", "star")
-    left, bottleneck = 0, None
-    if kind == "star":
+    left, bottleneck, path_rates = 0, None, ()
+    if kind == TWO_PATH:
+        left, right, path_rates = _two_path(topo)  # left: senders (on tor0), right: receivers
+        hosts = left + right + 2
+    elif kind == "star":
         hosts = int(_get(topo, "hosts", None, "topology"))
     elif kind == "dumbbell":
         left = int(_get(topo, "left", None, "topology"))
@@ -120,7 +144,9 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         hosts = left + right
         bottleneck = parse_rate(_get(topo, "bottleneck_rate", None, "topology"), "topology.bottleneck_rate")
     else:
-        raise ScenarioError(f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'")
+        raise ScenarioError(
+            f"topology.kind: the testbed builds 'star' and 'dumbbell', got '{kind}'; allowed: star, dumbbell, {TWO_PATH}"
+        )
     if not 2 <= hosts <= 200:
         raise ScenarioError(f"topology.hosts: the testbed supports 2..200 hosts, got {hosts}")
     host_rate = (
@@ -166,6 +192,27 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         dst = int(_get(f, "dst", None, f"flows[{i}]"))
         size = parse_size(f["size"], f"flows[{i}].size") if "size" in f else None
         start = parse_time(f.get("start", "0s"), f"flows[{i}].start")
+        subflows = f.get("subflows", 1)
+        if not isinstance(subflows, int) or isinstance(subflows, bool) or subflows < 1:
+            raise ScenarioError(f"flows[{i}].subflows: an integer >= 1, got {subflows!r}")
+        if subflows > 1 and kind != TWO_PATH:
+            raise ScenarioError(
+                f"flows[{i}].subflows: the testbed runs multipath (MPTCP) flows on topology.kind = '{TWO_PATH}' only"
+            )
+        if subflows > 1:
+            tors = {
+                h: ("tor0" if h < left else "tor1" if h < hosts - 2 else None)
+                for h in [dst] + [int(x) for x in srcs]
+            }
+            if None in tors.values() or any(tors[int(x)] == tors[dst] for x in srcs):
+                raise ScenarioError(
+                    f"flows[{i}].subflows: a multipath flow joins a tor0 host (h0..h{left - 1}) and a tor1 host "
+                    f"(h{left}..h{hosts - 3}); only they reach both paths"
+                )
+        if subflows > MAX_SUBFLOWS:
+            raise ScenarioError(
+                f"flows[{i}].subflows: the testbed's two-path topology has {MAX_SUBFLOWS} paths, so 1..{MAX_SUBFLOWS} subflows, got {subflows}"
+            )
         for s in srcs:
             s = int(s)
             for what, h in (("src", s), ("dst", dst)):
@@ -173,7 +220,7 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
                     raise ScenarioError(f"flows[{i}].{what}: host {h} out of range 0..{hosts - 1}")
             if s == dst:
                 raise ScenarioError(f"flows[{i}]: src and dst are both host {s}")
-            flows.append(Flow(len(flows), s, dst, size, start))
+            flows.append(Flow(len(flows), s, dst, size, start, subflows))
     if raw.get("workload"):
         raise ScenarioError("workload: generated workloads are not supported by the testbed; list [[flows]]")
     if not flows:
@@ -195,6 +242,7 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         topology_kind=kind,
         left=left,
         bottleneck_rate_bps=bottleneck,
+        path_rates_bps=path_rates,
         host_delay_ps=host_delay,
         buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
         dt_alpha=float(sw.get("dt_alpha", 0.125)),

@@ -83,17 +83,37 @@ def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
     raise SimSideError(f"no simulator mapping for '{alg}'")
 
 
+def _one_rule(tb_ecn: dict) -> dict:
+    """The testbed's marking as one rule: it records one dict when every switch port marks alike,
+    else one per port (a dumbbell's or a two-path's ports of different rates). Per port, the
+    rules must be of one kind and, for a step, of one K; TBTCP's curves differ only by the port's
+    BDP, which the simulator's one curve takes from the slowest link (see sim_ecn)."""
+    if "ecn_kind" in tb_ecn or not tb_ecn:
+        return tb_ecn
+    rules = list(tb_ecn.values())
+    kinds = {r.get("ecn_kind") for r in rules}
+    if len(kinds) != 1:
+        return {}
+    if kinds == {"step"} and len({r.get("k_bytes") for r in rules}) != 1:
+        return {}
+    return rules[0]
+
+
 def sim_ecn(scn, alg: str, tb_ecn: dict, tau_ps: int):
     """The Ecn the simulator uses for this run (None = the scenario's own)."""
     from ..scenario import Ecn
 
     if scn.switch.ecn.kind != "none":
         return None
+    tb_ecn = _one_rule(tb_ecn)
     if alg == "dctcp" and tb_ecn.get("ecn_kind") == "step":
         return Ecn("step", k_bytes=int(tb_ecn["k_bytes"]))
     if alg == "tbtcp" and tb_ecn.get("ecn_kind") == "tbtcp":
-        # the marked port is the bottleneck: a host downlink, or a dumbbell's slower trunk
-        rate = min(v for k, v in scn.topology.values.items() if k in ("host_rate", "bottleneck_rate"))
+        # the marked port is the bottleneck: a host downlink, a dumbbell's slower trunk or the
+        # slower of two paths (the engine's curve has one BDP for every port; the testbed's
+        # follows each port's rate, so the simulator marks a faster path's queue more)
+        links = ("host_rate", "bottleneck_rate", "path0_rate", "path1_rate")
+        rate = min(v for k, v in scn.topology.values.items() if k in links)
         bdp = max(int(rate * tau_ps // 8_000_000_000_000), 1)
         return Ecn("curve", bdp_bytes=bdp, tmin_bytes=0, pmax=float(tb_ecn.get("pmax", 0.5)))
     return None
@@ -145,6 +165,8 @@ def compare_args(sc, alg: str, sim_out: Path, tb_out: Path) -> list[str]:
     params = exp.params if exp else {}
     if params.get("bottleneck"):
         args += ["--port", str(params["bottleneck"])]
+    elif sc.topology_kind == "two-path":  # path 0's first hop (the multipath part reads both paths)
+        args += ["--port", "tor0->path0"]
     if params.get("t0"):
         args += ["--t0", f"{int(params['t0'])}ps"]
     return args

@@ -17,6 +17,7 @@ MTU_PATH = 1500  # route MTU the hosts' TCP uses (MSS 1448 with timestamps)
 IFINDEX_SW = 30000
 IFINDEX_HOST = 31000
 IFINDEX_TRUNK = 32000
+MPTCP_TABLE = 101  # two-path: the tors' routing table of traffic from a host's path-1 address
 BURST_TIME_NS = 100_000  # tbf bucket: 100 us of line rate (timer-driven dequeue needs slack)
 
 
@@ -36,6 +37,20 @@ def ns_name(node: str) -> str:
 
 def host_addr(i: int) -> str:
     return f"10.78.{i}.2"
+
+
+def path_addr(path: int, i: int, switch_side: bool = False) -> str:
+    """Host i's path-0 address (10.78.i.2, = host_addr) or path-1 address (10.77.i.2) in the
+    two-path topology; .1 is the switch's side of the link."""
+    return f"10.{78 - path}.{i}.{1 if switch_side else 2}"
+
+
+def path_of_addr(addr: str) -> int | None:
+    """The path (0 or 1) of a host address of the two-path topology."""
+    for k in (0, 1):
+        if addr.startswith(f"10.{78 - k}."):
+            return k
+    return None
 
 
 def leftover_namespaces() -> list[str]:
@@ -183,7 +198,7 @@ def _veth(ns_a: str, dev_a: str, idx_a: int, ns_b: str, dev_b: str, idx_b: int) 
 
 
 def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, str]) -> list[Port]:
-    """Create the namespaces, links, addresses, routes, shapers and tc programs; return the egress
+    """The star or dumbbell: create the namespaces, links, addresses, routes, shapers and tc programs; return the egress
     ports: switch downlinks (by host), the trunk ports of a dumbbell, then host NICs."""
     switches = {sw: _namespace(sw, forward=True) for sw in layout.switches}
     down: list[Port] = []
@@ -244,6 +259,158 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
     return ports
 
 
+def _host_route(ns: str, dst: str, via: str, dev: str) -> None:
+    cmd = ["ip", "-n", ns, "route", "add", dst, "via", via, "dev", dev]
+    run(cmd + ["mtu", "lock", str(MTU_PATH), "advmss", str(MTU_PATH - 40), "quickack", "1"])
+
+
+@dataclass
+class TwoPath:
+    """The simulator's `two-path` topology (docs/scenario.md): `senders` hosts h0.. on switch tor0,
+    `receivers` hosts on tor1, tor0 and tor1 joined through switch path0 and switch path1 (both
+    links of path k at path_rates[k]), and one cross-traffic host on each path switch
+    (h<S+R> on path0, h<S+R+1> on path1)."""
+
+    senders: int
+    receivers: int
+    host_rate_bps: int
+    path_rates_bps: tuple[int, ...]
+
+    @property
+    def hosts(self) -> int:
+        return self.senders + self.receivers + 2
+
+    def host_switch(self, i: int) -> str:
+        if i < self.senders:
+            return "tor0"
+        if i < self.senders + self.receivers:
+            return "tor1"
+        return f"path{i - self.senders - self.receivers}"
+
+
+def _next_hop(t: TwoPath, sw: str, host: int, family: int) -> str | None:
+    """The neighbour switch through which `sw` reaches host `host`'s address of `family` (0:
+    10.78.i.2, 1: 10.77.i.2), or None when the host hangs off `sw`. A host's path-1 address is
+    reached over path1 and its path-0 address over path0 (main tables); tor0 and tor1 also send
+    what comes from a path-1 address over path1 (a source rule, see build_two_path)."""
+    home = t.host_switch(host)
+    if home == sw:
+        return None
+    if sw in ("tor0", "tor1"):
+        if home.startswith("path"):
+            return home
+        return f"path{family}"
+    # a path switch: the tors' hosts through their tor; the other path's cross host through tor1
+    return home if home.startswith("tor") else "tor1"
+
+
+def build_two_path(
+    t: TwoPath, switch_limit: int, host_limit: int, progs: dict[str, str], mptcp_senders: set[int]
+) -> list[Port]:
+    """Build the two-path topology with the simulator's node and port names (`tor0->path0`, ...).
+
+    Host i has 10.78.i.2 (its path-0 address) and, on tor hosts, 10.77.i.2 (its path-1 address) on
+    its one NIC. tor0 and tor1 route a packet over path k by its addresses: to a path-1 address,
+    or from a path-1 address (source rule, table MPTCP_TABLE), over path1; otherwise over path0.
+    So an MPTCP subflow takes the path of its local address. A host that opens MPTCP connections
+    (`mptcp_senders`) has its path-1 address as an MPTCP `subflow` endpoint: the in-kernel path
+    manager opens one more subflow from it to the peer's address (`limits subflows 1` on every
+    tor host, which also bounds the joins a receiver accepts). Ports: the switches' ports, then
+    the host NICs."""
+    switches = ["tor0", "tor1", "path0", "path1"]
+    sw_ns = {sw: _namespace(sw, forward=True) for sw in switches}
+    for sw in ("tor0", "tor1"):  # a path-1 subflow's packets come back on the other path's port
+        for key in ("all", "default"):
+            run(["sysctl", "-q", "-w", f"net.ipv4.conf.{key}.rp_filter=0"], ns=sw_ns[sw])
+    rate_of = {"path0": t.path_rates_bps[0], "path1": t.path_rates_bps[1]}
+    down: list[Port] = []
+    nics: list[Port] = []
+    tor_hosts = range(t.senders + t.receivers)
+    for i in range(t.hosts):
+        h = _namespace(f"h{i}", forward=False)
+        sw = t.host_switch(i)
+        swns = sw_ns[sw]
+        _veth(swns, f"h{i}", IFINDEX_SW + i, h, "eth0", IFINDEX_HOST + i)
+        families = (0, 1) if i in tor_hosts else (0,)
+        for fam in families:
+            run(["ip", "-n", swns, "addr", "add", f"{path_addr(fam, i, True)}/24", "dev", f"h{i}"])
+            run(["ip", "-n", h, "addr", "add", f"{path_addr(fam, i)}/24", "dev", "eth0"])
+        _host_route(h, "10.78.0.0/16", path_addr(0, i, True), "eth0")
+        _host_route(h, "10.77.0.0/16", path_addr(0, i, True), "eth0")
+        _tbf(swns, f"h{i}", t.host_rate_bps, switch_limit)
+        _tbf(h, "eth0", t.host_rate_bps, host_limit)
+        _attach(swns, f"h{i}", "egress", progs["switch_egress"])
+        _attach(h, "eth0", "ingress", progs["host_ingress"])
+        down.append(Port(0, f"{sw}->h{i}", swns, f"h{i}", IFINDEX_SW + i, t.host_rate_bps))
+        nics.append(Port(0, f"h{i}->{sw}", h, "eth0", IFINDEX_HOST + i, t.host_rate_bps))
+        if i in tor_hosts:
+            run(["sysctl", "-q", "-w", "net.mptcp.enabled=1"], ns=h)
+            run(["ip", "-n", h, "mptcp", "limits", "set", "subflows", "1", "add_addr_accepted", "0"])
+            if i in mptcp_senders:
+                run(["ip", "-n", h, "mptcp", "endpoint", "add", path_addr(1, i), "dev", "eth0", "subflow"])
+    trunk: list[Port] = []
+    link_addr = {}
+    idx = IFINDEX_TRUNK
+    for k, (tor, mid) in enumerate(
+        (("tor0", "path0"), ("tor0", "path1"), ("tor1", "path0"), ("tor1", "path1"))
+    ):
+        rate = rate_of[mid]
+        _veth(sw_ns[tor], mid, idx, sw_ns[mid], tor, idx + 1)
+        a, b = f"10.79.{k}.1", f"10.79.{k}.2"
+        run(["ip", "-n", sw_ns[tor], "addr", "add", f"{a}/30", "dev", mid])
+        run(["ip", "-n", sw_ns[mid], "addr", "add", f"{b}/30", "dev", tor])
+        link_addr[(tor, mid)], link_addr[(mid, tor)] = b, a  # the neighbour's address, seen from the first
+        for ns_, dev, ifi, name in (
+            (sw_ns[tor], mid, idx, f"{tor}->{mid}"),
+            (sw_ns[mid], tor, idx + 1, f"{mid}->{tor}"),
+        ):
+            _tbf(ns_, dev, rate, switch_limit)
+            _attach(ns_, dev, "egress", progs["switch_egress"])
+            trunk.append(Port(0, name, ns_, dev, ifi, rate))
+        idx += 2
+    for sw in switches:
+        ns_ = sw_ns[sw]
+        for i in range(t.hosts):
+            for fam in (0, 1) if i in tor_hosts else (0,):
+                via = _next_hop(t, sw, i, fam)
+                if via is not None:
+                    run(
+                        [
+                            "ip",
+                            "-n",
+                            ns_,
+                            "route",
+                            "add",
+                            f"10.{78 - fam}.{i}.0/24",
+                            "via",
+                            link_addr[(sw, via)],
+                        ]
+                    )
+        if sw.startswith("tor"):
+            # what comes from a path-1 address goes over path1, also to the far side's path-0 addresses
+            run(["ip", "-n", ns_, "rule", "add", "from", "10.77.0.0/16", "table", str(MPTCP_TABLE)])
+            for i in tor_hosts:
+                if t.host_switch(i) != sw:
+                    run(
+                        [
+                            "ip",
+                            "-n",
+                            ns_,
+                            "route",
+                            "add",
+                            f"10.78.{i}.0/24",
+                            "via",
+                            link_addr[(sw, "path1")],
+                            "table",
+                            str(MPTCP_TABLE),
+                        ]
+                    )
+    ports = down + trunk + nics
+    for k, p in enumerate(ports):
+        p.index = k
+    return ports
+
+
 def switch_ports(ports: list[Port]) -> list[Port]:
     return [p for p in ports if not p.name.startswith("h")]
 
@@ -260,6 +427,11 @@ def check_tools() -> str | None:
     if not os.path.exists("/sys/kernel/btf/vmlinux"):
         return "kernel without BTF (/sys/kernel/btf/vmlinux): struct_ops congestion control unavailable"
     return None
+
+
+def kernel_has_mptcp() -> bool:
+    """Upstream MPTCP is built in (the per-namespace sysctl exists)."""
+    return os.path.exists("/proc/sys/net/mptcp/enabled")
 
 
 def cleanup_all() -> list[str]:
