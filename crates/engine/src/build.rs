@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, PfcConfig};
 use crate::core::PortId;
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
@@ -194,10 +194,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Vec<E
         let switch_hops = (net.path(f.src, f.dst).len().saturating_sub(1)).min(u8::MAX as usize) as u8;
         let info = FlowInfo { src: f.src, dst: f.dst, size, start: f.start_ps, base_rtt, switch_hops, ideal_fct, ideal_fct_artifact };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
-        let window_cap = match cfg.host.nic {
-            NicModel::Tcp => f64::INFINITY,
-            NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
-        };
+        let window_cap = if cfg.host.nic.caps_window(&spec.algorithm) { nic_rate as f64 * secs(tau) / 8.0 } else { f64::INFINITY };
         flows.push(Endpoint::new(info, cc, window_cap));
     }
     Ok(flows)
