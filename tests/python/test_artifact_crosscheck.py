@@ -82,7 +82,13 @@ def test_flow_file_is_sorted_by_start_with_ties_in_flow_order(cc):
     assert lines[0] == "5"
     rows = [x.split() for x in lines[1:]]
     # order: flow 0 (t 0), 4 (7 ps), 3 (100 ps), 1 and 2 (0.5 ms, in id order)
-    assert [(r[0], r[4]) for r in rows] == [("0", "1000000000000"), ("0", "1000"), ("2", "50000"), ("1", "2800"), ("0", "2800")]
+    assert [(r[0], r[4]) for r in rows] == [
+        ("0", "1000000000000"),
+        ("0", "1000"),
+        ("2", "50000"),
+        ("1", "2800"),
+        ("0", "2800"),
+    ]
     assert all(r[2] == "3" for r in rows)  # priority group 3, as the study's flow files
     assert float(rows[0][5]) == pytest.approx(0.001)  # offset 1 ms
     assert float(rows[3][5]) == pytest.approx(0.0015)
@@ -177,7 +183,8 @@ def test_export_writes_inputs_and_the_studys_cc_modes(cc, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "scenario.toml").write_text(
-        'duration = "3ms"\n[topology]\n' + "".join(f"{k} = {v!r}\n" for k, v in POWERTCP_FATTREE.items()).replace("'", '"')
+        'duration = "3ms"\n[topology]\n'
+        + "".join(f"{k} = {v!r}\n" for k, v in POWERTCP_FATTREE.items()).replace("'", '"')
     )
     pq.write_table(pa.table({k: v for k, v in FLOWS.items()}), run / "flows_input.parquet")
     args = cc.export(run, tmp_path / "a", "theta-powertcp", 10**9, None)

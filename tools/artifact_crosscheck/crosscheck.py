@@ -268,7 +268,9 @@ def node_of_ip(hex_ip: str) -> int:
 def parse_fct(text: str, ports: dict, offset_ps: int = 0) -> dict:
     """fct.txt as dccsim flows columns (flow_id, src, dst, size_bytes, start_ps, end_ps,
     ideal_fct_artifact_ps), times shifted back by the export offset."""
-    cols: dict = {k: [] for k in ("flow_id", "src", "dst", "size_bytes", "start_ps", "end_ps", "ideal_fct_artifact_ps")}
+    cols: dict = {
+        k: [] for k in ("flow_id", "src", "dst", "size_bytes", "start_ps", "end_ps", "ideal_fct_artifact_ps")
+    }
     for n, line in enumerate(text.splitlines(), 1):
         f = line.split()
         if not f:
@@ -323,7 +325,9 @@ def parse_port_series(text: str, tor: int, port: int, offset_ps: int = 0) -> dic
             tx.append(int(m.group(3)))
             q.append(int(m.group(4)))
     tx = np.cumsum(np.asarray(tx, dtype=np.int64))
-    return {k: np.asarray(v, dtype=np.int64) for k, v in (("time_ps", t), ("queue_bytes", q), ("tx_bytes", tx))}
+    return {
+        k: np.asarray(v, dtype=np.int64) for k, v in (("time_ps", t), ("queue_bytes", q), ("tx_bytes", tx))
+    }
 
 
 PFC_KINDS = {0: "resume_rx", 1: "pause_rx", 2: "pause_tx", 3: "resume_tx"}
@@ -385,7 +389,9 @@ def _ratio(s: dict, t: dict, q: str) -> str:
 
 
 def fct_table(rows: list[dict]) -> str:
-    head = "| bucket (B) | n ours | n theirs | p50 ours | p50 theirs | ratio | p99 ours | p99 theirs | ratio |"
+    head = (
+        "| bucket (B) | n ours | n theirs | p50 ours | p50 theirs | ratio | p99 ours | p99 theirs | ratio |"
+    )
     out = [head, "|" + "---|" * 9]
     for r in rows:
         o, t = r["ours"], r["theirs"]
@@ -451,7 +457,9 @@ def compare(run_dir: Path, variant: str, directory: Path, start_ps: int, t0_ps: 
     both = (ours["ideal_fct_artifact_ps"] > 0) & (theirs["ideal_fct_artifact_ps"] > 0)
     if both.any():
         rel = np.abs(ours["ideal_fct_artifact_ps"][both] / theirs["ideal_fct_artifact_ps"][both] - 1)
-        lines.append(f"ideal FCT, ours vs the artifact's standalone_fct: max relative difference {rel.max():.2e}")
+        lines.append(
+            f"ideal FCT, ours vs the artifact's standalone_fct: max relative difference {rel.max():.2e}"
+        )
     lines.append(fct_table(fct_rows(ours, theirs, start_ps)))
     if port is not None and t0_ps is not None:
         from dccsim.analysis import incast
@@ -463,7 +471,9 @@ def compare(run_dir: Path, variant: str, directory: Path, start_ps: int, t0_ps: 
             raise CrossCheckError(f"--port: {port!r}; the artifact prints the ports of tor0 only")
         nodes_per_tor = scenario["topology"]["servers_per_tor"]
         tor, host = int(m.group(1)), int(m.group(2))
-        ts = parse_port_series((d / "stdout.txt").read_text(encoding="utf-8"), tor, host % nodes_per_tor, offset)
+        ts = parse_port_series(
+            (d / "stdout.txt").read_text(encoding="utf-8"), tor, host % nodes_per_tor, offset
+        )
         t, q, tx, rate = incast.bottleneck(tables["port_series"], tables["ports"], port)
         o = queue_metrics(t, q, t0_ps, tx, rate)
         o_grid = queue_metrics(ts["time_ps"], resample(t, q, ts["time_ps"]), t0_ps)
@@ -473,7 +483,9 @@ def compare(run_dir: Path, variant: str, directory: Path, start_ps: int, t0_ps: 
         hosts = topo["servers_per_tor"] * topo["pods"] * topo["tors_per_pod"]
         pfc_file = d / "pfc.txt"
         if pfc_file.exists():
-            lines.append(f"artifact PFC: {pause_counts(parse_pfc(pfc_file.read_text(encoding='utf-8'), offset), hosts)}")
+            lines.append(
+                f"artifact PFC: {pause_counts(parse_pfc(pfc_file.read_text(encoding='utf-8'), offset), hosts)}"
+            )
         pf = tables["pfc"]
         if len(pf):
             lines.append(
@@ -492,7 +504,9 @@ def main(argv=None) -> int:
     e.add_argument("out", type=Path)
     e.add_argument("--algorithm", required=True, help=", ".join(ALGORITHMS))
     e.add_argument("--offset", default="0s", help="shift every start time by this (e.g. 10ms)")
-    e.add_argument("--stop", default=None, help="simulated time to stop at (default: the scenario's duration)")
+    e.add_argument(
+        "--stop", default=None, help="simulated time to stop at (default: the scenario's duration)"
+    )
     r = sub.add_parser("run", help="run the artifact on an exported directory")
     r.add_argument("dir", type=Path)
     r.add_argument("--artifact", default=None, help="the artifact's simulator/ns-3.39 (or DCCSIM_ARTIFACT)")
@@ -512,7 +526,9 @@ def main(argv=None) -> int:
             return run(artifact_dir(a.artifact), a.dir)
         else:
             t0 = None if a.t0 is None else parse_time(a.t0, "--t0")
-            print(compare(a.run_dir, a.variant, a.dir, parse_time(a.measure_from, "--measure-from"), t0, a.port))
+            print(
+                compare(a.run_dir, a.variant, a.dir, parse_time(a.measure_from, "--measure-from"), t0, a.port)
+            )
     except CrossCheckError as err:
         print(f"crosscheck: {err}", file=sys.stderr)
         return 2
