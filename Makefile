@@ -24,8 +24,8 @@ test: install lint test-rust test-python
 # Formatting and lint are part of the suite: rustfmt (rustfmt.toml) and ruff (pyproject.toml).
 lint:
 	cargo fmt --all --check
-	$(PY) -m ruff format --check python tests
-	$(PY) -m ruff check python tests
+	$(PY) -m ruff format --check python tests tools
+	$(PY) -m ruff check python tests tools
 
 test-rust:
 	cargo test --release -p dccsim-engine

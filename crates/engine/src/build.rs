@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, PfcConfig};
 use crate::core::{FlowId, PortId};
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
@@ -226,10 +226,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             connection: i as u32,
         };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
-        let window_cap = match cfg.host.nic {
-            NicModel::Tcp => f64::INFINITY,
-            NicModel::Rdma => nic_rate as f64 * secs(tau) / 8.0,
-        };
+        let window_cap = if cfg.host.nic.caps_window(&spec.algorithm) { nic_rate as f64 * secs(tau) / 8.0 } else { f64::INFINITY };
         if f.follows.is_some() && multipath {
             // follows names flows by index, which multipath (one endpoint per subflow) renumbers
             return Err(ConfigError::new(

@@ -29,6 +29,33 @@ fn the_rdma_nic_caps_a_rate_based_flow_at_one_bdp() {
 }
 
 #[test]
+fn the_study_nic_leaves_dcqcn_and_timely_unwindowed_and_caps_the_others() {
+    // The PowerTCP study's scripts run DCQCN and TIMELY with windowCheck=0 (no NIC window) and
+    // the other controllers with the maxBdp window. On a 10:1 incast at 25G the uncapped rate
+    // senders put more than their BDP each in flight before their laws react; capped, no flow
+    // holds more than one BDP, so the bottleneck holds at most 10 BDPs.
+    let run = |cc: &str, nic: NicModel| {
+        let mut cfg = common::star(10, 25_000_000_000, US, cc, serde_json::json!({}));
+        cfg.host.nic = nic;
+        dccsim_engine::run(&cfg).unwrap()
+    };
+    for cc in ["dcqcn", "timely"] {
+        let study = run(cc, NicModel::RdmaStudy);
+        assert!(study.flow_series.cwnd_bytes.iter().all(|w| w.is_infinite()), "{cc}: no window under rdma-study");
+        let capped = run(cc, NicModel::Rdma);
+        let cap = 25e9 * capped.summary.base_rtt_ps as f64 * 1e-12 / 8.0;
+        let peak = |r: &dccsim_engine::Results| *r.port_series.queue_bytes.iter().max().unwrap() as f64;
+        assert!(peak(&capped) <= 10.0 * cap + 10_000.0, "{cc} capped: peak {} cap {cap}", peak(&capped));
+        assert!(peak(&study) > 10.0 * cap + 10_000.0, "{cc} uncapped: peak {} cap {cap}", peak(&study));
+    }
+    // window-based controllers keep the cap
+    let hpcc = run("hpcc", NicModel::RdmaStudy);
+    let cap = 25e9 * hpcc.summary.base_rtt_ps as f64 * 1e-12 / 8.0;
+    assert!(hpcc.flow_series.cwnd_bytes.iter().all(|&w| w <= cap + 1e-6));
+    assert!(NicModel::RdmaStudy.caps_window("dctcp-rdma") && !NicModel::RdmaStudy.caps_window("timely"));
+}
+
+#[test]
 fn red_by_rate_marks_each_port_by_its_own_rule_and_refuses_a_rate_without_one() {
     let rule = |rate_bps, kmin_bytes, kmax_bytes| RateRed { rate_bps, kmin_bytes, kmax_bytes, pmax: 0.2 };
     // DCTCP on a 10:1 star incast at 25G: marking at a Kmin of 1 KB holds the queue near it, at

@@ -129,6 +129,7 @@ PARAMS: dict[str, dict] = {
         "current_floor": FRACTION,
         "power_floor": Num(0.0, 1.0, lo_open=True),
         "per_rtt": Bool(),
+        "first_int_against_zero": Bool(),
     },
     "theta-powertcp": {
         "tau": Choice(("topology", "min-rtt")),
@@ -136,8 +137,9 @@ PARAMS: dict[str, dict] = {
         "beta_bytes": BYTES,
         "additive_increase_bps": RATE,
         "init_cwnd_bytes": BYTES,
-        "variant": Choice(("paper", "artifact", "linux")),
+        "variant": Choice(("paper", "artifact", "rdma-hw", "linux")),
         "power_floor": Num(0.0, 1.0, lo_open=True),
+        "min_rate_bps": RATE,
     },
     "hpcc": {
         "eta": GAIN,

@@ -100,7 +100,7 @@ class Host:
     ack_bytes: int = 60
     rto_ps: int = 1_000_000_000
     nack_interval_ps: int = 500_000_000
-    nic: str = "tcp"  # "tcp" | "rdma" (window capped at NIC rate × τ, the artifact's maxBdp)
+    nic: str = "tcp"  # "tcp" | "rdma" (window capped at NIC rate × τ, the artifact's maxBdp) | "rdma-study"
 
 
 @dataclass(frozen=True)

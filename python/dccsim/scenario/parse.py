@@ -90,7 +90,7 @@ ECN_KINDS = {
     "curve": ("bdp", "tmin", "pmax"),
     "red_by_rate": ("rules",),
 }
-NIC_MODELS = ("tcp", "rdma")
+NIC_MODELS = ("tcp", "rdma", "rdma-study")
 # `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
 # in docs/scenario.md); keys given in [switch] or [host] override it.
 ARTIFACT_PROFILE = {

@@ -48,12 +48,47 @@ impl IntHistory {
     }
 }
 
+impl IntHistory {
+    /// Before a flow's first stack: pretend the previous stack was the RDMA artifact's
+    /// zero-initialised hop records (`RdmaQueuePair::hp.hop` in inet-tub/ns3-datacenter
+    /// rdma-queue-pair.h), so the first stack is differenced against them with the artifact's INT
+    /// field widths (int-header.h `GetTimeDelta`, `GetBytesDelta`): Δt = the timestamp's 24 bits of
+    /// ns, Δbytes = the byte counter's 20 bits of 128-B units. No effect once a stack was seen.
+    pub fn prime_as_artifact_zero(&mut self, hops: &[IntHop]) {
+        if self.n > 0 {
+            return;
+        }
+        let n = hops.len().min(MAX_INT_HOPS);
+        for (p, h) in self.prev[..n].iter_mut().zip(hops) {
+            let dt_ns = (h.ts / 1000) % (1 << 24);
+            let bytes = (h.tx_bytes / 128) % (1 << 20) * 128;
+            *p = IntHop { qlen: 0, tx_bytes: h.tx_bytes - bytes, ts: h.ts - dt_ns * 1000, rate_bps: h.rate_bps };
+        }
+        self.n = n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn hop(ts: u64, qlen: u64) -> IntHop {
         IntHop { qlen, tx_bytes: 0, ts, rate_bps: 1 }
+    }
+
+    #[test]
+    fn an_artifact_zero_record_gives_the_wrapped_first_deltas() {
+        let mut h = IntHistory::default();
+        // 20 ms: 20 000 000 ns mod 2^24 = 3 222 784 ns; 200 MB: 1 562 500 units of 128 B mod 2^20 = 513 924
+        let first = [IntHop { qlen: 9, tx_bytes: 200_000_000, ts: 20_000_000_000, rate_bps: 1 }];
+        h.prime_as_artifact_zero(&first);
+        let got = h.max_per_hop(&first, |c, p, _| (c.tx_bytes - p.tx_bytes) as f64);
+        assert_eq!(got, Some((513_924.0 * 128.0, secs(3_222_784_000))));
+        // once primed by a real stack, priming does nothing
+        h.prime_as_artifact_zero(&[IntHop { qlen: 0, tx_bytes: 0, ts: 0, rate_bps: 1 }]);
+        let got =
+            h.max_per_hop(&[IntHop { ts: 20_000_001_000, tx_bytes: 200_000_128, ..first[0] }], |c, p, _| (c.tx_bytes - p.tx_bytes) as f64);
+        assert_eq!(got, Some((128.0, secs(1000))));
     }
 
     #[test]

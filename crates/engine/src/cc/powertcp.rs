@@ -72,6 +72,12 @@ pub struct Params {
     /// Time, not sequence: under go-back-N losses snd_una may take many RTTs to pass a window.
     /// false = Algorithm 1's per-ACK update.
     pub per_rtt: bool,
+    /// Difference a flow's first INT stack against zero records, as the RDMA artifact's newest
+    /// `RdmaHw::UpdateRatePower` does (commit f542a97, 2025-03: the first-RTT "store INT only"
+    /// branch of 15b7af0 is gone, so the first ACK updates the rate against the zero-initialised
+    /// `hp.hop`; `IntHistory::prime_as_artifact_zero`). Pair with `current_floor = 0.5` for that
+    /// commit's law. false (default): the first ACK only stores the INT (Algorithm 1, 15b7af0).
+    pub first_int_against_zero: bool,
 }
 
 impl Default for Params {
@@ -87,6 +93,7 @@ impl Default for Params {
             current_floor: None,
             power_floor: None,
             per_rtt: false,
+            first_int_against_zero: false,
         }
     }
 }
@@ -106,6 +113,8 @@ pub struct PowerMeter {
     /// The current is the INT byte counter's rate alone, Δbytes/Δt (the RDMA artifact's
     /// `rxRate`), instead of q̇ + μ.
     pub byte_rate_current: bool,
+    /// The first stack is differenced against the artifact's zero records (Params).
+    pub first_against_zero: bool,
 }
 
 impl PowerMeter {
@@ -117,6 +126,7 @@ impl PowerMeter {
             current_floor: 0.0,
             power_floor: f64::NEG_INFINITY,
             byte_rate_current: false,
+            first_against_zero: false,
         }
     }
 
@@ -133,6 +143,9 @@ impl PowerMeter {
     /// normPower(ack): the largest per-hop normalised power, smoothed over τ.
     /// Returns None on the first INT of a flow (no previous record to difference against).
     pub fn update(&mut self, hops: &[IntHop]) -> Option<f64> {
+        if self.first_against_zero {
+            self.int.prime_as_artifact_zero(hops);
+        }
         let (tau, current_floor, byte_rate) = (self.tau, self.current_floor, self.byte_rate_current);
         let (norm, dt) = self.int.max_per_hop(hops, |h, p, dt| {
             // dt: line 18
@@ -225,7 +238,13 @@ impl PowerTcp {
             rate: ctx.host_rate_bps,
             mss: ctx.mss,
             line_rate: ctx.host_rate_bps,
-            meter: PowerMeter { current_floor, power_floor, byte_rate_current, ..PowerMeter::new(tau) },
+            meter: PowerMeter {
+                current_floor,
+                power_floor,
+                byte_rate_current,
+                first_against_zero: p.first_int_against_zero,
+                ..PowerMeter::new(tau)
+            },
             old: OldWindow::new(cwnd),
             next_update_at: 0,
             p,
@@ -506,6 +525,31 @@ mod tests {
         let r = 0.9 * (25e9 / (1.013 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - f64::min(r, 25e9)).abs() < 1.0);
         assert!((c.cwnd() - c.pacing_rate() * 20e-6 / 8.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn first_int_against_zero_updates_on_the_first_ack_with_the_artifacts_wrapped_fields() {
+        // f542a97's UpdateRatePower on a flow's first ACK: one 100 Gb/s hop (b = 12.5e9 B/s),
+        // τ = 20 µs (bτ = 250 000 B), queue 300 000 B, stamped at 20 ms with 200 MB counted.
+        // Against the zero record: Δt = 20e6 ns mod 2^24 = 3 222 784 ns, Δbytes = (200e6/128 mod
+        // 2^20)·128 = 513 924·128 B → λ = 2.0411e10 B/s (above the 0.5·b floor), Γn = λ·550 000 /
+        // (b²τ); Δt capped at τ, so Γs = Γn; R = 0.9·(25e9·0.95/Γs + 150e6) + 0.1·25e9.
+        let p = Params { variant: Variant::RdmaHw, current_floor: Some(0.5), first_int_against_zero: true, ..Params::default() };
+        let mut c = PowerTcp::new(p.clone(), &ctx());
+        c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
+        let lambda = 513_924.0 * 128.0 / 3_222_784e-9;
+        let norm = lambda * 550_000.0 / (12.5e9 * 12.5e9 * 20e-6);
+        assert!((c.smoothed_power() - norm).abs() < 1e-9 * norm, "{} vs {norm}", c.smoothed_power());
+        let r = 0.9 * (25e9 * 0.95 / norm + 150e6) + 0.1 * 25e9;
+        assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
+        // an idle-looking first record (2 KB counted over 0.5 ms) is raised to the 0.5·b floor
+        let mut c = PowerTcp::new(p, &ctx());
+        c.on_ack(&ack(&[hop(300_000, 2_000, 500 * US)], 1000, 62_000));
+        assert_close(c.smoothed_power(), 6.25e9 * 550_000.0 / (12.5e9 * 12.5e9 * 20e-6)); // 1.1
+                                                                                          // without the option the first ACK only stores the INT: line rate, Γs = 1
+        let mut c = PowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx());
+        c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
+        assert_eq!((c.smoothed_power(), c.pacing_rate()), (1.0, 25e9));
     }
 
     #[test]

@@ -26,6 +26,18 @@ pub enum Variant {
     /// The authors' ns-3 artifact: γ = 0.7 (unless set), normaliser 1.05·τ, gradient term
     /// (θ̇ + 1) floored at 0.5.
     Artifact,
+    /// The RDMA NIC's θ-PowerTCP that the study's simulator runs (CC mode 3 with `wien` and
+    /// `delayWien`): `RdmaHw::UpdateRatePower` with `PowerTCPdelay` in simulator/ns-3.39/src/
+    /// point-to-point/model/rdma-hw.cc of inet-tub/ns3-datacenter (the same in 15b7af0 and
+    /// f542a97). A rate law applied on every ACK: τ ← min(τ, RTT) first (always, whatever `tau`),
+    /// Γn = max(ΔRTT/Δt + 1, 0.5)·RTT/(1.05·τ) with Δt the time since the previous ACK, smoothed
+    /// over Δt capped at τ, R = 0.7·(R_c/Γs + 150 Mb/s) + 0.3·R_c clamped to [min_rate, line],
+    /// R_c committed when the ACK passes the snd_nxt of the previous commit (the first ACK
+    /// commits), window = R·τ (`RdmaQueuePair::GetWin` with `VAR_WIN`), so a smaller τ shrinks
+    /// the window at once. The previous RTT and ACK time start at 0 (`prevRtt`, `prevCompletion`
+    /// are not initialised by `RdmaQueuePair`; zero on a fresh allocation).
+    #[serde(rename = "rdma-hw")]
+    RdmaHw,
     /// The law of the Linux testbed's eBPF controller (bpf/cc_math.h, docs/testbed.md "Test
     /// vectors"): θ is sampled once per RTT — an ACK counts only when snd_una has passed the
     /// snd_nxt of the previous update, and other ACKs change nothing (no per-ACK smoothing) — the
@@ -60,6 +72,8 @@ pub struct Params {
     /// Lower bound of Γ_norm and Γ_smooth (see PowerTCP). Unset: none (paper, artifact); 0.01 in
     /// the Linux variant.
     pub power_floor: Option<f64>,
+    /// Minimum rate of the rdma-hw variant, bits/s (the study's MIN_RATE).
+    pub min_rate_bps: f64,
 }
 
 impl Default for Params {
@@ -72,6 +86,7 @@ impl Default for Params {
             init_cwnd_bytes: None,
             variant: Variant::Paper,
             power_floor: None,
+            min_rate_bps: 100e6,
         }
     }
 }
@@ -97,6 +112,9 @@ pub struct ThetaPowerTcp {
     old: OldWindow,
     prev_rtt: Option<(f64, Time)>,
     last_updated: u64,
+    /// rdma-hw: the committed rate R_c (bits/s) and the rate bounds.
+    committed_rate: f64,
+    min_rate: f64,
 }
 
 impl ThetaPowerTcp {
@@ -106,16 +124,17 @@ impl ThetaPowerTcp {
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
         let (gamma, norm_factor, floor) = match p.variant {
             Variant::Paper => (p.gamma.unwrap_or(0.9), 1.0, f64::NEG_INFINITY),
-            Variant::Artifact => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
+            Variant::Artifact | Variant::RdmaHw => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
             Variant::Linux => (p.gamma.unwrap_or(0.9), 1.0, 0.0),
         };
         let power_floor = p.power_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::Artifact => f64::NEG_INFINITY,
+            Variant::Paper | Variant::Artifact | Variant::RdmaHw => f64::NEG_INFINITY,
             Variant::Linux => 0.01,
         });
         ThetaPowerTcp {
             variant: p.variant,
-            tau_mode: p.tau,
+            // the artifact's delay variant always tracks the minimum RTT
+            tau_mode: if p.variant == Variant::RdmaHw { Tau::MinRtt } else { p.tau },
             norm_factor,
             host_rate_bps: ctx.host_rate_bps,
             beta_rate: if p.beta_bytes.is_some() { None } else { Some(p.additive_increase_bps) },
@@ -132,6 +151,8 @@ impl ThetaPowerTcp {
             old: OldWindow::new(cwnd),
             prev_rtt: None,
             last_updated: 0,
+            committed_rate: ctx.host_rate_bps,
+            min_rate: p.min_rate_bps,
         }
     }
 
@@ -182,10 +203,39 @@ impl ThetaPowerTcp {
     }
 }
 
+impl ThetaPowerTcp {
+    /// Variant rdma-hw (see `Variant::RdmaHw`): UpdateRatePower's delay branch, per ACK.
+    fn on_ack_rdma_hw(&mut self, ev: &AckEvent) {
+        let rtt = secs(ev.rtt);
+        self.track_min_rtt(rtt); // m_baseRtt = min(now − sendTs, m_baseRtt), before the power
+        let (prev_rtt, t_prev) = self.prev_rtt.unwrap_or((0.0, 0));
+        self.prev_rtt = Some((rtt, ev.now));
+        if ev.now <= t_prev {
+            return;
+        }
+        let dt = secs(ev.now - t_prev); // prevCompletion − qp->prevCompletion
+        let a = ((rtt - prev_rtt) / dt + 1.0).max(self.floor); // A = ΔRTT/Δt + 1, floored at 0.5
+        let norm = a * rtt / self.norm_tau; // power / (1.05·τ)
+        let u = self.meter.smooth_with(norm, dt).max(1e-9); // hp.u over Δt capped at τ
+        let g = self.gamma;
+        let ai = self.beta_rate.unwrap_or(self.beta * 8.0 / self.tau); // DataRate("150Mbps")
+        let r = g * (self.committed_rate / u + ai) + (1.0 - g) * self.committed_rate;
+        self.rate = clamp(r, self.min_rate, self.host_rate_bps);
+        self.cwnd = self.rate * self.tau / 8.0; // GetWin: m_rate·m_baseRtt
+        if ev.snd_una > self.last_updated {
+            // ack_seq > m_lastUpdateSeq: a full update commits R_c (the first ACK always does)
+            self.committed_rate = self.rate;
+            self.last_updated = ev.snd_nxt;
+        }
+    }
+}
+
 impl CongestionControl for ThetaPowerTcp {
     fn on_ack(&mut self, ev: &AckEvent) {
-        if self.variant == Variant::Linux {
-            return self.on_ack_linux(ev);
+        match self.variant {
+            Variant::Linux => return self.on_ack_linux(ev),
+            Variant::RdmaHw => return self.on_ack_rdma_hw(ev),
+            Variant::Paper | Variant::Artifact => {}
         }
         let rtt = secs(ev.rtt);
         self.track_min_rtt(rtt);
@@ -347,5 +397,32 @@ mod tests {
         let mut d = ThetaPowerTcp::new(Params::default(), &ctx());
         d.on_ack(&ack(100 * US, 10 * US, 1000, 62_000));
         assert_close(d.tau(), 20e-6);
+    }
+
+    #[test]
+    fn rdma_hw_variant_is_a_per_ack_rate_law_with_the_window_at_rate_times_min_rtt() {
+        // τ = 20 µs configured; the first ACK (t = 10 µs, RTT 8 µs) sets τ = 8 µs and, against
+        // prevRtt = prevCompletion = 0: A = 8/10 + 1 = 1.8, Γn = 1.8·8/(1.05·8) = 1.714 286,
+        // Δt = 10 µs capped at τ → Γs = Γn; R = 0.7·(25e9/Γs + 150e6) + 0.3·25e9, committed;
+        // window = R·8 µs/8.
+        let mut c = ThetaPowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx());
+        c.on_ack(&ack(10 * US, 8 * US, 1000, 62_000));
+        let n1 = 1.8 * 8.0 / (1.05 * 8.0);
+        assert_close(c.smoothed_power(), n1);
+        let r1 = 0.7 * (25e9 / n1 + 150e6) + 0.3 * 25e9;
+        assert!((c.pacing_rate() - r1).abs() < 1.0, "{} vs {r1}", c.pacing_rate());
+        assert!((c.cwnd() - r1 * 8e-6 / 8.0).abs() < 1e-6);
+        // the next ACK (t = 11 µs, RTT 9 µs) is before snd_nxt 62 000: fast reaction from R_c = r1.
+        // A = (9 − 8)/1 + 1 = 2, Γn = 2·9/(1.05·8), Γs = (n1·7 + Γn·1)/8
+        c.on_ack(&ack(11 * US, 9 * US, 2000, 63_000));
+        let s2 = (n1 * 7.0 + 2.0 * 9.0 / (1.05 * 8.0)) / 8.0;
+        assert_close(c.smoothed_power(), s2);
+        let r2 = 0.7 * (r1 / s2 + 150e6) + 0.3 * r1;
+        assert!((c.pacing_rate() - r2).abs() < 1.0, "{} vs {r2}", c.pacing_rate());
+        // an ACK past 62 000 commits; the rate never leaves [min_rate, line]
+        c.on_ack(&ack(12 * US, 200 * US, 62_001, 64_000));
+        assert!(c.pacing_rate() >= 100e6 && c.pacing_rate() <= 25e9);
+        let p: Params = crate::cc::parse("theta-powertcp", serde_json::json!({"variant": "rdma-hw"})).unwrap();
+        assert_eq!(p.variant, Variant::RdmaHw);
     }
 }

@@ -297,8 +297,9 @@ pub struct HostConfig {
     pub rto_ps: u64,
     /// Minimum spacing of NACKs for the same expected sequence (ps).
     pub nack_interval_ps: u64,
-    /// The hosts' NIC model: "tcp" (the controller's window alone) or "rdma" (the ns-3 artifact's
-    /// RDMA NIC: bytes in flight also capped at the flow's NIC rate × τ, its `maxBdp` window).
+    /// The hosts' NIC model: "tcp" (the controller's window alone), "rdma" (the ns-3 artifact's
+    /// RDMA NIC: bytes in flight also capped at the flow's NIC rate × τ, its `maxBdp` window) or
+    /// "rdma-study" (that cap except for DCQCN and TIMELY, as the PowerTCP study runs them).
     #[serde(default)]
     pub nic: NicModel,
 }
@@ -309,6 +310,24 @@ pub enum NicModel {
     #[default]
     Tcp,
     Rdma,
+    /// The RDMA NIC as the PowerTCP study's scripts configure it per controller
+    /// (inet-tub/ns3-datacenter examples/PowerTCP/script-burst.sh and script-workload.sh:
+    /// `windowCheck=0` for TIMELY and DCQCN, 1 for the others; with 0, `HAS_WIN` and `VAR_WIN`
+    /// are off and `RdmaQueuePair::GetWin` returns 0, no window): DCQCN and TIMELY flows have no
+    /// cap on bytes in flight, every other controller the `maxBdp` cap of `Rdma`.
+    #[serde(rename = "rdma-study")]
+    RdmaStudy,
+}
+
+impl NicModel {
+    /// Whether this NIC caps a flow run by `algorithm` at one BDP of its NIC rate.
+    pub fn caps_window(self, algorithm: &str) -> bool {
+        match self {
+            NicModel::Tcp => false,
+            NicModel::Rdma => true,
+            NicModel::RdmaStudy => !matches!(algorithm, "dcqcn" | "timely"),
+        }
+    }
 }
 
 impl Default for HostConfig {
