@@ -147,6 +147,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
     let mut conns = Vec::new();
     let mut subflow_of = Vec::new();
     let multipath = cfg.flows.iter().any(|f| f.subflows > 1);
+    let mut followed = vec![false; if cfg.flows.iter().any(|f| f.follows.is_some()) { cfg.flows.len() } else { 0 }];
     for (i, f) in cfg.flows.iter().enumerate() {
         for (field, v) in [("src", f.src), ("dst", f.dst)] {
             if v >= h {
@@ -156,7 +157,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
         if !net.connected(f.src, f.dst) {
             return Err(ConfigError::new(&format!("flows[{i}]"), format!("no path from h{} to h{} in the topology", f.src, f.dst)));
         }
-        check_follows(cfg, i)?;
+        check_follows(cfg, i, &mut followed)?;
         let nic_rate = net.ports[net.host_port(f.src).unwrap() as usize].rate_bps;
         let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
         let ctx = CcContext {
@@ -281,8 +282,9 @@ fn ecmp_keys(cfg: &Config) -> Vec<u32> {
     key
 }
 
-/// `follows`: an earlier, finite flow of the same sender that starts no later.
-fn check_follows(cfg: &Config, i: usize) -> Result<(), ConfigError> {
+/// `follows`: an earlier, finite flow of the same sender that starts no later, and that no other
+/// flow follows (a connection is a chain).
+fn check_follows(cfg: &Config, i: usize, followed: &mut [bool]) -> Result<(), ConfigError> {
     let f = &cfg.flows[i];
     let Some(p) = f.follows else { return Ok(()) };
     let field = format!("flows[{i}].follows");
@@ -294,6 +296,9 @@ fn check_follows(cfg: &Config, i: usize) -> Result<(), ConfigError> {
     }
     if prev.size_bytes.is_none() || prev.start_ps > f.start_ps {
         return Err(ConfigError::new(&field, format!("flow {p} must be finite and start no later than this flow")));
+    }
+    if std::mem::replace(&mut followed[p as usize], true) {
+        return Err(ConfigError::new(&field, format!("flow {p} is already followed by another flow (a connection is a chain)")));
     }
     Ok(())
 }

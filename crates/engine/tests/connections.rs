@@ -68,6 +68,9 @@ fn follows_must_name_an_earlier_finite_flow_of_the_same_sender() {
     assert!(e.message.contains("one sender"), "{}", e.message);
     let e = bad(vec![msg(0, 3, 1000, 10, None), msg(0, 3, 1000, 0, Some(0))]);
     assert_eq!(e.field, "flows[1].follows");
+    let e = bad(vec![msg(0, 3, 1000, 0, None), msg(0, 3, 1000, 0, Some(0)), msg(0, 3, 1000, 0, Some(0))]);
+    assert_eq!(e.field, "flows[2].follows");
+    assert!(e.message.contains("chain"), "{}", e.message);
     let mut long = msg(0, 3, 1000, 0, None);
     long.size_bytes = None;
     let e = bad(vec![long, msg(0, 3, 1000, 0, Some(0))]);

@@ -24,6 +24,8 @@ bottleneck with 150 µs RTT.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ..errors import ScenarioError
@@ -316,7 +318,7 @@ def figure(scenario, series: dict, path) -> None:
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    ax.set_title(scenario.experiment.title or scenario.name, fontsize=8)
+    ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
     plt.close(fig)
