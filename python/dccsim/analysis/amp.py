@@ -283,7 +283,9 @@ def claims(scenario, metrics: dict) -> list[dict]:
                     "variant": v.name,
                     "claim": claim,
                     "measured": measured,
-                    "verdict": ("holds" if ok else "differs") + " (holds when within 2× of the paper" + (" and the slowest)" if alg == "dcm" else ")"),
+                    "verdict": ("holds" if ok else "differs")
+                    + " (holds when within 2× of the paper"
+                    + (" and the slowest)" if alg == "dcm" else ")"),
                 }
             )
     elif paper == "amp-fig7":
@@ -379,7 +381,9 @@ def figure(scenario, series: dict, path) -> None:
             b = scenario.experiment.params["bin"]
             grid = np.arange(t[0] + b, t[-1] + 1, b, dtype=np.float64)
             y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (b / 1e12)
-            ax.plot((grid - m["join_ps"]) / 1e9, y / 1e9, lw=0.9, label=f"{variant.name} ({_ms(m['shift_s'])})")
+            ax.plot(
+                (grid - m["join_ps"]) / 1e9, y / 1e9, lw=0.9, label=f"{variant.name} ({_ms(m['shift_s'])})"
+            )
         else:
             tables = as_frames(tables)
             t, q, _, _ = bottleneck(
