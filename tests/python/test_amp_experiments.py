@@ -114,3 +114,24 @@ def test_shifting_moves_traffic_off_the_joined_path(tmp_path):
         assert 4.5e9 < m["rate_before_bps"] < 5.5e9, slug
         assert m["rate_after_bps"] < 0.6 * m["rate_before_bps"], slug
         assert m["shift_s"] is not None and m["shift_s"] < 0.02, slug
+
+
+@pytest.mark.engine
+def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_path):
+    s, scn = _run(
+        "amp-short-flows",
+        tmp_path,
+        lambda t: (
+            t.replace('duration = "45ms"', 'duration = "8ms"')
+            .replace('stop = "35ms"', 'stop = "4ms"')
+            .replace('warmup = "5ms"', 'warmup = "1ms"')
+        ),
+        variants=["AMP"],
+    )
+    cfg = scn.to_engine_config("AMP")
+    assert all(f["subflows"] == 4 for f in cfg["flows"][:64])
+    assert all(f["cc"]["algorithm"] == "dctcp" and "subflows" not in f for f in cfg["flows"][64:])
+    m = s["runs"]["amp"]["metrics"]
+    assert m["short_flows"] > 50 and m["unfinished"] == 0
+    assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.004
+    assert m["long_goodput_bps"] > 1e9

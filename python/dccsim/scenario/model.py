@@ -143,6 +143,7 @@ class Workload:
     file: Optional[str] = None  # replay: an earlier run's flows_input.parquet (or its directory)
     stop_when_done: bool = False  # end the run when every finite flow has finished
     subflows: int = 1  # multipath: subflows of every generated connection
+    cc: Optional[CcSpec] = None  # the generated flows' own controller (None: the scenario's/variant's)
 
     @property
     def measured_from_ps(self) -> int:

@@ -230,6 +230,8 @@ def flow_list(scn) -> FlowList:
     gen = generated(scn)
     if gen is not None and scn.workload.subflows > 1:
         gen.subflows = [scn.workload.subflows] * len(gen)
+    if gen is not None and scn.workload.cc is not None:
+        gen.cc = [scn.workload.cc.to_engine()] * len(gen)
     return _concat([explicit(scn.flows), gen])
 
 
