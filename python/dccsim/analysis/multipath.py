@@ -4,13 +4,14 @@ per connection, and the helpers the AMP experiments share."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 
-def connections(flows: pd.DataFrame) -> pd.DataFrame:
+def connections(flows):
     """One row per connection: the connection's size, start, end, ideal FCT and slowdown (the same
     on each of its subflows' rows), the sums of bytes acknowledged, retransmissions and timeouts over
     its subflows, its subflow count and suppression episodes. Single-path flows pass through."""
+    import pandas as pd  # here, not at module load: `dccsim run` of other analyses stays pandas-free
+
     if "connection" not in flows.columns:
         out = flows.copy()
         out["connection"] = out["flow_id"]
