@@ -136,3 +136,23 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
     # 1 MB alone takes 0.8 ms at 10 Gbps; beside the long flows the full run's p99 is 4.4 ms
     assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
     assert m["long_goodput_bps"] > 1e9
+
+
+def _jobs_until(t: str, end_us: int) -> str:
+    """amp-jobs with only the jobs starting before end_us, run 4 ms past it."""
+    keep = [
+        ln
+        for ln in t.splitlines()
+        if "size = " not in ln or int(re.search(r'start = "([0-9]+)us"', ln).group(1)) < end_us
+    ]
+    return "\n".join(keep).replace('duration = "30ms"', f'duration = "{end_us // 1000 + 4}ms"')
+
+
+@pytest.mark.engine
+def test_jobs_are_grouped_and_timed(tmp_path):
+    s, scn = _run("amp-jobs", tmp_path, lambda t: _jobs_until(t, 8000), variants=["AMP 4 subflows"])
+    m = s["runs"]["amp-4-subflows"]["metrics"]
+    assert m["jobs"] == 16  # 8 clients × jobs at 5 and 7 ms
+    assert m["unfinished_jobs"] == 0
+    # a job moves 640 KB into one 10 Gbps host link: at least 0.51 ms
+    assert 0.51e-3 <= m["jct_p50_s"] <= m["jct_p90_s"]
