@@ -122,8 +122,8 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
         "amp-short-flows",
         tmp_path,
         lambda t: (
-            t.replace('duration = "45ms"', 'duration = "14ms"')
-            .replace('stop = "35ms"', 'stop = "4ms"')
+            t.replace('duration = "45ms"', 'duration = "16ms"')
+            .replace('stop = "35ms"', 'stop = "6ms"')
             .replace('warmup = "5ms"', 'warmup = "1ms"')
         ),
         variants=["AMP"],
@@ -132,7 +132,8 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
     assert all(f["subflows"] == 4 for f in cfg["flows"][:64])
     assert all(f["cc"]["algorithm"] == "dctcp" and "subflows" not in f for f in cfg["flows"][64:])
     m = s["runs"]["amp"]["metrics"]
-    assert m["short_flows"] > 50 and m["unfinished"] == 0
+    # 64 senders × 256/s × 5 ms ≈ 82 expected (Poisson)
+    assert m["short_flows"] > 40 and m["unfinished"] == 0
     # 1 MB alone takes 0.8 ms at 10 Gbps; beside the long flows the full run's p99 is 4.4 ms
     assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
     assert m["long_goodput_bps"] > 1e9
