@@ -103,3 +103,30 @@ def test_uncoupled_subflows_split_a_connection_over_both_paths():
     assert row["bytes_acked"] == 2_000_000 and row["delivered_bytes"] == 2_000_000
     assert row["subflows"] == 2 and row["end_ps"] > 0
     assert (f["bytes_acked"] > 0).all()
+
+
+def test_workload_cc_sets_the_generated_flows_controller():
+    data = copy.deepcopy(TWO_PATH)
+    data["topology"] = {
+        "kind": "fattree",
+        "pods": 2,
+        "tors_per_pod": 2,
+        "aggs_per_pod": 2,
+        "cores": 2,
+        "servers_per_tor": 2,
+        "host_rate": "10Gbps",
+        "host_delay": "1us",
+        "tor_agg_rate": "10Gbps",
+        "tor_agg_delay": "1us",
+        "agg_core_rate": "10Gbps",
+        "agg_core_delay": "1us",
+    }
+    data["metrics"] = {"interval": "0s"}
+    data["workload"] = {"kind": "permutation", "size": "10KB", "cc": {"algorithm": "dctcp", "g": 0.5}}
+    s = scenario.from_dict(data)
+    cfg = s.to_engine_config()
+    assert cfg["flows"][0]["cc"] is None and cfg["flows"][0]["subflows"] == 2
+    assert all(f["cc"] == {"algorithm": "dctcp", "params": {"g": 0.5}} for f in cfg["flows"][1:])
+    assert scenario.loads(scenario.dump_toml(s)) == s
+    data["workload"]["cc"] = {"algorithm": "dctcp", "g": 2.0}
+    assert err(data).field == "workload.cc.g"

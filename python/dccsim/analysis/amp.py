@@ -26,6 +26,16 @@ bins), ``hold`` (amp-fig6: bins the settled level must hold).
   standard deviations of the final level's bins, whichever is wider, and staying so for ``hold``
   bins. Claim: DCM ≈ 7 ms, the others ≈ 3 ms: holds when DCM is the slowest and each time lies
   within a factor 2 of the paper's.
+* ``amp-fig12`` (incast jobs over multipath background, Fig. 12): a job = the finite flows with one
+  destination and one start time; JCT = the last one's end − start. 90th-percentile JCT (rank
+  method). Claims: AMP ≈ 1.1 ms even at 8 subflows: holds when AMP's p90 at every subflow count is
+  within 2× of 1.1 ms and at 8 subflows at most 25 % above its 4-subflow value; XMP 1.2/1.5/1.8 ms at
+  4/6/8: holds when XMP's p90 grows with the subflows (8 > 4) and each is within 2× of the paper's.
+* ``amp-fig13`` (short flows beside multipath long flows, Fig. 13): FCT percentiles (50/90/99,
+  rank method) of the finite flows that start inside the workload's measured window
+  ([start + warmup, stop)); long flows' mean goodput. Claim: AMP and XMP give the short flows the
+  best FCT: holds when both have p90 and p99 no higher than DCM's. DCTCP long flows give the worst
+  short-flow p99 and the worst long-flow goodput; DCM the best goodput (§5.3 text).
 * ``amp-fig7`` (SSR exit threshold τ, Fig. 7): suppression episodes per AMP connection and the
   median queue; variants differ in τ. Claim: one episode once τ ≥ 6, more below: holds when every
   τ ≥ 6 variant has ≤ 1 episode per connection (mean) and some τ < 6 variant has more.
@@ -47,7 +57,8 @@ from .tables import as_frames
 KEYS = {"paper": "str", "bottleneck": "str", "period": "time", "bin": "time", "hold": "number"}
 REQUIRED = ("paper", "bottleneck")
 FIGURE = "amp.png"
-PAPERS = ("amp-fig2", "amp-fig4", "amp-fig9", "amp-fig6", "amp-fig7")
+PAPERS = ("amp-fig2", "amp-fig4", "amp-fig9", "amp-fig6", "amp-fig7", "amp-fig12", "amp-fig13")
+JCT_NEAR = 2.0  # fig12: AMP's 90p JCT within 2× of the paper's 1.1 ms
 ORDERS, AMP_NEAR = 10.0, 2.0  # fig2: "1–2 orders of magnitude"; AMP within 2× of DCTCP
 RATIO, RATIO_TOL = 2.3, 0.25  # fig4
 SETTLE, PAPER_SHIFT_MS = 0.10, {"dcm": 7.0, "amp": 3.0, "xmp": 3.0, "mptcp-lia": 3.0}
@@ -152,6 +163,42 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
             sp = [g[c] for c in single]
             mp = [g[c] for c in multi]
             out[name] = round(float(np.mean(mp) / np.mean(sp)), 4) if sp and mp and np.mean(sp) > 0 else None
+        return out
+    if p["paper"] == "amp-fig12":
+        jobs = conns[conns["size_bytes"] > 0].groupby(["dst", "start_ps"])
+        jct = np.array([(g["end_ps"].max() - k[1]) / 1e12 for k, g in jobs if (g["end_ps"] >= 0).all()])
+        out |= {
+            "jobs": int(jobs.ngroups),
+            "unfinished_jobs": int(jobs.ngroups - len(jct)),
+            "jct_p50_s": round(percentile(jct, 0.5), 9) if len(jct) else None,
+            "jct_p90_s": round(percentile(jct, 0.9), 9) if len(jct) else None,
+            "timeouts": int(conns["timeouts"].sum()),
+        }
+        return out
+    if p["paper"] == "amp-fig13":
+        w = scenario.workload
+        a = w.measured_from_ps if w is not None else 0
+        b = w.stop_ps if w is not None and w.stop_ps is not None else scenario.duration_ps
+        short = conns[(conns["size_bytes"] > 0) & (conns["start_ps"] >= a) & (conns["start_ps"] < b)]
+        done = short[short["end_ps"] >= 0]
+        fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64) / 1e12
+        long = conns[conns["size_bytes"] < 0]
+        out |= {
+            "short_flows": len(short),
+            "unfinished": int(len(short) - len(done)),
+            "fct_p50_s": round(percentile(fct, 0.5), 9) if len(fct) else None,
+            "fct_p90_s": round(percentile(fct, 0.9), 9) if len(fct) else None,
+            "fct_p99_s": round(percentile(fct, 0.99), 9) if len(fct) else None,
+            # convergence: the p90 of the arrivals in each half of the measured window
+            "fct_p90_halves_s": [
+                round(percentile(((h["end_ps"] - h["start_ps"]) / 1e12).to_numpy(np.float64), 0.9), 9)
+                for h in (done[done["start_ps"] < (a + b) / 2], done[done["start_ps"] >= (a + b) / 2])
+            ],
+            "long_goodput_bps": round(float(long["bytes_acked"].mean() * 8 / (end / 1e12)))
+            if len(long)
+            else None,
+            "timeouts": int(conns["timeouts"].sum()),
+        }
         return out
     if p["paper"] == "amp-fig7":
         win = t >= end / 2
@@ -288,6 +335,76 @@ def claims(scenario, metrics: dict) -> list[dict]:
                     + (" and the slowest)" if alg == "dcm" else ")"),
                 }
             )
+    elif paper == "amp-fig12":
+        want = {"amp": {4: 1.1, 6: 1.1, 8: 1.1}, "xmp": {4: 1.2, 6: 1.5, 8: 1.8}}
+        by = {}
+        for v, m in got.values():
+            if v.cc.algorithm in want and v.subflows and m["jct_p90_s"] is not None:
+                by.setdefault(v.cc.algorithm, {})[v.subflows] = (v, m["jct_p90_s"])
+        for alg, runs in by.items():
+            for n, (v, j) in sorted(runs.items()):
+                w = want[alg].get(n)
+                if w is None:
+                    continue
+                near = w / JCT_NEAR <= j * 1e3 <= w * JCT_NEAR
+                if alg == "amp":
+                    flat = 8 not in runs or 4 not in runs or runs[8][1] <= 1.25 * runs[4][1]
+                    claim, ok = "90p JCT ≈ 1.1 ms even at 8 subflows", near and flat
+                else:
+                    grows = 8 not in runs or 4 not in runs or runs[8][1] > runs[4][1]
+                    claim, ok = f"90p JCT ≈ {w:g} ms at {n} subflows (grows with subflows)", near and grows
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": claim,
+                        "measured": f"90p JCT {_ms(j)}",
+                        "verdict": ("holds" if ok else "differs") + f" (within {JCT_NEAR:g}× of the paper)",
+                    }
+                )
+    elif paper == "amp-fig13":
+        dcm = next((m for v, m in got.values() if v.cc.algorithm == "dcm"), None)
+        for v, m in got.values():
+            if v.cc.algorithm not in ("amp", "xmp") or dcm is None or m["fct_p99_s"] is None:
+                continue
+            measured = (
+                f"short-flow FCT p50/p90/p99 {_ms(m['fct_p50_s'])}/{_ms(m['fct_p90_s'])}/{_ms(m['fct_p99_s'])} "
+                f"vs DCM {_ms(dcm['fct_p90_s'])} (p90), {_ms(dcm['fct_p99_s'])} (p99)"
+            )
+            ok = m["fct_p90_s"] <= dcm["fct_p90_s"] and m["fct_p99_s"] <= dcm["fct_p99_s"]
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "AMP and XMP give short flows the best FCT (below DCM's)",
+                    "measured": measured,
+                    "verdict": "holds" if ok else "differs",
+                }
+            )
+        # §5.3: DCTCP long flows (poor ECMP balance) give the worst short-flow FCT and the worst
+        # long-flow goodput; DCM the best goodput ("trades queuing delay for goodput")
+        vals = {v.cc.algorithm: (v, m) for v, m in got.values() if m["fct_p99_s"] is not None}
+        if "dctcp" in vals and len(vals) > 1:
+            v, m = vals["dctcp"]
+            worst = all(m["fct_p99_s"] >= x["fct_p99_s"] for _, x in vals.values())
+            low = all(m["long_goodput_bps"] <= x["long_goodput_bps"] for _, x in vals.values())
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "DCTCP long flows: worst short-flow FCT and worst long-flow goodput",
+                    "measured": f"p99 {_ms(m['fct_p99_s'])}, long goodput {m['long_goodput_bps'] / 1e9:.2f} Gbps",
+                    "verdict": "holds" if worst and low else "partly holds" if worst or low else "differs",
+                }
+            )
+        if "dcm" in vals:
+            v, m = vals["dcm"]
+            best = all(m["long_goodput_bps"] >= x["long_goodput_bps"] for _, x in vals.values())
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "DCM: the best long-flow goodput",
+                    "measured": f"long goodput {m['long_goodput_bps'] / 1e9:.2f} Gbps",
+                    "verdict": "holds" if best else "differs",
+                }
+            )
     elif paper == "amp-fig7":
         import re
 
@@ -345,6 +462,18 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
                 "suppressions",
                 "shift_s",
                 "episodes_per_connection",
+                "short_flows",
+                "unfinished",
+                "fct_p50_s",
+                "fct_p90_s",
+                "fct_p99_s",
+                "fct_p90_halves_s",
+                "long_goodput_bps",
+                "jobs",
+                "unfinished_jobs",
+                "jct_p50_s",
+                "jct_p90_s",
+                "timeouts",
                 "packets_dropped",
             )
             rows.append((v.name, ", ".join(f"{k} {m[k]}" for k in keys if k in m)))

@@ -3,25 +3,20 @@ per connection, and the helpers the AMP experiments share."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:  # pandas is imported where used: the run path must not pay for it (test_fast_front)
-    import pandas as pd
 
-
-def connections(flows: pd.DataFrame) -> pd.DataFrame:
+def connections(flows):
     """One row per connection: the connection's size, start, end, ideal FCT and slowdown (the same
     on each of its subflows' rows), the sums of bytes acknowledged, retransmissions and timeouts over
     its subflows, its subflow count and suppression episodes. Single-path flows pass through."""
+    import pandas as pd  # here, not at module load: `dccsim run` of other analyses stays pandas-free
+
     if "connection" not in flows.columns:
         out = flows.copy()
         out["connection"] = out["flow_id"]
         out["subflows"] = 1
         return out
-    import pandas as pd
-
     g = flows.groupby("connection", sort=True)
     first = g.first()
     out = pd.DataFrame(

@@ -163,6 +163,7 @@ class Workload:
     # continues its congestion controller (engine FlowSpec.follows)
     connections: bool = False
     subflows: int = 1  # multipath: subflows of every generated connection
+    cc: Optional[CcSpec] = None  # the generated flows' own controller (None: the scenario's/variant's)
 
     @property
     def measured_from_ps(self) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -652,6 +654,9 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
     base_rtt_ps = None if base_rtt == "auto" else pos_time(base_rtt, "base_rtt")
     flows = _flows(data["flows"], n_hosts, algorithms) if "flows" in data else ()
     wl = workload.parse(data["workload"], topology, n_hosts, base_dir) if "workload" in data else None
+    if wl is not None and isinstance(data["workload"], dict) and "cc" in data["workload"]:
+        # generated flows' own controller (e.g. short DCTCP flows beside the variants' long flows)
+        wl = dataclasses.replace(wl, cc=_cc(data["workload"]["cc"], "workload.cc", algorithms))
     if not flows and wl is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
     cc = _cc(data["cc"], "cc", algorithms)

@@ -189,6 +189,8 @@ def _workload_dict(wl) -> dict:
     w: dict[str, Any] = {"kind": wl.kind, "start": t(wl.start_ps)}
     if wl.subflows != 1:
         w["subflows"] = wl.subflows
+    if wl.cc is not None:
+        w["cc"] = _cc_dict(wl.cc)
     if wl.kind == "permutation":
         if wl.size_bytes is not None:
             w["size"] = units.format_size_exact(wl.size_bytes)

@@ -13,7 +13,7 @@ from .model import Incast, RotatingIncast, Topology, Workload
 
 KINDS = ("permutation", "poisson", "incast", "replay")
 KEYS = {
-    "permutation": ("start", "size", "subflows"),
+    "permutation": ("start", "size", "subflows", "cc"),
     "poisson": (
         "start",
         "stop",
@@ -29,8 +29,9 @@ KEYS = {
         "connections",
         "stop_when_done",
         "subflows",
+        "cc",
     ),
-    "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done", "subflows"),
+    "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done", "subflows", "cc"),
     "replay": ("file", "start", "warmup", "stop_when_done"),
 }
 INCAST_KEYS = ("rate", "global_rate", "size", "fan_in", "start", "stop")

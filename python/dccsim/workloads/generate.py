@@ -281,6 +281,8 @@ def flow_list(scn) -> FlowList:
     gen = generated(scn)
     if gen is not None and scn.workload.subflows > 1:
         gen.subflows = [scn.workload.subflows] * len(gen)
+    if gen is not None and scn.workload.cc is not None:
+        gen.cc = [scn.workload.cc.to_engine()] * len(gen)
     out = _concat([explicit(scn.flows), gen])
     w = scn.workload
     if w is None or not (w.connections or w.rotating_incast is not None):
