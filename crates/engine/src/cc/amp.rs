@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use super::coupled::{alone, w_total, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
-use crate::time::Time;
 
 /// Whose defaults for cwnd_min, γ and τ (and the release rule).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -159,18 +158,7 @@ impl CongestionControl for Amp {
             self.marked = false;
         }
     }
-    fn on_nack(&mut self, _now: Time) {
-        self.w.on_loss(); // l. 44
-    }
-    fn on_timeout(&mut self, _now: Time) {
-        self.w.core.on_rto();
-    }
-    fn cwnd(&self) -> f64 {
-        self.w.core.cwnd
-    }
-    fn pacing_rate(&self) -> f64 {
-        f64::INFINITY
-    }
+    super::coupled::mp_window_methods!();
     fn suppress_siblings(&self) -> Option<bool> {
         (self.ssr && self.me == 0).then_some(self.suppressed)
     }

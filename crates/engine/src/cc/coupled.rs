@@ -10,6 +10,27 @@
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, Siblings, SubflowView};
 
+/// The `CongestionControl` methods every coupled law implements alike on its `w: MpWindow`:
+/// loss halves once per window to the floor, an RTO collapses the window, window-limited (no
+/// pacing). Used inside each law's `impl CongestionControl`.
+macro_rules! mp_window_methods {
+    () => {
+        fn on_nack(&mut self, _now: crate::time::Time) {
+            self.w.on_loss(); // AMP Alg. 1 l. 44; RFC 5681 eq. (4)
+        }
+        fn on_timeout(&mut self, _now: crate::time::Time) {
+            self.w.core.on_rto();
+        }
+        fn cwnd(&self) -> f64 {
+            self.w.core.cwnd
+        }
+        fn pacing_rate(&self) -> f64 {
+            f64::INFINITY
+        }
+    };
+}
+pub(crate) use mp_window_methods;
+
 /// One subflow's window machinery.
 #[derive(Clone, Debug)]
 pub struct MpWindow {

@@ -12,7 +12,6 @@ use serde::{Deserialize, Serialize};
 use super::coupled::{alone, lia_increase, MpWindow};
 use super::dctcp::AlphaEstimator;
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
-use crate::time::Time;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,18 +61,7 @@ impl CongestionControl for Dcm {
         }
         self.est.on_ack(ev);
     }
-    fn on_nack(&mut self, _now: Time) {
-        self.w.on_loss();
-    }
-    fn on_timeout(&mut self, _now: Time) {
-        self.w.core.on_rto();
-    }
-    fn cwnd(&self) -> f64 {
-        self.w.core.cwnd
-    }
-    fn pacing_rate(&self) -> f64 {
-        f64::INFINITY
-    }
+    super::coupled::mp_window_methods!();
     fn probe(&self, name: &str) -> Option<f64> {
         (name == "alpha").then_some(self.est.alpha)
     }

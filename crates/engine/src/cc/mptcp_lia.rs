@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::coupled::{alone, lia_increase, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
-use crate::time::Time;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -58,18 +57,7 @@ impl CongestionControl for MptcpLia {
         let inc = lia_increase(sib, &self.w, ev); // RFC 6356 §3
         self.w.grow(ev.acked_bytes, inc);
     }
-    fn on_nack(&mut self, _now: Time) {
-        self.w.on_loss();
-    }
-    fn on_timeout(&mut self, _now: Time) {
-        self.w.core.on_rto();
-    }
-    fn cwnd(&self) -> f64 {
-        self.w.core.cwnd
-    }
-    fn pacing_rate(&self) -> f64 {
-        f64::INFINITY
-    }
+    super::coupled::mp_window_methods!();
 }
 
 #[cfg(test)]

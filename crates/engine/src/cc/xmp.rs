@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 
 use super::coupled::{alone, each, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
-use crate::time::Time;
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -75,18 +74,7 @@ impl CongestionControl for Xmp {
         let inc = delta(sib, &self.w, ev) * self.w.mss() * ev.acked_bytes as f64 / self.w.core.cwnd; // Eq. (3)
         self.w.grow(ev.acked_bytes, inc);
     }
-    fn on_nack(&mut self, _now: Time) {
-        self.w.on_loss();
-    }
-    fn on_timeout(&mut self, _now: Time) {
-        self.w.core.on_rto();
-    }
-    fn cwnd(&self) -> f64 {
-        self.w.core.cwnd
-    }
-    fn pacing_rate(&self) -> f64 {
-        f64::INFINITY
-    }
+    super::coupled::mp_window_methods!();
 }
 
 #[cfg(test)]
