@@ -198,3 +198,18 @@ def test_export_writes_inputs_and_the_studys_cc_modes(cc, tmp_path):
         cc.export(run, tmp_path / "c", "cubic", 0, None)
     with pytest.raises(cc.CrossCheckError, match="no scenario.toml"):
         cc.read_run(tmp_path / "a")
+
+
+@pytest.mark.parametrize("name", ["incast-255.toml", "websearch-0.6.toml"])
+def test_the_crosscheck_scenarios_load_with_the_artifacts_options(name):
+    from dccsim import scenario
+
+    s = scenario.load(ROOT / "tools" / "artifact_crosscheck" / name)
+    assert s.host.nic == "rdma-study"
+    configs = {v.name: s.to_engine_config(v) for v in s.variants()}
+    cc_of = {name: cfg["cc"] for name, cfg in configs.items()}
+    assert cc_of["θ-PowerTCP (rdma-hw)"]["params"]["variant"] == "rdma-hw"
+    assert cc_of["TIMELY (artifact)"]["params"]["increase"] == "artifact"
+    f542 = cc_of["PowerTCP (rdma-hw f542a97)"]["params"]
+    assert f542["first_int_against_zero"] is True and f542["current_floor"] == 0.5
+    assert all(cfg["host"]["nic"] == "rdma-study" for cfg in configs.values())

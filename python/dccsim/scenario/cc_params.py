@@ -249,6 +249,7 @@ PARAMS: dict[str, dict] = {
         "hai_after": COUNT,
         "hai_step_bps": RATE,
         "min_rate_bps": RATE,
+        "increase": Choice(("paper", "artifact")),
     },
     "swift": {
         "base_target_us": POS_US,

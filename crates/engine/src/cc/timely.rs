@@ -73,6 +73,21 @@ pub struct TimelyParams {
     pub hai_step_bps: Option<f64>,
     /// Lower rate bound (bits/s). PowerTCP configs min rate: 100 Mb/s.
     pub min_rate_bps: f64,
+    /// Which increases count towards HAI. "paper" (default): consecutive increases of the
+    /// gradient branch, HAI from the `hai_after`-th on; T_low increases add δ and neither count
+    /// nor reset. "artifact" (`RdmaHw::UpdateRateTimely` in rdma-hw.cc, `m_incStage`): every
+    /// increase counts, T_low or gradient ≤ 0; the step is δ while fewer than `hai_after`
+    /// increases preceded it, then the HAI step; a decrease resets the count.
+    pub increase: Increase,
+}
+
+/// TIMELY's increase counting (TimelyParams::increase).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Increase {
+    #[default]
+    Paper,
+    Artifact,
 }
 
 impl Default for TimelyParams {
@@ -90,6 +105,7 @@ impl Default for TimelyParams {
             hai_after: 5,
             hai_step_bps: None,
             min_rate_bps: 100e6,
+            increase: Increase::Paper,
         }
     }
 }
@@ -158,6 +174,21 @@ impl super::CongestionControl for Timely {
         self.rtt_diff = (1.0 - p.ewma_alpha) * self.rtt_diff + p.ewma_alpha * new_diff; // EWMA
         let gradient = self.rtt_diff / (p.min_rtt_us * 1e-6); // normalized_gradient = rtt_diff/minRTT
         let (t_low, t_high) = (p.t_low_us * 1e-6, p.t_high_us * 1e-6);
+        if p.increase == Increase::Artifact {
+            // rdma-hw.cc: inc if rtt < T_low or (rtt ≤ T_high and gradient ≤ 0);
+            // rate = R + (incStage < 5 ? R_AI : R_HAI), incStage++; a decrease sets incStage = 0
+            let hai = p.hai_step_bps.unwrap_or(p.hai_n * p.delta_bps);
+            if new_rtt < t_low || (new_rtt <= t_high && gradient <= 0.0) {
+                self.rate += if self.n_inc < p.hai_after { p.delta_bps } else { hai };
+                self.n_inc += 1;
+            } else {
+                let c = if new_rtt > t_high { 1.0 - p.beta * (1.0 - t_high / new_rtt) } else { (1.0 - p.beta * gradient).max(0.0) };
+                self.rate *= c;
+                self.n_inc = 0;
+            }
+            self.rate = self.rate.clamp(p.min_rate_bps, self.line);
+            return;
+        }
         if new_rtt < t_low {
             self.rate += p.delta_bps; // rate ← rate + δ
         } else if new_rtt > t_high {
@@ -318,5 +349,30 @@ mod tests {
         assert_eq!(t.pacing_rate(), 25e9);
         at(&mut t, 400 * US); // rtt_diff = 0.125·(−78.75) + 0.875·390 = 331.4 µs, gradient 16.57: factor < 0 → floor 100 Mb/s
         assert_eq!(t.pacing_rate(), 100e6);
+    }
+
+    #[test]
+    fn artifact_increase_counts_t_low_increases_towards_hai() {
+        // RTTs below T_low (50 µs): the paper law adds δ = 50 Mb/s each time; the artifact's
+        // rule adds δ for the first 5 consecutive increases (incStage 0..4), then R_HAI.
+        let p = TimelyParams { hai_step_bps: Some(100e6), ..TimelyParams::default() };
+        let mut paper = per_ack(p.clone());
+        let mut art = per_ack(TimelyParams { increase: Increase::Artifact, ..p });
+        for d in [&mut paper, &mut art] {
+            d.rate = 10e9;
+        }
+        for i in 0..9u64 {
+            let ev = ack(10 * US * (i + 1), 1000, 1000 * (i + 1), 1000 * (i + 2), 10 * US, false);
+            paper.on_ack(&ev);
+            art.on_ack(&ev);
+        }
+        // 9 ACKs: the first only samples; then 8 increases
+        assert!((paper.rate - (10e9 + 8.0 * 50e6)).abs() < 1.0, "{}", paper.rate);
+        assert!((art.rate - (10e9 + 5.0 * 50e6 + 3.0 * 100e6)).abs() < 1.0, "{}", art.rate);
+        // a decrease (RTT above T_high) resets the count: the next increase is δ again
+        art.on_ack(&ack(200 * US, 1000, 10_000, 11_000, 600 * US, false));
+        let r = art.rate;
+        art.on_ack(&ack(210 * US, 1000, 11_000, 12_000, 10 * US, false));
+        assert!((art.rate - (r + 50e6)).abs() < 1.0, "{} vs {}", art.rate, r + 50e6);
     }
 }
