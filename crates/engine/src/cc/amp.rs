@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coupled::{alone, w_total, MpWindow};
+use super::coupled::{w_total, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
 
 /// Whose defaults for cwnd_min, γ and τ (and the release rule).
@@ -135,10 +135,6 @@ impl Amp {
 }
 
 impl CongestionControl for Amp {
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let me = alone(self.w.core.cwnd);
-        self.on_subflow_ack(ev, &Siblings { me: 0, all: &me });
-    }
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.me = sib.me;
         self.w.core.observe(ev);

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coupled::{alone, lia_increase, MpWindow};
+use super::coupled::{lia_increase, MpWindow};
 use super::dctcp::AlphaEstimator;
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
 
@@ -44,10 +44,6 @@ impl Dcm {
 }
 
 impl CongestionControl for Dcm {
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let me = alone(self.w.core.cwnd);
-        self.on_subflow_ack(ev, &Siblings { me: 0, all: &me });
-    }
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {

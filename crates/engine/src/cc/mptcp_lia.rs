@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coupled::{alone, lia_increase, MpWindow};
+use super::coupled::{lia_increase, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -41,10 +41,6 @@ impl MptcpLia {
 }
 
 impl CongestionControl for MptcpLia {
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let me = alone(self.w.core.cwnd);
-        self.on_subflow_ack(ev, &Siblings { me: 0, all: &me });
-    }
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {

@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::coupled::{alone, each, MpWindow};
+use super::coupled::{each, MpWindow};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -58,10 +58,6 @@ pub fn delta(sib: &Siblings, w: &MpWindow, ev: &AckEvent) -> f64 {
 }
 
 impl CongestionControl for Xmp {
-    fn on_ack(&mut self, ev: &AckEvent) {
-        let me = alone(self.w.core.cwnd);
-        self.on_subflow_ack(ev, &Siblings { me: 0, all: &me });
-    }
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {
