@@ -109,7 +109,9 @@ ARTIFACT_PROFILE = {
             ],
         },
     },
-    "host": {"nic": "rdma"},
+    # the PowerTCP study's scripts: no NIC window for DCQCN and TIMELY (`windowCheck=0`), the
+    # maxBdp window for every other controller (docs/scenario.md, docs/models.md cross-check)
+    "host": {"nic": "rdma-study"},
 }
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
