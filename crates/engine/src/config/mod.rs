@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod ecn;
 mod pfc;
+pub use ecn::{Ecn, RateRed};
 pub use pfc::{PfcConfig, PfcModel};
 
 /// A configuration error: which field, and what is wrong with it (including the allowed values).
@@ -201,85 +203,6 @@ impl Default for SwitchConfig {
 pub enum IntBytesMode {
     Tx,
     Rx,
-}
-
-/// ECN marking at dequeue from the instantaneous egress queue.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Ecn {
-    None,
-    /// Mark when queue bytes exceed K.
-    Step {
-        k_bytes: u64,
-    },
-    /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With
-    /// `steps` > 0 the rise is a staircase of that many equal intervals, as switch chips
-    /// implement RED (TBTCP §6: 8 steps; interval i of [Kmin, Kmax) marks with Pmax·(i+1)/steps,
-    /// our reading of the paper's step function, whose formula did not survive extraction).
-    Red {
-        kmin_bytes: u64,
-        kmax_bytes: u64,
-        pmax: f64,
-        #[serde(default)]
-        steps: u32,
-    },
-    /// TBTCP's queue-cancelling curve (tbtcp-tiny-buffer-tcp.txt §4.2 Eq. 6, §6): with
-    /// x = queue − tmin, p = x / (BDP + x) for x > 0 (0 otherwise), capped at `pmax` (the paper:
-    /// 0.5). `tmin_bytes` shifts the curve right (§6, burst tolerance; 0 = the ideal curve).
-    Curve {
-        bdp_bytes: u64,
-        #[serde(default)]
-        tmin_bytes: u64,
-        #[serde(default = "curve_pmax_default")]
-        pmax: f64,
-    },
-    /// RED with thresholds chosen by the port's line rate, as the ns-3 artifact configures each
-    /// switch port from its KMIN_MAP/KMAX_MAP/PMAX_MAP (third.cc; it refuses a rate without a
-    /// rule, and so do we). Resolved to one `Red` per port when the fabric is built.
-    #[serde(rename = "red_by_rate")]
-    RedByRate {
-        rules: Vec<RateRed>,
-    },
-}
-
-/// One rule of `Ecn::RedByRate`: ports of `rate_bps` mark as RED(kmin, kmax, pmax).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RateRed {
-    pub rate_bps: u64,
-    pub kmin_bytes: u64,
-    pub kmax_bytes: u64,
-    pub pmax: f64,
-}
-
-fn curve_pmax_default() -> f64 {
-    0.5
-}
-
-impl Ecn {
-    /// RED's marking probability at a queue of `q` bytes, linear or as a staircase of `steps`.
-    pub fn red_probability(kmin_bytes: u64, kmax_bytes: u64, pmax: f64, steps: u32, q: u64) -> f64 {
-        if q <= kmin_bytes {
-            0.0
-        } else if q >= kmax_bytes {
-            1.0
-        } else if steps == 0 {
-            pmax * (q - kmin_bytes) as f64 / (kmax_bytes - kmin_bytes) as f64
-        } else {
-            let i = (q - kmin_bytes) as u128 * steps as u128 / (kmax_bytes - kmin_bytes) as u128;
-            pmax * (i as f64 + 1.0) / steps as f64
-        }
-    }
-
-    /// Marking probability of the `Curve` kind at a queue of `q` bytes (0 for the other kinds,
-    /// which are not probabilistic curves of this shape).
-    pub fn curve_probability(bdp_bytes: u64, tmin_bytes: u64, pmax: f64, q: u64) -> f64 {
-        if q <= tmin_bytes {
-            return 0.0;
-        }
-        let x = (q - tmin_bytes) as f64;
-        (x / (bdp_bytes as f64 + x)).min(pmax)
-    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
