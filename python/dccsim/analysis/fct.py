@@ -202,6 +202,18 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def plot_buffer_cdf(ax, series: dict) -> None:
+    """The ToR buffer occupancy CDF of every variant that sampled ToR ports, on `ax`."""
+    for i, (variant, _, m) in enumerate(series.values()):
+        cdf = m["buffer"].get("cdf_bytes")
+        if cdf:
+            ax.plot(np.asarray(cdf) / 1e3, np.arange(101) / 100, color=f"C{i}", label=variant.name)
+    ax.set_xlabel("ToR buffer occupancy (KB)")
+    ax.set_ylabel("CDF")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def figure(scenario, series: dict, path) -> None:
     """Slowdown vs flow size (log x; p50 dashed, tail solid, one colour per variant) and, when ToR
     ports were sampled, the ToR buffer occupancy CDF."""
@@ -231,15 +243,7 @@ def figure(scenario, series: dict, path) -> None:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     if with_buf:
-        ax2 = axes[0][1]
-        for i, (slug, (variant, tables, m)) in enumerate(series.items()):
-            cdf = m["buffer"].get("cdf_bytes")
-            if cdf:
-                ax2.plot(np.asarray(cdf) / 1e3, np.arange(101) / 100, color=f"C{i}", label=variant.name)
-        ax2.set_xlabel("ToR buffer occupancy (KB)")
-        ax2.set_ylabel("CDF")
-        ax2.grid(alpha=0.3)
-        ax2.legend(fontsize=7)
+        plot_buffer_cdf(axes[0][1], series)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})

@@ -394,15 +394,7 @@ def figure(scenario, series: dict, path) -> None:
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
         if with_buf:
-            ax = axes[0][2]
-            for slug, (v, _, m) in series.items():
-                cdf = m["buffer"].get("cdf_bytes")
-                if cdf:
-                    ax.plot(np.asarray(cdf) / 1e3, np.arange(101) / 100, label=v.name)
-            ax.set_xlabel("ToR buffer occupancy (KB)")
-            ax.set_ylabel("CDF")
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+            fct.plot_buffer_cdf(axes[0][2], series)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
