@@ -54,22 +54,26 @@ def test_subflows_out_of_range_name_the_field(base, bad):
     assert "64" in e.message or "integer" in e.message, e.message
 
 
+# 8 hosts in 4 racks at 10 Gbps: the smallest FatTree on which a workload spreads over paths
+SMALL_FATTREE = {
+    "kind": "fattree",
+    "pods": 2,
+    "tors_per_pod": 2,
+    "aggs_per_pod": 2,
+    "cores": 2,
+    "servers_per_tor": 2,
+    "host_rate": "10Gbps",
+    "host_delay": "1us",
+    "tor_agg_rate": "10Gbps",
+    "tor_agg_delay": "1us",
+    "agg_core_rate": "10Gbps",
+    "agg_core_delay": "1us",
+}
+
+
 def test_workload_subflows_apply_to_generated_flows():
     data = copy.deepcopy(TWO_PATH)
-    data["topology"] = {
-        "kind": "fattree",
-        "pods": 2,
-        "tors_per_pod": 2,
-        "aggs_per_pod": 2,
-        "cores": 2,
-        "servers_per_tor": 2,
-        "host_rate": "10Gbps",
-        "host_delay": "1us",
-        "tor_agg_rate": "10Gbps",
-        "tor_agg_delay": "1us",
-        "agg_core_rate": "10Gbps",
-        "agg_core_delay": "1us",
-    }
+    data["topology"] = dict(SMALL_FATTREE)
     data["flows"] = [{"src": 0, "dst": 5, "size": "10KB"}]
     data["metrics"] = {"interval": "0s"}
     data["workload"] = {"kind": "permutation", "size": "100KB", "subflows": 3}
@@ -107,20 +111,7 @@ def test_uncoupled_subflows_split_a_connection_over_both_paths():
 
 def test_workload_cc_sets_the_generated_flows_controller():
     data = copy.deepcopy(TWO_PATH)
-    data["topology"] = {
-        "kind": "fattree",
-        "pods": 2,
-        "tors_per_pod": 2,
-        "aggs_per_pod": 2,
-        "cores": 2,
-        "servers_per_tor": 2,
-        "host_rate": "10Gbps",
-        "host_delay": "1us",
-        "tor_agg_rate": "10Gbps",
-        "tor_agg_delay": "1us",
-        "agg_core_rate": "10Gbps",
-        "agg_core_delay": "1us",
-    }
+    data["topology"] = dict(SMALL_FATTREE)
     data["metrics"] = {"interval": "0s"}
     data["workload"] = {"kind": "permutation", "size": "10KB", "cc": {"algorithm": "dctcp", "g": 0.5}}
     s = scenario.from_dict(data)

@@ -32,6 +32,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
+from .claims_text import aligned
 from .common import percentile
 from .tables import column
 
@@ -177,6 +178,12 @@ def _cell(s: dict) -> str:
     return f"{s['value']:.2f}" + ("" if s["meaningful"] else "*")
 
 
+def buffer_p99_cell(m: dict) -> str:
+    """A variant's 99th-percentile ToR buffer occupancy for a report table ("—" when not sampled)."""
+    b = m["buffer"]
+    return "—" if not b.get("samples") else f"{b['per_sample']['p99']['value'] / 1e3:.0f} KB"
+
+
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     tail = key(scenario.experiment.params.get("tail", 0.999))
     head = ["variant", "short n"]
@@ -187,13 +194,9 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         m = metrics.get(v.slug)
         if m is None:
             continue
-        b = m["buffer"]
-        buf = "—" if not b.get("samples") else f"{b['per_sample']['p99']['value'] / 1e3:.0f} KB"
         cells = [_cell(m[k][q]) for k in ("short", "medium", "long") for q in ("p50", tail)]
-        rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buf))
-    w = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(x) for c, x in zip(r, w)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * x for x in w))
+        rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buffer_p99_cell(m)))
+    lines = aligned(rows)
     ideal = next(iter(metrics.values()), {}).get("ideal", "artifact")
     lines.append(
         f"\nslowdown = FCT / ideal FCT ({ideal} definition); * = fewer than {MIN_ABOVE} samples above "

@@ -330,9 +330,14 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         m = metrics.get(v.slug)
         if m is None:
             continue
-        b = m["buffer"]
-        buf = "—" if not b.get("samples") else f"{b['per_sample']['p99']['value'] / 1e3:.0f} KB"
-        rows.append((v.name, f"{m['point']:g}", *(_cell(m["groups"][g]["tail"]) for g in GROUPS), buf))
+        rows.append(
+            (
+                v.name,
+                f"{m['point']:g}",
+                *(_cell(m["groups"][g]["tail"]) for g in GROUPS),
+                fct.buffer_p99_cell(m),
+            )
+        )
     short = next(iter(metrics.values()), {}).get("short_below_bytes", SHORT_PAPER)
     lines = aligned(rows)
     lines.append(
