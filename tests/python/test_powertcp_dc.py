@@ -179,7 +179,11 @@ def _check_pipeline(scn, summary, out: Path, paper: str):
 @pytest.mark.parametrize(
     "name, variants, points",
     [
-        ("powertcp-websearch", ["PowerTCP 60%", "HPCC 60%", "PowerTCP 20%", "HPCC 20%"], {0.2, 0.6}),
+        (
+            "powertcp-websearch",
+            ["PowerTCP 60%", "HPCC 60%", "PowerTCP 20%", "HPCC 20%", "PowerTCP 60% lossy", "HPCC 60% lossy"],
+            {0.2, 0.6},
+        ),
         ("powertcp-load", ["PowerTCP 20%", "HPCC 20%", "PowerTCP 90%", "HPCC 90%"], {0.2, 0.9}),
         ("powertcp-burst-rate", ["PowerTCP 1/s", "HPCC 1/s", "PowerTCP 16/s", "HPCC 16/s"], {1.0, 16.0}),
         ("powertcp-burst-size", ["PowerTCP 1MB", "HPCC 1MB", "PowerTCP 8MB", "HPCC 8MB"], {1e6, 8e6}),
@@ -193,6 +197,14 @@ def test_scaled_down_pipeline(tmp_path, name, variants, points):
     summary = runner.run(scn, out, progress=False, argv=["test"], jobs=2)
     assert {r["metrics"]["point"] for r in summary["runs"].values()} == points
     _check_pipeline(scn, summary, out, scn.experiment.params["paper"])
+    if name == "powertcp-websearch":  # the lossy variants: no PFC, and claims of their own
+        lossless = {slug: r["metrics"]["lossless"] for slug, r in summary["runs"].items()}
+        assert lossless == {v.slug: not v.name.endswith("lossy") for v in scn.variants()}
+        for v in scn.variants():
+            assert ("pfc" in scn.to_engine_config(v)["switch"]) is lossless[v.slug]
+        lossy_rows = [c for c in summary["claims"] if c["variant"].endswith(", lossy fabric")]
+        assert [c["variant"] for c in lossy_rows] == ["powertcp vs hpcc, lossy fabric"]
+        assert "at 60% load" in lossy_rows[0]["claim"]
     if name == "powertcp-buffer":
         for r in summary["runs"].values():
             b = r["metrics"]["buffer"]
@@ -205,7 +217,13 @@ def test_claim_arithmetic_and_verdicts():
     def m(alg, pt, val, boot, above=20):
         t = {"value": val, "n": 20_000, "above": above, "meaningful": above >= 10}
         g = {"tail": t, "boot": boot}
-        return {"algorithm": alg, "point": pt, "groups": {"short": g, "medium": g, "long": g}, "buffer": {}}
+        return {
+            "algorithm": alg,
+            "point": pt,
+            "lossless": True,
+            "groups": {"short": g, "medium": g, "long": g},
+            "buffer": {},
+        }
 
     metrics = {
         "p": m("powertcp", 0.6, 6.7, [6.5, 6.7, 6.9] * 10),
@@ -222,3 +240,52 @@ def test_claim_arithmetic_and_verdicts():
     assert (
         c["verdict"] == "not meaningful (fewer than 10 samples above the percentile): no difference resolved"
     )
+
+
+def test_lossy_variants_are_compared_only_with_lossy_variants():
+    """A claim pairs variants of one fabric: a lossy PowerTCP is not compared with a lossless HPCC."""
+    g = {"tail": {"value": 5.0, "n": 20_000, "above": 20, "meaningful": True}, "boot": [5.0] * 30}
+    groups = {"short": g, "medium": g, "long": g}
+
+    def m(alg, lossless, scale=1.0):
+        gg = {"tail": {**g["tail"], "value": 5.0 * scale}, "boot": [5.0 * scale] * 30}
+        return {
+            "algorithm": alg,
+            "point": 0.6,
+            "lossless": lossless,
+            "groups": {**groups, "short": gg},
+            "buffer": {},
+        }
+
+    metrics = {"p": m("powertcp", False, 0.5), "h": m("hpcc", True)}
+    assert powertcp_dc._claim(metrics, "fig6", "short", "powertcp", "hpcc", 0.6, -0.33, "p99.9") is None
+    assert (
+        powertcp_dc._claim(metrics, "fig6", "short", "powertcp", "hpcc", 0.6, -0.33, "p99.9", False) is None
+    )
+    metrics["hl"] = m("hpcc", False)
+    c = powertcp_dc._claim(metrics, "fig6", "short", "powertcp", "hpcc", 0.6, -0.33, "p99.9", False)
+    assert c["variant"] == "powertcp vs hpcc, lossy fabric" and c["ours_pct"] == pytest.approx(-50.0)
+
+
+def test_variant_pfc_switches_the_fabric_and_bad_values_name_the_field():
+    base = to_dict(experiments.get("powertcp-websearch"))
+    scn = from_dict(base)
+    lossy = scn.variant("PowerTCP 60% lossy")
+    assert lossy.pfc is False and "pfc" not in scn.to_engine_config(lossy)["switch"]
+    assert scn.to_engine_config("PowerTCP 60%")["switch"]["pfc"] == scn.switch.pfc.to_engine()
+    again = loads(dump_toml(scn))  # round trip through `dccsim show`
+    assert again.variant("PowerTCP 60% lossy").pfc is False and again.variant("PowerTCP 60%").pfc is None
+    # a lossy scenario, one lossless variant with its own values
+    d = {k: v for k, v in base.items() if k != "fabric"}
+    d["switch"] = {}
+    d["experiment"]["variants"] = [{"name": "on", "cc": {"algorithm": "hpcc"}, "pfc": {"alpha": 0.25}}]
+    on = from_dict(d).variant("on")
+    assert on.pfc.alpha == 0.25 and from_dict(d).to_engine_config(on)["switch"]["pfc"]["alpha"] == 0.25
+    d["experiment"]["variants"][0]["pfc"] = "yes"
+    with pytest.raises(ScenarioError) as e:
+        from_dict(d)
+    assert e.value.field == "experiment.variants[0].pfc" and "true, false or a table" in e.value.message
+    d["experiment"]["variants"][0]["pfc"] = {"alpha": -1}
+    with pytest.raises(ScenarioError) as e:
+        from_dict(d)
+    assert e.value.field == "experiment.variants[0].pfc.alpha"

@@ -159,7 +159,7 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "throughput_after_recovery_pct": None,
         "queue_after_recovery_bytes": None,
         "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-        "dt_limit_bytes": dt_limit(scenario),
+        "dt_limit_bytes": dt_limit(scenario, variant),
     }
     limit = out["dt_limit_bytes"]
     out["peak_at_buffer_limit"] = limit is not None and peak >= AT_LIMIT * limit
@@ -169,9 +169,9 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
     return out
 
 
-def dt_limit(scenario):
+def dt_limit(scenario, variant=None):
     """α/(1+α)·buffer, or None under PFC (which admits by ingress, not by this limit)."""
-    if scenario.switch.pfc is not None:
+    if scenario.variant_pfc(variant) is not None:
         return None
     a = scenario.switch.dt_alpha
     return int(scenario.switch.buffer_bytes * a / (1 + a))

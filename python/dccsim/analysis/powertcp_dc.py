@@ -19,6 +19,9 @@ Claims: the paper states each result as a change r = PowerTCP / reference − 1 
 ratio of our statistics; its 95 % interval comes from the bootstrap replicates (2.5/97.5 % of
 a_i / b_i − 1).
 That interval is the tolerance: it is the sampling uncertainty of our own estimate, nothing tuned.
+Variants with ``pfc = false`` (the lossy fabric beside the paper's lossless one) are compared only
+with each other: every claim is evaluated once per fabric that has both of its variants, the lossy
+rows labelled so.
 
 * holds: the paper's r lies inside our interval;
 * same direction, smaller/larger: our interval excludes 0 on the paper's side but not the paper's r;
@@ -186,6 +189,7 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         **m,
         "algorithm": variant.cc.algorithm,
         "point": point(scenario, variant),
+        "lossless": scenario.variant_pfc(variant) is not None,
         "short_below_bytes": short,
         "groups": groups,
     }
@@ -203,10 +207,19 @@ def _stat(m: dict, what: str):
     return s["value"], m["groups"][what]["boot"], s["meaningful"], f"n={s['n']}, {s['above']} above"
 
 
-def _find(metrics: dict, alg: str, pt) -> list:
+def _find(metrics: dict, alg: str, pt, lossless: bool = True) -> list:
     return [
-        m for m in metrics.values() if m["algorithm"] == alg and (pt is None or math.isclose(m["point"], pt))
+        m
+        for m in metrics.values()
+        if m["algorithm"] == alg
+        and m["lossless"] == lossless
+        and (pt is None or math.isclose(m["point"], pt))
     ]
+
+
+def _series(m: dict) -> str:
+    """A curve's name: the algorithm, marked when its variant ran in the lossy fabric."""
+    return m["algorithm"] if m["lossless"] else f"{m['algorithm']} (lossy)"
 
 
 def _verdict(paper: float, ours: float, lo: float, hi: float, meaningful: bool) -> str:
@@ -236,11 +249,11 @@ def _pt_text(paper: str, pt) -> str:
     return f"at {pt:g} {label}"
 
 
-def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key) -> dict | None:
-    pts = sorted({m["point"] for m in metrics.values()}) if pt is None else [pt]
+def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key, lossless=True) -> dict | None:
+    pts = sorted({m["point"] for m in metrics.values() if m["lossless"] == lossless}) if pt is None else [pt]
     pairs = []
     for x in pts:
-        a, b = _find(metrics, alg, x), _find(metrics, ref, x)
+        a, b = _find(metrics, alg, x, lossless), _find(metrics, ref, x, lossless)
         if a and b:
             pairs.append((_stat(a[0], what), _stat(b[0], what), x))
     if not pairs or (pt is None and len(pairs) < 2):
@@ -260,7 +273,7 @@ def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key) -> dict | None
     lo, hi = float(np.quantile(rep, CI[0])), float(np.quantile(rep, CI[1]))
     stat = f"{what} {tail_key}" if what != "buffer" else "ToR buffer p99"
     return {
-        "variant": f"{alg} vs {ref}",
+        "variant": f"{alg} vs {ref}" + ("" if lossless else ", lossy fabric"),
         "claim": f"{stat} {r_paper * 100:+.0f}% {_pt_text(paper, pt)}",
         "measured": f"{ours * 100:+.0f}% [95% CI {lo * 100:+.0f}%, {hi * 100:+.0f}%] ({'; '.join(notes)})",
         "verdict": _verdict(r_paper, ours, lo, hi, ok),
@@ -274,10 +287,11 @@ def claims(scenario, metrics: dict) -> list[dict]:
     paper = scenario.experiment.params["paper"]
     tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
     rows = []
-    for what, alg, ref, pt, r in CLAIMS[paper]:
-        c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key)
-        if c is not None:
-            rows.append(c)
+    for lossless in sorted({m["lossless"] for m in metrics.values()}, reverse=True):
+        for what, alg, ref, pt, r in CLAIMS[paper]:
+            c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless)
+            if c is not None:
+                rows.append(c)
     if paper == "appD":
         rows += _overcommit_claim(metrics, tail_key)
     return rows
@@ -360,19 +374,22 @@ def figure(scenario, series: dict, path) -> None:
     paper = scenario.experiment.params["paper"]
     tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
     ms = [m for _, _, m in series.values()]
-    algs = list(dict.fromkeys(m["algorithm"] for m in ms))
+    algs = list(dict.fromkeys(_series(m) for m in ms))
     pts = sorted({m["point"] for m in ms})
-    colour = {a: f"C{i}" for i, a in enumerate(algs)}
+    base = list(dict.fromkeys(m["algorithm"] for m in ms))
+    # one colour per algorithm; its lossy-fabric curve dashed
+    colour = {a: f"C{base.index(a.removesuffix(' (lossy)'))}" for a in algs}
+    style = {a: "--" if a.endswith(" (lossy)") else "-" for a in algs}
     with_buf = any(m["buffer"].get("samples") for m in ms)
     if paper == "fig6":
         fig, axes = plt.subplots(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
         for ax, x in zip(axes[0], pts):
             for a in algs:
-                for m in (m for m in ms if m["algorithm"] == a and m["point"] == x):
+                for m in (m for m in ms if _series(m) == a and m["point"] == x):
                     b = m["buckets"]
                     xs = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
                     ys = [bk[tail_key]["value"] if bk[tail_key]["value"] is not None else np.nan for bk in b]
-                    ax.plot(xs, ys, marker="o", ms=3, color=colour[a], label=a)
+                    ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_title(f"{x * 100:g}% load", fontsize=9)
@@ -385,13 +402,14 @@ def figure(scenario, series: dict, path) -> None:
         fig, axes = plt.subplots(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
         for ax, g in zip(axes[0], ("short", "long")):
             for a in algs:
-                sel = sorted((m for m in ms if m["algorithm"] == a), key=lambda m: m["point"])
+                sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
                 ys = [m["groups"][g]["tail"]["value"] for m in sel]
                 ax.plot(
                     [m["point"] for m in sel],
                     [np.nan if y is None else y for y in ys],
                     marker="o",
                     color=colour[a],
+                    ls=style[a],
                     label=a,
                 )
             ax.set_xlabel(POINTS[paper][1])

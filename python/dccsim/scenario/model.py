@@ -197,6 +197,9 @@ class Variant:
     # multipath: subflows of every multipath flow (subflows > 1) in this variant (None = as given;
     # 1 makes them single-path)
     subflows: Optional[int] = None
+    # PFC of this variant's fabric: None = the scenario's [switch] pfc, False = off (lossy Dynamic
+    # Thresholds with the scenario's buffer and dt_alpha), a Pfc = lossless with those values
+    pfc: Union[Pfc, bool, None] = None
 
     @property
     def slug(self) -> str:
@@ -285,6 +288,12 @@ class Scenario:
     def engine_flows(self, variant: Optional[Variant] = None) -> list[dict]:
         return self.flow_list(variant).to_engine()
 
+    def variant_pfc(self, variant: Optional[Variant]) -> Optional[Pfc]:
+        """The PFC a variant's fabric runs (None = lossy)."""
+        if variant is not None and variant.pfc is not None:
+            return variant.pfc or None
+        return self.switch.pfc
+
     def variant_int_switches(self, variant: Optional[Variant]) -> Optional[list]:
         """The switches with INT in a variant's run (None = every switch)."""
         if variant is not None and variant.int_switches is not None:
@@ -324,7 +333,7 @@ class Scenario:
                 "ecn": ecn_to_engine(
                     variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
                 ),
-                **({} if self.switch.pfc is None else {"pfc": self.switch.pfc.to_engine()}),
+                **({} if (pfc := self.variant_pfc(variant)) is None else {"pfc": pfc.to_engine()}),
             },
             "host": dataclasses.asdict(self.host),
             "cc": cc.to_engine(),

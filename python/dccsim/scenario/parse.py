@@ -121,7 +121,7 @@ MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -275,13 +275,13 @@ def _switch(data) -> Switch:
     )
 
 
-def _pfc(v) -> Optional[Pfc]:
+def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
     """`pfc = true | false`, or a [switch.pfc] table overriding the artifact's values."""
     if isinstance(v, bool):
         return Pfc() if v else None
     if not isinstance(v, dict):
-        raise ScenarioError("switch.pfc", f"expected true, false or a [switch.pfc] table, got {show(v)}")
-    t = Table(v, "switch.pfc", PFC_KEYS)
+        raise ScenarioError(field, f"expected true, false or a table of PFC values, got {show(v)}")
+    t = Table(v, field, PFC_KEYS)
     d = Pfc()
     headroom = v.get("headroom", "auto")
     return Pfc(
@@ -292,9 +292,9 @@ def _pfc(v) -> Optional[Pfc]:
         reserve_bytes=t.opt("reserve", ranged_size(0, 2**30), d.reserve_bytes),
         resume_offset_bytes=t.opt("resume_offset", ranged_size(0, 2**30), d.resume_offset_bytes),
         alpha_shift=integer(
-            t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), "switch.pfc.alpha_shift", lo=0, hi=16
+            t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), f"{field}.alpha_shift", lo=0, hi=16
         ),
-        headroom_bytes=None if headroom == "auto" else ranged_size(0, 2**30)(headroom, "switch.pfc.headroom"),
+        headroom_bytes=None if headroom == "auto" else ranged_size(0, 2**30)(headroom, f"{field}.headroom"),
         frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
         watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
     )
@@ -546,6 +546,8 @@ def _experiment(
             if "int_switches" in vd
             else None,
             vt.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), None),
+            # False: this variant runs lossy (PFC off); a Pfc: lossless with those values
+            (_pfc(vd["pfc"], vt.f("pfc")) or False) if "pfc" in vd else None,
         )
         if v.slug in slugs:
             raise ScenarioError(

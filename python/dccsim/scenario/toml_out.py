@@ -123,6 +123,7 @@ def to_dict(s: Scenario) -> dict:
             | ({"workload": _workload_overrides(s.workload, v.workload)} if v.workload is not None else {})
             | ({"int_switches": list(v.int_switches)} if v.int_switches is not None else {})
             | ({"subflows": v.subflows} if v.subflows is not None else {})
+            | ({"pfc": _pfc_dict(v.pfc) if v.pfc else False} if v.pfc is not None else {})
             for v in x.variants
         ]
         out["experiment"] = xd
