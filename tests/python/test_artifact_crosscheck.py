@@ -176,6 +176,35 @@ def test_fct_rows_use_dccsim_buckets_and_percentiles(cc):
     assert "| (0, 5000] | 30 | 30 | 16.00 | 32.00 | 0.50 | 30.00* | 60.00* | 0.50 |" in table
 
 
+def test_paired_bootstrap_of_ratios(cc):
+    """Theirs = ours × 2 flow by flow: every replicate's ratio is exactly 0.5 (paired resampling); an
+    unpaired difference (theirs shuffled) gives an interval around 1 that is not a point."""
+    n = 400
+    rng = np.random.default_rng(1)
+    slow = 1 + rng.exponential(1.0, n)
+    base = {
+        "size_bytes": np.where(np.arange(n) % 2 == 0, 3000, 2_000_000),
+        "start_ps": np.zeros(n, dtype=np.int64),
+        "ideal_fct_artifact_ps": np.full(n, 1_000_000),
+    }
+    ours = {**base, "end_ps": (slow * 1e6).astype(np.int64)}
+    theirs = {**base, "end_ps": (slow * 2e6).astype(np.int64)}
+    rows = {r["group"]: r for r in cc.paired_bootstrap(ours, theirs, 0, reps=200)}
+    assert set(rows) == {"short", "long", "all"} and rows["short"]["n"] == n // 2
+    for r in rows.values():
+        for k in ("p50", "p99"):
+            assert r[k] == pytest.approx((0.5, 0.5, 0.5), rel=1e-5)
+    other = {**base, "end_ps": theirs["end_ps"][rng.permutation(n)] // 2}
+    lo, hi = cc.paired_bootstrap(ours, other, 0, reps=200)[-1]["p50"][1:]
+    assert lo < 1 < hi and hi - lo > 0.01
+    assert "| all | 400 | 0.50 [0.50, 0.50] | 0.50 [0.50, 0.50] |" in cc.bootstrap_table(rows.values())
+    theirs["size_bytes"] = theirs["size_bytes"].copy()
+    theirs["end_ps"] = theirs["end_ps"].copy()
+    theirs["end_ps"][0] = -1  # a flow unfinished on one side only: no pairing
+    with pytest.raises(cc.CrossCheckError):
+        cc.paired_bootstrap(ours, theirs, 0)
+
+
 def test_export_writes_inputs_and_the_studys_cc_modes(cc, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
