@@ -136,6 +136,8 @@ fn bad_input_names_the_field() {
     let mut c = base.clone();
     c.switch.buffer_bytes = 0;
     assert_eq!(err(&c).field, "switch.buffer");
+    c.switch.buffer_bytes = dccsim_engine::config::MAX_BUFFER_BYTES + 1;
+    assert_eq!(err(&c).field, "switch.buffer");
 
     let mut c = base.clone();
     c.topology = Topology::Custom {

@@ -162,6 +162,10 @@ pub struct LinkSpec {
     pub delay_ps: u64,
 }
 
+/// The largest switch buffer (the front end's largest size, units.py): keeps α·bytes of the PFC
+/// threshold exact in signed arithmetic (fabric/pfc.rs `scaled`).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 50;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SwitchConfig {
@@ -433,8 +437,8 @@ impl Config {
                 }
             }
         }
-        if self.switch.buffer_bytes == 0 {
-            return Err(ConfigError::new("switch.buffer", "must be > 0 bytes"));
+        if self.switch.buffer_bytes == 0 || self.switch.buffer_bytes > MAX_BUFFER_BYTES {
+            return Err(ConfigError::new("switch.buffer", "must lie in (0, 1024 TiB]"));
         }
         if !(self.switch.dt_alpha > 0.0 && self.switch.dt_alpha.is_finite()) {
             return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));

@@ -28,19 +28,27 @@ use crate::config::{PfcConfig, PfcModel};
 use crate::core::PortId;
 use crate::packet::PRIORITIES;
 
-/// Ingress accounting of one switch port.
+/// What one ingress holds at one priority.
+#[derive(Clone, Copy, Debug, Default)]
+struct Held {
+    /// hpcc — reserve and shared part (headroom apart); sonic — all.
+    bytes: u64,
+    /// In headroom.
+    hdrm: u64,
+}
+
+/// Ingress accounting of one switch port: one cache line holds what every packet touches (the
+/// switch, the limits and priority 0's counters).
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Ingress {
-    /// Bytes held per priority: hpcc — reserve and shared part (headroom apart); sonic — all.
-    bytes: [u64; PRIORITIES],
-    /// Bytes held in headroom per priority.
-    hdrm: [u64; PRIORITIES],
-    headroom: u64,
-    shift: u32,
-    /// Priorities this ingress has paused upstream.
-    paused: u8,
     /// Index of the switch the port belongs to.
     switch: u32,
+    shift: u32,
+    headroom: u64,
+    /// Priorities this ingress has paused upstream.
+    paused: u8,
+    q: [Held; PRIORITIES],
 }
 
 pub struct Pfc {
@@ -111,7 +119,7 @@ impl Pfc {
             // α × (ingress pool − shared use), shared use = all bytes outside headroom
             PfcModel::Sonic => {
                 let remaining = self.base[s].saturating_sub(self.shared_used[s] - self.hdrm_used[s]);
-                (self.cfg.alpha * remaining as f64) as u64
+                scaled(self.cfg.alpha, remaining)
             }
             PfcModel::Hpcc => self.base[s].saturating_sub(self.shared_used[s]) >> i.shift,
         }
@@ -119,7 +127,7 @@ impl Pfc {
 
     #[inline]
     fn shared_of(&self, q: PortId, prio: usize) -> u64 {
-        self.ingress[q as usize].bytes[prio].saturating_sub(self.cfg.reserve_bytes)
+        self.ingress[q as usize].q[prio].bytes.saturating_sub(self.cfg.reserve_bytes)
     }
 
     /// A packet of `size` bytes arriving by ingress `q` at priority `prio`: admit it unless it
@@ -131,12 +139,12 @@ impl Pfc {
         match self.cfg.model {
             PfcModel::Sonic => {
                 let s = i.switch as usize;
-                let hdrm = i.hdrm[p];
+                let hdrm = i.q[p].hdrm;
                 !((size + hdrm > i.headroom && hdrm > 0)
                     || (size + self.hdrm_used[s] > self.hdrm_total[s] && hdrm > 0)
                     || size + self.shared_used[s] > self.base[s] + self.hdrm_total[s])
             }
-            PfcModel::Hpcc => !(size + i.hdrm[p] > i.headroom && size + self.shared_of(q, p) > self.threshold(q)),
+            PfcModel::Hpcc => !(size + i.q[p].hdrm > i.headroom && size + self.shared_of(q, p) > self.threshold(q)),
         }
     }
 
@@ -161,12 +169,12 @@ impl Pfc {
     /// headroom) the packet is headroom.
     fn enqueue_sonic(&mut self, q: PortId, p: usize, size: u64) {
         let s = self.ingress[q as usize].switch as usize;
-        self.ingress[q as usize].bytes[p] += size;
+        self.ingress[q as usize].q[p].bytes += size;
         self.shared_used[s] += size;
         let thresh = self.threshold(q);
         let i = &mut self.ingress[q as usize];
-        if i.hdrm[p] > 0 || i.bytes[p] > thresh {
-            i.hdrm[p] += size;
+        if i.q[p].hdrm > 0 || i.q[p].bytes > thresh {
+            i.q[p].hdrm += size;
             self.hdrm_used[s] += size;
         }
     }
@@ -176,13 +184,13 @@ impl Pfc {
         let reserve = self.cfg.reserve_bytes;
         let thresh = self.threshold(q);
         let i = &mut self.ingress[q as usize];
-        let new_bytes = i.bytes[p] + size;
+        let new_bytes = i.q[p].bytes + size;
         if new_bytes <= reserve {
-            i.bytes[p] = new_bytes;
+            i.q[p].bytes = new_bytes;
         } else if new_bytes - reserve > thresh {
-            i.hdrm[p] += size;
+            i.q[p].hdrm += size;
         } else {
-            i.bytes[p] = new_bytes;
+            i.q[p].bytes = new_bytes;
             self.shared_used[i.switch as usize] += size.min(new_bytes - reserve);
         }
     }
@@ -190,8 +198,8 @@ impl Pfc {
     fn should_pause(&self, q: PortId, p: usize) -> bool {
         let i = &self.ingress[q as usize];
         match self.cfg.model {
-            PfcModel::Sonic => i.hdrm[p] > 0,
-            PfcModel::Hpcc => i.hdrm[p] > 0 || self.shared_of(q, p) >= self.threshold(q),
+            PfcModel::Sonic => i.q[p].hdrm > 0,
+            PfcModel::Hpcc => i.q[p].hdrm > 0 || self.shared_of(q, p) >= self.threshold(q),
         }
     }
 
@@ -202,27 +210,27 @@ impl Pfc {
         let p = (prio as usize).min(PRIORITIES - 1);
         let i = &mut self.ingress[q as usize];
         let s = i.switch as usize;
-        let from_hdrm = i.hdrm[p].min(size);
-        i.hdrm[p] -= from_hdrm;
+        let from_hdrm = i.q[p].hdrm.min(size);
+        i.q[p].hdrm -= from_hdrm;
         match self.cfg.model {
             // `RemoveFromIngressAdmission`: headroom first, the ingress's bytes include it
             PfcModel::Sonic => {
-                i.bytes[p] = i.bytes[p].saturating_sub(size);
+                i.q[p].bytes = i.q[p].bytes.saturating_sub(size);
                 self.shared_used[s] = self.shared_used[s].saturating_sub(size);
                 self.hdrm_used[s] -= from_hdrm;
             }
             PfcModel::Hpcc => {
-                let from_shared = (size - from_hdrm).min(i.bytes[p].saturating_sub(self.cfg.reserve_bytes));
-                i.bytes[p] -= size - from_hdrm;
+                let from_shared = (size - from_hdrm).min(i.q[p].bytes.saturating_sub(self.cfg.reserve_bytes));
+                i.q[p].bytes -= size - from_hdrm;
                 self.shared_used[s] -= from_shared;
             }
         }
         let i = &self.ingress[q as usize];
-        if i.paused & (1 << p) == 0 || i.hdrm[p] > 0 {
+        if i.paused & (1 << p) == 0 || i.q[p].hdrm > 0 {
             return Frame::None;
         }
         let resume = match self.cfg.model {
-            PfcModel::Sonic => i.bytes[p] < self.cfg.xon_bytes || i.bytes[p] + self.cfg.xon_offset_bytes <= self.threshold(q),
+            PfcModel::Sonic => i.q[p].bytes < self.cfg.xon_bytes || i.q[p].bytes + self.cfg.xon_offset_bytes <= self.threshold(q),
             PfcModel::Hpcc => {
                 let shared = self.shared_of(q, p);
                 shared == 0 || shared + self.cfg.resume_offset_bytes <= self.threshold(q)
@@ -247,6 +255,16 @@ impl Pfc {
     }
 }
 
+/// ⌊α·bytes⌋ as `(α * bytes as f64) as u64` computes it, through the signed conversions (one
+/// instruction each on x86-64; the unsigned ones take a branchy sequence): the same value whenever
+/// α ≥ 0 and α·bytes < 2^63, which the validated α ≤ 64 and buffers ≤ 2^50 bytes
+/// (`config::MAX_BUFFER_BYTES`) guarantee.
+#[inline]
+pub fn scaled(alpha: f64, bytes: u64) -> u64 {
+    debug_assert!(bytes < 1 << 56 && (0.0..=64.0).contains(&alpha));
+    (alpha * bytes as i64 as f64) as i64 as u64
+}
+
 /// The artifact's headroom, 3 × rate × delay (third.cc: rate·delay/8/1e9·3, delay in whole ns,
 /// integer arithmetic), raised where it cannot hold what still arrives after a PAUSE: after the
 /// decision the frame waits for at most one packet on this port and its own serialisation, then
@@ -263,6 +281,18 @@ pub fn auto_headroom(rate_bps: u64, delay_ps: u64, max_packet: u64, frame: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scaled_equals_the_unsigned_conversions() {
+        let mut x = 1u64;
+        for k in 0..20_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let bytes = (x >> (8 + k % 56)) & ((1 << 56) - 1); // 0 to 2^56: α·bytes < 2^63 up to α = 64
+            for alpha in [0.0, 0.125, 1.0 / 3.0, 0.5, 1.0, 8.0, 64.0] {
+                assert_eq!(scaled(alpha, bytes), (alpha * bytes as f64) as u64, "α {alpha}, {bytes} B");
+            }
+        }
+    }
 
     /// Enqueue 1000-byte packets on ingress 0, priority 0 (each admitted) until one triggers a
     /// PAUSE; returns how many were enqueued.
@@ -349,7 +379,7 @@ mod tests {
         // 12 packets in reserve + shared (see above), then 9 fit the 9375-byte headroom; the
         // 22nd fits neither (1000 + 9000 > 9375 and 1000 + 7904 > 8144): 12 + 9 = 21
         assert_eq!(admitted, 21);
-        assert_eq!(p.ingress[0].hdrm[0], 9000);
+        assert_eq!(p.ingress[0].q[0].hdrm, 9000);
         // the other port is unaffected but sees a smaller threshold (shared use is switch-wide)
         assert!(p.admits(1, 0, 1000));
         assert!(p.threshold(1) < 9132);
@@ -370,7 +400,7 @@ mod tests {
         // 88000/8 = 11000 → headroom → PAUSE at the 12th
         let k = packets_until_pause(&mut p);
         assert_eq!(k, 12);
-        assert_eq!((p.ingress[0].bytes[0], p.ingress[0].hdrm[0], p.hdrm_used[0]), (12_000, 1000, 1000));
+        assert_eq!((p.ingress[0].q[0].bytes, p.ingress[0].q[0].hdrm, p.hdrm_used[0]), (12_000, 1000, 1000));
         // dequeue 1: headroom empties (bytes 11000; shared use 11000: T = 89000/8 = 11125);
         // resume needs bytes < 1248 or bytes + 2496 ≤ T: 13496 > 11125 → no; 10000: 12496 >
         // 11250; 9000: 11496 > 11375; 8000: 10496 ≤ 92000/8 = 11500 → the 4th dequeue resumes
@@ -383,7 +413,7 @@ mod tests {
             assert!(n < 12, "never resumed");
         }
         assert_eq!(n, 4);
-        assert_eq!(p.ingress[0].bytes[0], 8000);
+        assert_eq!(p.ingress[0].q[0].bytes, 8000);
     }
 
     #[test]
@@ -397,7 +427,7 @@ mod tests {
             admitted += 1;
         }
         assert_eq!(admitted, 12 + 8);
-        assert_eq!(p.ingress[0].hdrm[0], 9000);
+        assert_eq!(p.ingress[0].q[0].hdrm, 9000);
         // another priority of the same port has its own headroom and threshold share
         assert!(p.admits(0, 1, 1000));
     }

@@ -17,7 +17,8 @@ impl Switch {
     #[inline]
     pub fn admits(&self, buffer: u64, alpha: f64, port_queue: u64, size: u64) -> bool {
         let free = buffer - self.used;
-        size <= free && (port_queue + size) as f64 <= alpha * free as f64
+        // (port_queue + size) as f64 <= α·free, with exact signed conversions (fabric/pfc.rs `scaled`)
+        size <= free && ((port_queue + size) as i64 as f64) <= alpha * free as i64 as f64
     }
 }
 
