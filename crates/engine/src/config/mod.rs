@@ -298,6 +298,15 @@ pub struct FlowSpec {
     /// Multipath: the connection's subflows (1 = single path), 1..=64 (transport/multipath.rs).
     #[serde(default = "one_u32")]
     pub subflows: u32,
+    /// Earlier flows (scenario indices = connections) that must all complete before this one
+    /// starts (at the later of that and `start_ps`); a new connection, unlike `follows`
+    /// (`traffic::Deps`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<u32>,
+    /// A closed-loop source: Pareto sizes, the next flow when one completes
+    /// (`traffic::closed_loop`); `size_bytes` must be unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop: Option<crate::traffic::closed_loop::ClosedLoop>,
 }
 
 fn one_u32() -> u32 {
@@ -500,6 +509,49 @@ impl Config {
             }
             if !(1..=MAX_SUBFLOWS).contains(&f.subflows) {
                 return Err(ConfigError::new(&format!("flows[{i}].subflows"), format!("must be 1..={MAX_SUBFLOWS}, got {}", f.subflows)));
+            }
+            self.check_after(i)?;
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// `after` and `closed_loop` of flow i (traffic/): earlier finite flows, each once, no
+    /// `follows` beside them; a closed-loop source has no size of its own.
+    fn check_after(&self, i: usize) -> Result<(), ConfigError> {
+        let f = &self.flows[i];
+        if let Some(cl) = &f.closed_loop {
+            let field = format!("flows[{i}].closed_loop");
+            if f.size_bytes.is_some() || f.follows.is_some() {
+                return Err(ConfigError::new(&field, "draws the flow's size: remove size and follows"));
+            }
+            if !(cl.shape > 1.0 && cl.shape.is_finite()) {
+                return Err(ConfigError::new(&format!("{field}.shape"), format!("must be > 1 (a finite mean), got {}", cl.shape)));
+            }
+            if cl.mean_bytes == 0 {
+                return Err(ConfigError::new(&format!("{field}.mean"), "must be > 0"));
+            }
+        }
+        let field = format!("flows[{i}].after");
+        if !f.after.is_empty() && f.follows.is_some() {
+            return Err(ConfigError::new(
+                &field,
+                "cannot be combined with follows (a message of a connection starts when its previous one ends)",
+            ));
+        }
+        for (k, &p) in f.after.iter().enumerate() {
+            let Some(prev) = self.flows.get(p as usize).filter(|_| (p as usize) < i) else {
+                return Err(ConfigError::new(
+                    &format!("{field}[{k}]"),
+                    format!("must name an earlier flow (0..{}), got {p}", i.saturating_sub(1)),
+                ));
+            };
+            if prev.size_bytes.is_none() && prev.closed_loop.is_none() {
+                return Err(ConfigError::new(&format!("{field}[{k}]"), format!("flow {p} is long-lived and never completes")));
+            }
+            if f.after[..k].contains(&p) {
+                return Err(ConfigError::new(&format!("{field}[{k}]"), format!("flow {p} is listed twice")));
             }
         }
         Ok(())
