@@ -39,7 +39,11 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         }
     }
     let nic_rate = |h: u32| net.host_port(h).map_or(0, |p| net.ports[p as usize].rate_bps);
-    let expanded = closed_loop::expand(cfg, net.n_hosts, nic_rate)?;
+    let rack = match cfg.topology {
+        crate::config::Topology::Fattree { servers_per_tor, .. } => Some(servers_per_tor),
+        _ => None,
+    };
+    let expanded = closed_loop::expand(cfg, net.n_hosts, rack, nic_rate)?;
     let cfg = expanded.as_ref().unwrap_or(cfg);
     let wire = Wire::new(&cfg.host, cfg.switch.int_enabled);
     let full_data = wire.payload + wire.data_header;

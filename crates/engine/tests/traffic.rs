@@ -15,7 +15,7 @@ fn finite(src: u32, dst: u32, size: u64, after: Vec<u32>, subflows: u32) -> Flow
 }
 
 fn source(src: u32, dst: u32, mean: u64, destination: NextDestination) -> FlowSpec {
-    FlowSpec { closed_loop: Some(ClosedLoop { shape: 1.5, mean_bytes: mean, destination }), ..long_flow(src, dst, 0) }
+    FlowSpec { closed_loop: Some(ClosedLoop { shape: 1.5, mean_bytes: mean, destination, max_bytes: None }), ..long_flow(src, dst, 0) }
 }
 
 /// 8 hosts on one 10 Gbps star, DCTCP.
@@ -112,6 +112,12 @@ fn bad_after_and_closed_loop_are_one_line_errors() {
     let mut sized = source(0, 1, 1000, NextDestination::Same);
     sized.size_bytes = Some(5);
     assert!(e(vec![sized]).contains("flows[0].closed_loop"));
+    assert!(
+        e(vec![source(0, 1, 1000, NextDestination::OtherRack)]).contains("flows[0].closed_loop.destination: other-rack needs a fattree")
+    );
+    let mut low = source(0, 1, 3000, NextDestination::Same);
+    low.closed_loop.as_mut().unwrap().max_bytes = Some(999); // x_m = 1000
+    assert!(e(vec![low]).contains("flows[0].closed_loop.max"));
     let mut cfg = star8(vec![source(0, 1, 1000, NextDestination::Same)], MS);
     cfg.stop_when_done = true;
     assert!(dccsim_engine::run(&cfg).err().unwrap().to_string().contains("stop_when_done"));

@@ -9,9 +9,9 @@ from ..errors import ScenarioError
 from ..workloads import cdf as cdfs
 from ..workloads.racks import racks
 from .fields import Table, boolean, choice, integer, pos_size, ranged_number, rate, show, string, time
-from .model import Incast, RotatingIncast, Topology, Workload
+from .model import Incast, Jobs, RotatingIncast, Topology, Workload
 
-KINDS = ("permutation", "poisson", "incast", "replay")
+KINDS = ("permutation", "poisson", "incast", "jobs", "replay")
 KEYS = {
     "permutation": ("start", "size", "subflows", "cc"),
     "poisson": (
@@ -29,6 +29,20 @@ KEYS = {
         "connections",
         "stop_when_done",
         "subflows",
+        "multipath_from",
+        "cc",
+    ),
+    "jobs": (
+        "start",
+        "stop",
+        "warmup",
+        "clients",
+        "fan_in",
+        "request",
+        "response",
+        "loop",
+        "interval",
+        "stop_when_done",
         "cc",
     ),
     "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done", "subflows", "cc"),
@@ -81,6 +95,16 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
         raise ScenarioError("workload.stop", f"must be after workload.start ({start} ps), got {stop} ps")
     if start + warmup >= stop:
         raise ScenarioError("workload.warmup", "must end before workload.stop (start + warmup < stop)")
+    if kind == "jobs":
+        return Workload(
+            kind,
+            start_ps=start,
+            stop_ps=stop,
+            warmup_ps=warmup,
+            stop_when_done=done,
+            jobs=_jobs(t, n_hosts),
+            cc=None,
+        )
     rk = racks(topology.kind, topology.values)
     if rk.count < 2:
         raise ScenarioError("workload.kind", f"{kind} needs at least 2 racks")
@@ -96,6 +120,12 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     )
     if t.has("connections"):
         w["connections"] = t.req("connections", boolean)
+    if t.has("multipath_from"):
+        if sub < 2:
+            raise ScenarioError(
+                "workload.multipath_from", "needs workload.subflows > 1 (the long flows' subflows)"
+            )
+        w["multipath_from_bytes"] = t.req("multipath_from", pos_size)
     if kind == "poisson":
         sources = [k for k in ("cdf", "cdf_file", "size") if t.has(k)]
         if len(sources) != 1:
@@ -130,6 +160,30 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     elif kind == "incast":
         raise ScenarioError("workload.incast", "missing (required) table {rate or global_rate, size, fan_in}")
     return Workload(**w)
+
+
+def _jobs(t: Table, n_hosts: int) -> Jobs:
+    f = "workload"
+    fan_in = t.opt("fan_in", lambda v, g: integer(v, g, lo=1, hi=n_hosts - 1), 10)
+    loop = t.opt("loop", choice(("closed", "open")), "closed")
+    interval = t.opt("interval", time, None)
+    if loop == "open" and (interval is None or interval <= 0):
+        raise ScenarioError(
+            f"{f}.interval", "an open loop needs interval > 0 (the time between a slot's jobs)"
+        )
+    if loop == "closed" and interval is not None:
+        raise ScenarioError(
+            f"{f}.interval", 'only for loop = "open" (a closed loop starts a job when the last ends)'
+        )
+    request = t.opt("request", lambda v, g: 0 if v == 0 else pos_size(v, g), 0)
+    return Jobs(
+        clients=t.req("clients", lambda v, g: integer(v, g, lo=1, hi=n_hosts)),
+        fan_in=fan_in,
+        request_bytes=request,
+        response_bytes=t.req("response", pos_size),
+        loop=loop,
+        interval_ps=interval,
+    )
 
 
 def _load(v, f, n_send: int):

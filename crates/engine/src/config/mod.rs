@@ -532,6 +532,13 @@ impl Config {
             if cl.mean_bytes == 0 {
                 return Err(ConfigError::new(&format!("{field}.mean"), "must be > 0"));
             }
+            let x_m = cl.mean_bytes as f64 * (cl.shape - 1.0) / cl.shape;
+            if cl.max_bytes.is_some_and(|m| (m as f64) < x_m.ceil()) {
+                return Err(ConfigError::new(
+                    &format!("{field}.max"),
+                    format!("must be at least the Pareto scale x_m = mean·(shape − 1)/shape = {} B", x_m.ceil()),
+                ));
+            }
         }
         let field = format!("flows[{i}].after");
         if !f.after.is_empty() && f.follows.is_some() {

@@ -27,6 +27,11 @@ pub enum NextDestination {
     /// A host drawn uniformly from all hosts but the sender ("each host sends a long flow to a
     /// randomly selected host", AMP §5.3).
     Random,
+    /// A host drawn uniformly from the other racks (FatTree ToRs): the authors' ns-3 code
+    /// (github.com/mkheirkhah/amp, scratch/FatTree.cc, `IssueNotInnerRackFlows`, called from
+    /// `TransferExit` when a large flow ends).
+    #[serde(rename = "other-rack")]
+    OtherRack,
 }
 
 /// `FlowSpec::closed_loop`: Pareto sizes, restarted on completion.
@@ -38,6 +43,11 @@ pub struct ClosedLoop {
     /// Mean flow size (bytes); AMP: 192 MB. The scale is x_m = mean·(a − 1)/a.
     pub mean_bytes: u64,
     pub destination: NextDestination,
+    /// Sizes above this are drawn again (None: the paper's unbounded Pareto). The authors' ns-3
+    /// code bounds at 8 × 96 MiB (scratch/FatTree.cc `LargeFlowSize`: ns-3's
+    /// `ParetoVariable (2.0, 1.5, 8.0)` × 96 MiB, whose bound rejects and redraws).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
 }
 
 /// Pareto(a, x_m) by inversion: P(X > x) = (x_m / x)^a for x ≥ x_m, so X = x_m · U^(−1/a) with U
@@ -58,6 +68,16 @@ impl Pareto {
         let x = self.x_m * u.powf(-1.0 / self.shape);
         x.ceil().min((1u64 << 62) as f64) as u64
     }
+    /// One size ≤ `max` (draws above it are rejected and drawn again; `max` ≥ x_m, checked by
+    /// the config, so the loop ends with probability 1).
+    pub fn sample_bounded(&self, rng: &mut Rng, max: Option<u64>) -> u64 {
+        loop {
+            let x = self.sample(rng);
+            if max.is_none_or(|m| x <= m) {
+                return x;
+            }
+        }
+    }
 }
 
 /// Random stream of the closed-loop sources (independent of every other stream of the seed).
@@ -71,8 +91,9 @@ pub fn chain_budget(rate_bps: u64, duration_ps: u64) -> u128 {
 
 /// `cfg` with every closed-loop source drawn: the first flow of each gets its size, the
 /// successors are appended (flow order: scenario flows, then source by source). `nic_rate(h)`:
-/// host h's NIC rate (bps); `hosts`: the host count. Returns None when no flow is closed-loop.
-pub fn expand(cfg: &Config, hosts: u32, nic_rate: impl Fn(u32) -> u64) -> Result<Option<Config>, ConfigError> {
+/// host h's NIC rate (bps); `hosts`: the host count; `rack`: hosts per rack (FatTree ToR), for
+/// `other-rack`. Returns None when no flow is closed-loop.
+pub fn expand(cfg: &Config, hosts: u32, rack: Option<u32>, nic_rate: impl Fn(u32) -> u64) -> Result<Option<Config>, ConfigError> {
     if cfg.flows.iter().all(|f| f.closed_loop.is_none()) {
         return Ok(None);
     }
@@ -84,10 +105,22 @@ pub fn expand(cfg: &Config, hosts: u32, nic_rate: impl Fn(u32) -> u64) -> Result
     let n = cfg.flows.len();
     for i in 0..n {
         let Some(cl) = cfg.flows[i].closed_loop.clone() else { continue };
+        let per_rack = match (cl.destination, rack) {
+            (NextDestination::OtherRack, None) => {
+                return Err(ConfigError::new(
+                    &format!("flows[{i}].closed_loop.destination"),
+                    "other-rack needs a fattree topology (its racks)",
+                ))
+            }
+            (NextDestination::OtherRack, Some(r)) if r >= hosts => {
+                return Err(ConfigError::new(&format!("flows[{i}].closed_loop.destination"), "other-rack needs at least two racks"))
+            }
+            (_, r) => r.unwrap_or(1),
+        };
         let pareto = Pareto::with_mean(cl.shape, cl.mean_bytes as f64);
         let budget = chain_budget(nic_rate(cfg.flows[i].src), cfg.duration_ps);
         let first = out.flows[i].clone();
-        let size = pareto.sample(&mut rng);
+        let size = pareto.sample_bounded(&mut rng, cl.max_bytes);
         out.flows[i].size_bytes = Some(size);
         let mut sent = size as u128;
         let mut prev = i as u32;
@@ -95,8 +128,9 @@ pub fn expand(cfg: &Config, hosts: u32, nic_rate: impl Fn(u32) -> u64) -> Result
             let dst = match cl.destination {
                 NextDestination::Same => first.dst,
                 NextDestination::Random => random_other(&mut rng, hosts, first.src),
+                NextDestination::OtherRack => other_rack(&mut rng, hosts, per_rack, first.src),
             };
-            let size = pareto.sample(&mut rng);
+            let size = pareto.sample_bounded(&mut rng, cl.max_bytes);
             let f = FlowSpec { dst, size_bytes: Some(size), after: vec![prev], closed_loop: None, ..first.clone() };
             prev = out.flows.len() as u32;
             out.flows.push(f);
@@ -111,6 +145,18 @@ fn random_other(rng: &mut Rng, hosts: u32, not: u32) -> u32 {
     let k = ((rng.uniform() * (hosts - 1) as f64) as u32).min(hosts - 2);
     if k >= not {
         k + 1
+    } else {
+        k
+    }
+}
+
+/// A host uniform over the racks (of `per_rack` consecutive hosts) other than `src`'s.
+fn other_rack(rng: &mut Rng, hosts: u32, per_rack: u32, src: u32) -> u32 {
+    let first = src / per_rack * per_rack;
+    let own = per_rack.min(hosts - first);
+    let k = ((rng.uniform() * (hosts - own) as f64) as u32).min(hosts - own - 1);
+    if k >= first {
+        k + own
     } else {
         k
     }
@@ -158,6 +204,34 @@ mod tests {
             // expected 80 000 / 7 = 11 429, binomial sd 99: ±600 is 6 sd
             assert!((k as i64 - 11_429).abs() < 600, "host {h}: {k}");
         }
+    }
+
+    #[test]
+    fn other_rack_destinations_avoid_the_senders_rack_uniformly() {
+        let mut rng = Rng::new(5);
+        let mut seen = [0u32; 16];
+        for _ in 0..120_000 {
+            seen[other_rack(&mut rng, 16, 4, 6) as usize] += 1;
+        }
+        assert!(seen[4..8].iter().all(|&k| k == 0), "rack 1 (h4..h7) is the sender's: {seen:?}");
+        for h in (0..4).chain(8..16) {
+            // expected 120 000 / 12 = 10 000, binomial sd 96: ±600 is > 6 sd
+            assert!((seen[h] as i64 - 10_000).abs() < 600, "h{h}: {}", seen[h]);
+        }
+    }
+
+    #[test]
+    fn a_bounded_pareto_redraws_above_its_bound() {
+        // a bound at 8 x_m as in the authors' code (8 × 96 MiB with x_m = 2/3 × 96 MiB is 12 x_m;
+        // the law is the same): P(X > 8 x_m) = 8^−1.5 = 4.4 % of the draws are redrawn
+        let p = Pareto { shape: 1.5, x_m: 1000.0 };
+        let mut rng = Rng::new(9);
+        let xs: Vec<u64> = (0..100_000).map(|_| p.sample_bounded(&mut rng, Some(8000))).collect();
+        assert!(xs.iter().all(|&x| (1000..=8000).contains(&x)));
+        // rejection keeps the shape below the bound: P(X ≤ 2000 | X ≤ 8000) = (1 − 2^−1.5)/(1 − 8^−1.5)
+        // = 0.6464/0.9558 = 0.6763; binomial sd 0.0015, ±0.01 is > 6 sd
+        let f = xs.iter().filter(|&&x| x <= 2000).count() as f64 / xs.len() as f64;
+        assert!((f - 0.6763).abs() < 0.01, "{f}");
     }
 
     #[test]
