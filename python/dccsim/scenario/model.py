@@ -112,7 +112,7 @@ class Flow:
     cc: Optional[CcSpec] = None
     subflows: int = 1  # multipath: subflows of the connection (1 = single path)
     after: tuple = ()  # earlier [[flows]] indices that must all complete before this one starts
-    closed_loop: Optional["ClosedLoop"] = None  # Pareto sizes, restarted on completion
+    closed_loop: Optional[ClosedLoop] = None  # Pareto sizes, restarted on completion
 
 
 @dataclass(frozen=True)

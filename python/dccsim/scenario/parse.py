@@ -428,7 +428,7 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
                 start_ps=t.opt("start", time, 0),
                 cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
                 subflows=t.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), 1),
-                after=t.opt("after", lambda v, f: _after(v, f, i, out), ()),
+                after=t.opt("after", lambda v, f, i=i: _after(v, f, i, out), ()),
                 closed_loop=t.opt("closed_loop", _closed_loop, None),
             )
         )
