@@ -19,6 +19,7 @@ AMP = (
     "amp-jobs",
     "amp-short-flows",
     "amp-datamining",
+    "amp-datamining-paper-rate",
 )
 
 
@@ -203,6 +204,21 @@ def test_open_loop_jobs_and_multipath_by_size():
     assert all(f.get("subflows") == 4 and f["cc"] is None for f in big)
     assert all("subflows" not in f and f["cc"]["algorithm"] == "dctcp" for f in small)
     assert all("subflows" not in f for f in dm.to_engine_config("DCTCP")["flows"])
+
+
+def test_arrival_rate_gives_the_papers_780us_per_host():
+    from dccsim.errors import ScenarioError
+
+    s = get("amp-datamining-paper-rate")
+    n = len(s.flow_list(None))
+    # 128 hosts × 1282/s × 35 ms = 5743 expected (Poisson, sd 76): ±400 is > 5 sd
+    assert abs(n - 5743) < 400, n
+    t = text("amp-datamining-paper-rate").replace(
+        "arrival_rate = 1282.0", "arrival_rate = 1282.0\nload = 0.5"
+    )
+    with pytest.raises(ScenarioError) as e:
+        loads(t)
+    assert e.value.field == "workload.arrival_rate"
 
 
 @pytest.mark.parametrize(

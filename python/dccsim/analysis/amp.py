@@ -40,8 +40,9 @@ bins), ``hold`` (amp-fig6: bins the settled level must hold).
   short-flow p99 and the worst long-flow goodput; DCM the best goodput (§5.3 text).
 * ``amp-fig14`` (data-mining short flows, Fig. 14): as amp-fig13 with short = finite flows below
   ``short_below`` bytes (the paper: < 100 KB). Claim: AMP's short-flow p90 (0.18 ms) and p99
-  (0.78 ms) below XMP's (0.27/1.35) and DCM's (0.28/1.41): holds when AMP's p90 and p99 are the
-  lowest of the three.
+  (0.78 ms) below XMP's (0.27/1.35) and DCM's (0.28/1.41): holds when AMP's p90 and p99 are
+  below both by more than the half-to-half spread of either statistic (first vs second half of
+  the measured arrivals), "ordering only" when below but within it.
 * ``amp-fig7`` (SSR exit threshold τ, Fig. 7): suppression episodes per AMP connection and the
   median queue; variants differ in τ. Claim: one episode once τ ≥ 6, more below: holds when every
   τ ≥ 6 variant has ≤ 1 episode per connection (mean) and some τ < 6 variant has more.
@@ -312,10 +313,18 @@ def _jobs(scenario, variant, conns) -> dict:
 FIG14 = {"amp": (0.18, 0.78), "xmp": (0.27, 1.35), "dcm": (0.28, 1.41)}
 
 
+def _spread(m: dict, q: str) -> float:
+    """|first half − second half| of a percentile over the measured arrivals: how far the
+    statistic itself moves; a difference smaller than this is not resolved."""
+    h = m.get(f"fct_{q}_halves_s") or [None, None]
+    return abs(h[0] - h[1]) if None not in h else math.inf
+
+
 def _fig14_claims(got) -> list:
-    """The paper's numbers beside ours; the claim is the ordering (AMP's short flows finish
-    faster than with XMP's or DCM's long flows, "~55 % improvement"): holds when AMP's p90 and
-    p99 are the lowest of the three."""
+    """The paper's numbers beside ours; the claim is that AMP's long flows leave the short flows
+    the lowest FCT ("~55 % improvement" over XMP and DCM): holds when AMP's p90 and p99 are below
+    XMP's and DCM's by more than the half-to-half spread of either statistic; "ordering only" when
+    lower but within that spread; differs otherwise."""
     vals = {v.cc.algorithm: (v, m) for v, m in got.values() if m.get("fct_p99_s") is not None}
     rows = []
     for alg, (p90, p99) in FIG14.items():
@@ -323,24 +332,7 @@ def _fig14_claims(got) -> list:
             continue
         v, m = vals[alg]
         measured = f"p90 {_ms(m['fct_p90_s'])}, p99 {_ms(m['fct_p99_s'])} ({m['short_flows']} short flows)"
-        if alg == "amp":
-            others = [x for a, (_, x) in vals.items() if a in ("xmp", "dcm")]
-            ok = bool(others) and all(
-                m["fct_p90_s"] < x["fct_p90_s"] and m["fct_p99_s"] < x["fct_p99_s"] for x in others
-            )
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": f"p90 {p90} ms, p99 {p99} ms: below XMP's and DCM's (~55 % better)",
-                    "measured": measured
-                    + "; vs "
-                    + ", ".join(
-                        f"{a.upper()} p90 {_ms(x['fct_p90_s'])}" for a, (_, x) in vals.items() if a != alg
-                    ),
-                    "verdict": "holds" if ok else "differs",
-                }
-            )
-        else:
+        if alg != "amp":
             rows.append(
                 {
                     "variant": v.name,
@@ -349,6 +341,34 @@ def _fig14_claims(got) -> list:
                     "verdict": "(reference for AMP's row)",
                 }
             )
+            continue
+        others = [x for a, (_, x) in vals.items() if a in ("xmp", "dcm")]
+        lower = resolved = bool(others)
+        for x in others:
+            for q in ("p90", "p99"):
+                d = x[f"fct_{q}_s"] - m[f"fct_{q}_s"]
+                lower &= d > 0
+                resolved &= d > max(_spread(m, q), _spread(x, q))
+        gain = [1 - m["fct_p90_s"] / x["fct_p90_s"] for x in others]
+        rows.append(
+            {
+                "variant": v.name,
+                "claim": f"p90 {p90} ms, p99 {p99} ms: below XMP's and DCM's (~55 % better)",
+                "measured": measured
+                + "; vs "
+                + ", ".join(
+                    f"{a.upper()} p90 {_ms(x['fct_p90_s'])}" for a, (_, x) in vals.items() if a != alg
+                )
+                + (
+                    f"; AMP's p90 {min(gain) * 100:.0f}–{max(gain) * 100:.0f} % below XMP/DCM" if gain else ""
+                ),
+                "verdict": "holds"
+                if resolved
+                else "ordering only (within the half-to-half spread; the paper: ~55 %)"
+                if lower
+                else "differs",
+            }
+        )
     return rows
 
 

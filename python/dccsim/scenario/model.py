@@ -179,6 +179,9 @@ class Workload:
     cdf: Optional[str] = None  # a CDF shipped with dccsim (workloads/*.cdf) ...
     cdf_file: Optional[str] = None  # ... or a user's file
     cdf_points: tuple = ()  # the CDF read from either: ((size, cumulative probability), ...)
+    # poisson: flows per second per sending host, instead of `load` (AMP Fig. 14 gives its
+    # arrivals as "an average inter-flow arrival time in each server of about 780 µs")
+    arrival_rate: Optional[float] = None
     load: Union[float, tuple, None] = None  # fraction of each sending rack's uplink capacity
     # (one number for every sending rack, or a tuple with one per sending rack)
     destinations: str = "uniform"  # "uniform" (other racks) | "artifact" | "sending-racks"

@@ -218,6 +218,9 @@ def _workload_dict(wl) -> dict:
         w["size"] = units.format_size_exact(wl.size_bytes)
     if wl.load is not None:
         w["load"] = list(wl.load) if isinstance(wl.load, tuple) else wl.load
+    if wl.arrival_rate is not None:
+        w["arrival_rate"] = wl.arrival_rate
+    if wl.load is not None or wl.arrival_rate is not None:
         w["destinations"] = wl.destinations
     if wl.sending_racks is not None:
         w["sending_racks"] = wl.sending_racks

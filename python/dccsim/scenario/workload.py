@@ -22,6 +22,7 @@ KEYS = {
         "cdf_file",
         "size",
         "load",
+        "arrival_rate",
         "destinations",
         "sending_racks",
         "incast",
@@ -143,7 +144,17 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
         else:
             w["size_bytes"] = t.req("size", pos_size)
             w["cdf_points"] = ((float(w["size_bytes"]), 1.0),)  # a point mass
-        w["load"] = t.req("load", lambda v, f: _load(v, f, n_send or rk.count))
+        if t.has("arrival_rate"):
+            if t.has("load"):
+                raise ScenarioError(
+                    "workload.arrival_rate",
+                    "set either load (fraction of the uplink) or arrival_rate (flows per second per host), not both",
+                )
+            w["arrival_rate"] = float(
+                t.req("arrival_rate", ranged_number(0.0, MAX_REQUEST_RATE, lo_open=True))
+            )
+        else:
+            w["load"] = t.req("load", lambda v, f: _load(v, f, n_send or rk.count))
         w["destinations"] = t.opt("destinations", choice(DESTINATIONS), "uniform")
         if w["destinations"] == "artifact":
             last = (n_send or rk.count) - 1

@@ -138,7 +138,10 @@ def rack_loads(w, rk: Racks) -> np.ndarray:
 
 
 def poisson_rate(w, rk: Racks) -> np.ndarray:
-    """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size])."""
+    """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size]), or the
+    workload's `arrival_rate` for every sending rack."""
+    if w.arrival_rate is not None:
+        return np.full(rk.count, float(w.arrival_rate))
     return rack_loads(w, rk) * rk.uplink_bps / (rk.size * 8.0 * cdf.mean(w.cdf_points))
 
 
