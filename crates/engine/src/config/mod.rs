@@ -510,56 +510,7 @@ impl Config {
             if !(1..=MAX_SUBFLOWS).contains(&f.subflows) {
                 return Err(ConfigError::new(&format!("flows[{i}].subflows"), format!("must be 1..={MAX_SUBFLOWS}, got {}", f.subflows)));
             }
-            self.check_after(i)?;
-        }
-        Ok(())
-    }
-}
-
-impl Config {
-    /// `after` and `closed_loop` of flow i (traffic/): earlier finite flows, each once, no
-    /// `follows` beside them; a closed-loop source has no size of its own.
-    fn check_after(&self, i: usize) -> Result<(), ConfigError> {
-        let f = &self.flows[i];
-        if let Some(cl) = &f.closed_loop {
-            let field = format!("flows[{i}].closed_loop");
-            if f.size_bytes.is_some() || f.follows.is_some() {
-                return Err(ConfigError::new(&field, "draws the flow's size: remove size and follows"));
-            }
-            if !(cl.shape > 1.0 && cl.shape.is_finite()) {
-                return Err(ConfigError::new(&format!("{field}.shape"), format!("must be > 1 (a finite mean), got {}", cl.shape)));
-            }
-            if cl.mean_bytes == 0 {
-                return Err(ConfigError::new(&format!("{field}.mean"), "must be > 0"));
-            }
-            let x_m = cl.mean_bytes as f64 * (cl.shape - 1.0) / cl.shape;
-            if cl.max_bytes.is_some_and(|m| (m as f64) < x_m.ceil()) {
-                return Err(ConfigError::new(
-                    &format!("{field}.max"),
-                    format!("must be at least the Pareto scale x_m = mean·(shape − 1)/shape = {} B", x_m.ceil()),
-                ));
-            }
-        }
-        let field = format!("flows[{i}].after");
-        if !f.after.is_empty() && f.follows.is_some() {
-            return Err(ConfigError::new(
-                &field,
-                "cannot be combined with follows (a message of a connection starts when its previous one ends)",
-            ));
-        }
-        for (k, &p) in f.after.iter().enumerate() {
-            let Some(prev) = self.flows.get(p as usize).filter(|_| (p as usize) < i) else {
-                return Err(ConfigError::new(
-                    &format!("{field}[{k}]"),
-                    format!("must name an earlier flow (0..{}), got {p}", i.saturating_sub(1)),
-                ));
-            };
-            if prev.size_bytes.is_none() && prev.closed_loop.is_none() {
-                return Err(ConfigError::new(&format!("{field}[{k}]"), format!("flow {p} is long-lived and never completes")));
-            }
-            if f.after[..k].contains(&p) {
-                return Err(ConfigError::new(&format!("{field}[{k}]"), format!("flow {p} is listed twice")));
-            }
+            crate::traffic::check_flow(self, i)?;
         }
         Ok(())
     }
