@@ -443,6 +443,8 @@ def _after(v, f: str, i: int, earlier: list) -> tuple:
     """Earlier [[flows]] indices, each once, none long-lived (a long flow never completes)."""
     if not isinstance(v, list):
         raise ScenarioError(f, f"expected a list of earlier flow indices (0..{i - 1}), got {v!r}")
+    if i == 0 and v:
+        raise ScenarioError(f"{f}[0]", "flows[0] has no earlier flow to wait for")
     out = []
     for k, x in enumerate(v):
         p = integer(x, f"{f}[{k}]", lo=0, hi=max(i - 1, 0))

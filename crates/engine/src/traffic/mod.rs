@@ -145,10 +145,12 @@ pub fn check_flow(cfg: &Config, i: usize) -> Result<(), ConfigError> {
     }
     for (k, &p) in f.after.iter().enumerate() {
         let Some(prev) = cfg.flows.get(p as usize).filter(|_| (p as usize) < i) else {
-            return Err(ConfigError::new(
-                &format!("{field}[{k}]"),
-                format!("must name an earlier flow (0..{}), got {p}", i.saturating_sub(1)),
-            ));
+            let allowed = if i == 0 {
+                "flows[0] has no earlier flow to wait for".to_string()
+            } else {
+                format!("must name an earlier flow (0..={})", i - 1)
+            };
+            return Err(ConfigError::new(&format!("{field}[{k}]"), format!("{allowed}, got {p}")));
         };
         if prev.size_bytes.is_none() && prev.closed_loop.is_none() {
             return Err(ConfigError::new(&format!("{field}[{k}]"), format!("flow {p} is long-lived and never completes")));
