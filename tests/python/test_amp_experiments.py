@@ -289,3 +289,32 @@ def test_datamining_short_flows_are_measured(tmp_path):
     # a < 100 KB flow alone takes at most ≈ 0.1 ms at 10 Gbps plus the RTT; p99 well below 10 ms
     assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
     assert sum(m["short_flows_halves"]) == m["short_flows"]
+
+
+def test_after_names_every_flow_of_a_listed_source_list():
+    t = """name = "x"
+seed = 1
+duration = "1ms"
+flows = [
+  { src = [1, 2], dst = 0, size = "10KB" },
+  { src = 3, dst = 0, size = "1KB", after = [0] },
+  { src = 0, dst = 3, closed_loop = { shape = 1.5, mean = "1MB", destination = "same", max = "4MB" } },
+]
+[topology]
+kind = "star"
+hosts = 4
+host_rate = "10Gbps"
+host_delay = "1us"
+[cc]
+algorithm = "dctcp"
+"""
+    s = loads(t)
+    flows = s.to_engine_config(None)["flows"]
+    assert flows[2]["after"] == [0, 1]  # flows[0] became engine flows 0 and 1
+    assert flows[3]["closed_loop"] == {
+        "shape": 1.5,
+        "mean_bytes": 1_000_000,
+        "destination": "same",
+        "max_bytes": 4_000_000,
+    }
+    assert loads(dump_toml(s)) == s
