@@ -23,14 +23,17 @@ CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
 # Scale benchmarks run the code of bench-fattree-perm on larger FatTrees (1024 and 8192 hosts);
 # they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
 # bench-websearch-0.6 (issue 8 item 6) simulates 20 808 websearch flows, minutes of engine time.
-# amp-short-flows and amp-jobs (issue 10) run 64 to 128 multipath long flows on the 128-host
-# FatTree, ≈ 30 s of engine time per variant; the other AMP experiments replay the same code.
+# amp-short-flows, amp-jobs and amp-datamining(-paper-rate) (issue 10) run 64 to 128 multipath long flows on the
+# 128-host FatTree, 15–35 s of engine time per variant; the other AMP experiments replay the same
+# code, and tests/python/test_amp_experiments.py runs scaled-down versions of these three.
 SCALE_BENCHMARKS = {
     "bench-fattree-1024-perm",
     "bench-fattree-8192-perm",
     "bench-websearch-0.6",
     "amp-short-flows",
     "amp-jobs",
+    "amp-datamining",
+    "amp-datamining-paper-rate",
 }
 # The PowerTCP datacenter experiments (issue 9) simulate 10^5 websearch flows per variant at paper
 # scale: minutes to an hour of engine time each. Their scaled-down pipelines run in

@@ -10,7 +10,17 @@ import pytest
 from dccsim.experiments import get, list_experiments, text
 from dccsim.scenario import dump_toml, loads
 
-AMP = ("amp-incast", "amp-min-window", "amp-fairness", "amp-shifting", "amp-ssr-threshold")
+AMP = (
+    "amp-incast",
+    "amp-min-window",
+    "amp-fairness",
+    "amp-shifting",
+    "amp-ssr-threshold",
+    "amp-jobs",
+    "amp-short-flows",
+    "amp-datamining",
+    "amp-datamining-paper-rate",
+)
 
 
 def test_amp_experiments_listed_and_round_trip():
@@ -139,21 +149,172 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
     assert m["long_goodput_bps"] > 1e9
 
 
-def _jobs_until(t: str, end_us: int) -> str:
-    """amp-jobs with only the jobs starting before end_us, run 4 ms past it."""
-    keep = [
-        ln
-        for ln in t.splitlines()
-        if "size = " not in ln or int(re.search(r'start = "([0-9]+)us"', ln).group(1)) < end_us
-    ]
-    return "\n".join(keep).replace('duration = "30ms"', f'duration = "{end_us // 1000 + 4}ms"')
+def _jobs_until(t: str, stop_ms: int) -> str:
+    """amp-jobs with jobs measured in [5 ms, stop_ms), run 4 ms past it."""
+    return t.replace('duration = "150ms"', f'duration = "{stop_ms + 4}ms"').replace(
+        'stop = "140ms"', f'stop = "{stop_ms}ms"'
+    )
+
+
+def test_closed_loop_jobs_chain_requests_responses_and_jobs():
+    s = get("amp-jobs")
+    fl = s.flow_list(None)
+    src = list(fl.source)
+    first = src.index("jobs")
+    assert first == 128 and all(x == "flows" for x in src[:128])
+    flows = s.to_engine_config(s.variants()[0])["flows"]
+    # the background: closed-loop Pareto(1.5, mean 192 MB) sources to random destinations
+    assert all(
+        f["closed_loop"] == {"shape": 1.5, "mean_bytes": 192_000_000, "destination": "random"}
+        for f in flows[:128]
+    )
+    jobs = {}
+    for i in range(first, len(fl)):
+        jobs.setdefault(int(fl.request[i]), []).append(i)
+    for jid, ids in jobs.items():
+        reqs, resps = ids[:10], ids[10:]
+        assert len(resps) == 10
+        client = int(fl.src[reqs[0]])
+        servers = [int(fl.dst[r]) for r in reqs]
+        assert len(set(servers)) == 10 and client not in servers
+        assert all(int(fl.size[r]) == 2000 for r in reqs) and all(int(fl.size[r]) == 64000 for r in resps)
+        # each response answers its request, to the client, after it
+        for q, r in zip(reqs, resps):
+            assert (int(fl.src[r]), int(fl.dst[r])) == (int(fl.dst[q]), client)
+            assert flows[r]["after"] == [q]
+        # closed loop: the slot's next job's requests wait for every response of this one
+        nxt = jobs.get(jid + 1)
+        if nxt is not None and all(flows[q].get("after") for q in nxt[:10]):
+            assert all(flows[q]["after"] == resps for q in nxt[:10])
+
+
+def test_open_loop_jobs_and_multipath_by_size():
+    t = text("amp-jobs").replace('loop = "closed"', 'loop = "open"\ninterval = "2ms"')
+    s = loads(t)
+    fl = s.flow_list(None)
+    starts = sorted({int(x) for x, src in zip(fl.start, fl.source) if src == "jobs"})
+    assert starts[:3] == [5_000_000_000, 7_000_000_000, 9_000_000_000]
+    flows = s.to_engine_config(s.variants()[0])["flows"]
+    assert not any(f.get("after") and fl.size[i] == 2000 for i, f in enumerate(flows))  # requests: no gate
+    dm = get("amp-datamining")
+    cfg = dm.to_engine_config("AMP")["flows"]
+    big = [f for f in cfg if f["size_bytes"] >= 100_000]
+    small = [f for f in cfg if f["size_bytes"] < 100_000]
+    assert big and small
+    assert all(f.get("subflows") == 4 and f["cc"] is None for f in big)
+    assert all("subflows" not in f and f["cc"]["algorithm"] == "dctcp" for f in small)
+    assert all("subflows" not in f for f in dm.to_engine_config("DCTCP")["flows"])
+
+
+def test_arrival_rate_gives_the_papers_780us_per_host():
+    from dccsim.errors import ScenarioError
+
+    s = get("amp-datamining-paper-rate")
+    n = len(s.flow_list(None))
+    # 128 hosts × 1282/s × 35 ms = 5743 expected (Poisson, sd 76): ±400 is > 5 sd
+    assert abs(n - 5743) < 400, n
+    t = text("amp-datamining-paper-rate").replace(
+        "arrival_rate = 1282.0", "arrival_rate = 1282.0\nload = 0.5"
+    )
+    with pytest.raises(ScenarioError) as e:
+        loads(t)
+    assert e.value.field == "workload.arrival_rate"
+
+
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (
+            ("dst = 32, subflows = 4, closed_loop", "dst = 32, subflows = 4, after = [5], closed_loop"),
+            "flows[1].after[0]",
+        ),
+        (
+            ("dst = 32, subflows = 4, closed_loop", 'dst = 32, subflows = 4, size = "1MB", closed_loop'),
+            "flows[1].size",
+        ),
+        (
+            (
+                '1.5, mean = "192MB", destination = "random" } },\n  { src = 2',
+                '1.0, mean = "192MB", destination = "random" } },\n  { src = 2',
+            ),
+            "flows[1].closed_loop.shape",
+        ),
+        (
+            ('destination = "random" } },\n  { src = 2', 'destination = "far" } },\n  { src = 2'),
+            "flows[1].closed_loop.destination",
+        ),
+        (('loop = "closed"', 'loop = "open"'), "workload.interval"),
+        (('loop = "closed"', 'loop = "sometimes"'), "workload.loop"),
+        (("fan_in = 10", "fan_in = 0"), "workload.fan_in"),
+    ],
+)
+def test_bad_jobs_and_closed_loop_keys_name_their_field(edit, field):
+    from dccsim.errors import ScenarioError
+
+    t = text("amp-jobs")
+    assert edit[0] in t
+    with pytest.raises(ScenarioError) as e:
+        loads(t.replace(edit[0], edit[1], 1))
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(field + ":"), msg
 
 
 @pytest.mark.engine
 def test_jobs_are_grouped_and_timed(tmp_path):
-    s, scn = _run("amp-jobs", tmp_path, lambda t: _jobs_until(t, 8000), variants=["AMP 4 subflows"])
+    s, scn = _run("amp-jobs", tmp_path, lambda t: _jobs_until(t, 8), variants=["AMP 4 subflows"])
     m = s["runs"]["amp-4-subflows"]["metrics"]
-    assert m["jobs"] == 16  # 8 clients × jobs at 5 and 7 ms
+    # 8 closed-loop slots from 5 ms: jobs take ≥ 0.51 ms (640 KB into one 10 Gbps host link), so
+    # at most 8 × ⌈3 / 0.51⌉ = 48 start in [5, 8) ms; at least one per slot
+    assert 8 <= m["jobs"] <= 48
     assert m["unfinished_jobs"] == 0
-    # a job moves 640 KB into one 10 Gbps host link: at least 0.51 ms
     assert 0.51e-3 <= m["jct_p50_s"] <= m["jct_p90_s"]
+    # 12 ms is below the 51.2 ms a 64 MB flow needs at 10 Gbps: no background flow restarts yet
+    assert m["background_flows"] == 128 and m["background_restarts"] == 0
+
+
+@pytest.mark.engine
+def test_datamining_short_flows_are_measured(tmp_path):
+    s, _ = _run(
+        "amp-datamining",
+        tmp_path,
+        lambda t: t.replace('duration = "315ms"', 'duration = "20ms"').replace(
+            'stop = "305ms"', 'stop = "15ms"'
+        ),
+        variants=["AMP"],
+    )
+    m = s["runs"]["amp"]["metrics"]
+    # 128 hosts × 124 flows/s × 10 ms ≈ 159 arrivals, 87.4 % of them < 100 KB: ≈ 139 (Poisson sd 12)
+    assert 90 < m["short_flows"] < 190 and m["unfinished"] == 0
+    assert m["long_flows"] > 0
+    # a < 100 KB flow alone takes at most ≈ 0.1 ms at 10 Gbps plus the RTT; p99 well below 10 ms
+    assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
+    assert sum(m["short_flows_halves"]) == m["short_flows"]
+
+
+def test_after_names_every_flow_of_a_listed_source_list():
+    t = """name = "x"
+seed = 1
+duration = "1ms"
+flows = [
+  { src = [1, 2], dst = 0, size = "10KB" },
+  { src = 3, dst = 0, size = "1KB", after = [0] },
+  { src = 0, dst = 3, closed_loop = { shape = 1.5, mean = "1MB", destination = "same", max = "4MB" } },
+]
+[topology]
+kind = "star"
+hosts = 4
+host_rate = "10Gbps"
+host_delay = "1us"
+[cc]
+algorithm = "dctcp"
+"""
+    s = loads(t)
+    flows = s.to_engine_config(None)["flows"]
+    assert flows[2]["after"] == [0, 1]  # flows[0] became engine flows 0 and 1
+    assert flows[3]["closed_loop"] == {
+        "shape": 1.5,
+        "mean_bytes": 1_000_000,
+        "destination": "same",
+        "max_bytes": 4_000_000,
+    }
+    assert loads(dump_toml(s)) == s

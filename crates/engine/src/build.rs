@@ -16,6 +16,7 @@ use crate::telemetry::capture::Capture;
 use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
+use crate::traffic::{closed_loop, Deps};
 use crate::transport::multipath::Connection;
 use crate::transport::{Endpoint, FlowInfo, Transport, Wire};
 
@@ -32,6 +33,18 @@ pub struct Parts {
 pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     cfg.validate()?;
     let net = Network::build(&cfg.topology)?;
+    for (i, f) in cfg.flows.iter().enumerate().filter(|(_, f)| f.closed_loop.is_some() && f.src < net.n_hosts) {
+        if net.host_port(f.src).is_none() {
+            return Err(ConfigError::new(&format!("flows[{i}].src"), "a closed-loop source needs a host with a NIC"));
+        }
+    }
+    let nic_rate = |h: u32| net.host_port(h).map_or(0, |p| net.ports[p as usize].rate_bps);
+    let rack = match cfg.topology {
+        crate::config::Topology::Fattree { servers_per_tor, .. } => Some(servers_per_tor),
+        _ => None,
+    };
+    let expanded = closed_loop::expand(cfg, net.n_hosts, rack, nic_rate)?;
+    let cfg = expanded.as_ref().unwrap_or(cfg);
     let wire = Wire::new(&cfg.host, cfg.switch.int_enabled);
     let full_data = wire.payload + wire.data_header;
     let ack = cfg.host.ack_bytes as u64;
@@ -62,7 +75,25 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     }
     let m = &cfg.metrics;
     let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
-    Ok(Parts { fabric, nics, transport: Transport::new(flows, wire, h as usize, conns), telemetry, tau })
+    let mut transport = Transport::new(flows, wire, h as usize, conns);
+    transport.deps = connection_deps(cfg);
+    Ok(Parts { fabric, nics, transport, telemetry, tau })
+}
+
+/// The `after` lists of the connections, with each connection's endpoints (consecutive ids).
+fn connection_deps(cfg: &Config) -> Deps {
+    let after: Vec<Vec<u32>> = cfg.flows.iter().map(|f| f.after.clone()).collect();
+    let mut next: FlowId = 0;
+    let eps = cfg
+        .flows
+        .iter()
+        .map(|f| {
+            let e = (next, f.subflows);
+            next += f.subflows;
+            e
+        })
+        .collect();
+    Deps::new(&after, eps)
 }
 
 /// The OCS and VOQs of an rdcn topology (nodes: hosts, tor0.., core0, ocs; see topo.rs).

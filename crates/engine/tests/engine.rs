@@ -11,7 +11,17 @@ fn cross_pod_permutation(seed: u64) -> Config {
     let mut cfg = common::incast("powertcp", 0, 5 * MS);
     cfg.seed = seed;
     cfg.flows = (0..32)
-        .map(|i| FlowSpec { src: i, dst: 128 + i, size_bytes: Some(200_000), start_ps: 0, cc: None, follows: None, subflows: 1 })
+        .map(|i| FlowSpec {
+            src: i,
+            dst: 128 + i,
+            size_bytes: Some(200_000),
+            start_ps: 0,
+            cc: None,
+            follows: None,
+            subflows: 1,
+            after: vec![],
+            closed_loop: None,
+        })
         .collect();
     cfg.metrics.ports = vec!["*".into()];
     cfg
@@ -54,7 +64,17 @@ fn finite_flows_complete_with_an_fct_no_better_than_ideal() {
 #[test]
 fn a_lone_flow_finishes_at_its_ideal_fct() {
     let mut cfg = common::incast("powertcp", 0, MS);
-    cfg.flows = vec![FlowSpec { src: 0, dst: 200, size_bytes: Some(50_000), start_ps: 0, cc: None, follows: None, subflows: 1 }];
+    cfg.flows = vec![FlowSpec {
+        src: 0,
+        dst: 200,
+        size_bytes: Some(50_000),
+        start_ps: 0,
+        cc: None,
+        follows: None,
+        subflows: 1,
+        after: vec![],
+        closed_loop: None,
+    }];
     let r = dccsim_engine::run(&cfg).unwrap();
     common::assert_conserved(&r);
     let fct = r.flows.end_ps[0] - r.flows.start_ps[0];
@@ -295,8 +315,28 @@ fn artifact_ideal_fct_is_pair_rtt_plus_bytes_with_headers_at_the_path_rate() {
     // / 25G = 846.08 ns.
     let mut cfg = common::incast("powertcp", 0, MS);
     cfg.flows = vec![
-        FlowSpec { src: 0, dst: 1, size_bytes: Some(2500), start_ps: 0, cc: None, follows: None, subflows: 1 },
-        FlowSpec { src: 0, dst: 255, size_bytes: Some(2500), start_ps: 0, cc: None, follows: None, subflows: 1 },
+        FlowSpec {
+            src: 0,
+            dst: 1,
+            size_bytes: Some(2500),
+            start_ps: 0,
+            cc: None,
+            follows: None,
+            subflows: 1,
+            after: vec![],
+            closed_loop: None,
+        },
+        FlowSpec {
+            src: 0,
+            dst: 255,
+            size_bytes: Some(2500),
+            start_ps: 0,
+            cc: None,
+            follows: None,
+            subflows: 1,
+            after: vec![],
+            closed_loop: None,
+        },
     ];
     let r = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(r.flows.ideal_fct_artifact_ps, vec![4_640_000 + 846_080, 28_960_000 + 846_080]);

@@ -95,6 +95,8 @@ fn a_sender_serves_its_messages_srpt() {
             cc: None,
             follows: None,
             subflows: 1,
+            after: vec![],
+            closed_loop: None,
         })
         .collect();
     let r = dccsim_engine::run(&cfg).unwrap();

@@ -111,6 +111,34 @@ class Flow:
     start_ps: int = 0
     cc: Optional[CcSpec] = None
     subflows: int = 1  # multipath: subflows of the connection (1 = single path)
+    after: tuple = ()  # earlier [[flows]] indices that must all complete before this one starts
+    closed_loop: Optional[ClosedLoop] = None  # Pareto sizes, restarted on completion
+
+
+@dataclass(frozen=True)
+class ClosedLoop:
+    """A closed-loop long-flow source (engine traffic/closed_loop.rs): Pareto(shape, mean) sizes;
+    when a flow completes the sender starts the next, to the same or a random destination."""
+
+    shape: float
+    mean_bytes: int
+    destination: str  # "same" | "random" | "other-rack" (the authors' ns-3 code)
+    max_bytes: Optional[int] = None  # larger draws are redrawn (the authors' code: 8 × 96 MiB)
+
+
+@dataclass(frozen=True)
+class Jobs:
+    """Partition-aggregate jobs (AMP §5.3, docs/scenario.md): `clients` parallel job slots; a job
+    is a `request_bytes` request from a random client to `fan_in` random servers, each of which
+    answers `response_bytes` when its request completed. Closed loop: a slot's next job starts when
+    every response of its previous one completed; open loop: every `interval_ps`."""
+
+    clients: int
+    fan_in: int
+    request_bytes: int  # 0 = no request (the responses start with the job)
+    response_bytes: int
+    loop: str  # "closed" | "open"
+    interval_ps: Optional[int] = None  # open loop only
 
 
 @dataclass(frozen=True)
@@ -143,7 +171,7 @@ class RotatingIncast:
 
 @dataclass(frozen=True)
 class Workload:
-    kind: str  # "permutation" | "poisson" | "incast" | "replay"
+    kind: str  # "permutation" | "poisson" | "incast" | "jobs" | "replay"
     start_ps: int = 0
     size_bytes: Optional[int] = None  # permutation / poisson: bytes per flow (None = long-lived / CDF)
     stop_ps: Optional[int] = None  # poisson / incast: arrivals in [start, stop)
@@ -151,6 +179,9 @@ class Workload:
     cdf: Optional[str] = None  # a CDF shipped with dccsim (workloads/*.cdf) ...
     cdf_file: Optional[str] = None  # ... or a user's file
     cdf_points: tuple = ()  # the CDF read from either: ((size, cumulative probability), ...)
+    # poisson: flows per second per sending host, instead of `load` (AMP Fig. 14 gives its
+    # arrivals as "an average inter-flow arrival time in each server of about 780 µs")
+    arrival_rate: Optional[float] = None
     load: Union[float, tuple, None] = None  # fraction of each sending rack's uplink capacity
     # (one number for every sending rack, or a tuple with one per sending rack)
     destinations: str = "uniform"  # "uniform" (other racks) | "artifact" | "sending-racks"
@@ -164,6 +195,10 @@ class Workload:
     connections: bool = False
     subflows: int = 1  # multipath: subflows of every generated connection
     cc: Optional[CcSpec] = None  # the generated flows' own controller (None: the scenario's/variant's)
+    jobs: Optional[Jobs] = None  # kind = "jobs"
+    # poisson: flows of at least this size run multipath (`subflows`, the scenario's controller),
+    # smaller ones single-path with `cc` (AMP Fig. 14: "long" ≥ 100 KB); None = all alike
+    multipath_from_bytes: Optional[int] = None
 
     @property
     def measured_from_ps(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import re
 from pathlib import Path
@@ -116,7 +117,8 @@ ARTIFACT_PROFILE = {
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
-FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows")
+FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
+CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
 MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
@@ -426,9 +428,55 @@ def _flows(data, n_hosts: int, algorithms) -> tuple:
                 start_ps=t.opt("start", time, 0),
                 cc=_cc(fd["cc"], t.f("cc"), algorithms) if "cc" in fd else None,
                 subflows=t.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), 1),
+                after=t.opt("after", lambda v, f, i=i: _after(v, f, i, out), ()),
+                closed_loop=t.opt("closed_loop", _closed_loop, None),
             )
         )
+        if out[-1].closed_loop is not None and out[-1].size_bytes is not None:
+            raise ScenarioError(t.f("size"), "a closed_loop flow draws its sizes; remove size")
+        if out[-1].closed_loop is not None and not isinstance(src, int):
+            raise ScenarioError(t.f("src"), "a closed_loop flow has one sender (one host, not a list)")
     return tuple(out)
+
+
+def _after(v, f: str, i: int, earlier: list) -> tuple:
+    """Earlier [[flows]] indices, each once, none long-lived (a long flow never completes)."""
+    if not isinstance(v, list):
+        raise ScenarioError(f, f"expected a list of earlier flow indices (0..{i - 1}), got {v!r}")
+    if i == 0 and v:
+        raise ScenarioError(f"{f}[0]", "flows[0] has no earlier flow to wait for")
+    out = []
+    for k, x in enumerate(v):
+        p = integer(x, f"{f}[{k}]", lo=0, hi=max(i - 1, 0))
+        if p >= i:
+            raise ScenarioError(f"{f}[{k}]", f"must name an earlier flow (0..{i - 1}), got {p}")
+        if p in out:
+            raise ScenarioError(f"{f}[{k}]", f"flow {p} is listed twice")
+        prev = earlier[p]
+        if prev.size_bytes is None and prev.closed_loop is None:
+            raise ScenarioError(f"{f}[{k}]", f"flow {p} is long-lived and never completes")
+        out.append(p)
+    return tuple(out)
+
+
+def _closed_loop(v, f: str):
+    from .model import ClosedLoop
+
+    t = Table(v, f, CLOSED_LOOP_KEYS)
+    shape = t.req("shape", lambda x, g: float(ranged_number(1.0, 100.0, lo_open=True)(x, g)))
+    mean = t.req("mean", pos_size)
+    top = t.opt("max", pos_size, None)
+    x_m = math.ceil(mean * (shape - 1) / shape)
+    if top is not None and top < x_m:
+        raise ScenarioError(
+            t.f("max"), f"must be at least the Pareto scale x_m = mean·(shape − 1)/shape = {x_m} B"
+        )
+    return ClosedLoop(
+        shape=shape,
+        mean_bytes=mean,
+        destination=t.opt("destination", choice(("same", "random", "other-rack")), "random"),
+        max_bytes=top,
+    )
 
 
 def _metrics(data, topology: Topology) -> Metrics:

@@ -90,6 +90,15 @@ def to_dict(s: Scenario) -> dict:
                 fd["cc"] = _cc_dict(f.cc)
             if f.subflows != 1:
                 fd["subflows"] = f.subflows
+            if f.after:
+                fd["after"] = list(f.after)
+            if f.closed_loop is not None:
+                c = f.closed_loop
+                fd["closed_loop"] = {
+                    "shape": c.shape,
+                    "mean": units.format_size_exact(c.mean_bytes),
+                    "destination": c.destination,
+                } | ({"max": units.format_size_exact(c.max_bytes)} if c.max_bytes is not None else {})
             flows.append(fd)
         out["flows"] = flows
     if s.workload is not None:
@@ -210,11 +219,27 @@ def _workload_dict(wl) -> dict:
         w["size"] = units.format_size_exact(wl.size_bytes)
     if wl.load is not None:
         w["load"] = list(wl.load) if isinstance(wl.load, tuple) else wl.load
+    if wl.arrival_rate is not None:
+        w["arrival_rate"] = wl.arrival_rate
+    if wl.load is not None or wl.arrival_rate is not None:
         w["destinations"] = wl.destinations
     if wl.sending_racks is not None:
         w["sending_racks"] = wl.sending_racks
     if wl.connections:
         w["connections"] = True
+    if wl.multipath_from_bytes is not None:
+        w["multipath_from"] = units.format_size_exact(wl.multipath_from_bytes)
+    if wl.jobs is not None:
+        j = wl.jobs
+        w |= {
+            "clients": j.clients,
+            "fan_in": j.fan_in,
+            "request": units.format_size_exact(j.request_bytes) if j.request_bytes else 0,
+            "response": units.format_size_exact(j.response_bytes),
+            "loop": j.loop,
+        }
+        if j.interval_ps is not None:
+            w["interval"] = t(j.interval_ps)
     if wl.incast is not None:
         i = wl.incast
         inc: dict[str, Any] = {"size": units.format_size_exact(i.size_bytes), "fan_in": i.fan_in}

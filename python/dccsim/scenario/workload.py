@@ -9,9 +9,9 @@ from ..errors import ScenarioError
 from ..workloads import cdf as cdfs
 from ..workloads.racks import racks
 from .fields import Table, boolean, choice, integer, pos_size, ranged_number, rate, show, string, time
-from .model import Incast, RotatingIncast, Topology, Workload
+from .model import Incast, Jobs, RotatingIncast, Topology, Workload
 
-KINDS = ("permutation", "poisson", "incast", "replay")
+KINDS = ("permutation", "poisson", "incast", "jobs", "replay")
 KEYS = {
     "permutation": ("start", "size", "subflows", "cc"),
     "poisson": (
@@ -22,6 +22,7 @@ KEYS = {
         "cdf_file",
         "size",
         "load",
+        "arrival_rate",
         "destinations",
         "sending_racks",
         "incast",
@@ -29,6 +30,20 @@ KEYS = {
         "connections",
         "stop_when_done",
         "subflows",
+        "multipath_from",
+        "cc",
+    ),
+    "jobs": (
+        "start",
+        "stop",
+        "warmup",
+        "clients",
+        "fan_in",
+        "request",
+        "response",
+        "loop",
+        "interval",
+        "stop_when_done",
         "cc",
     ),
     "incast": ("start", "stop", "warmup", "sending_racks", "incast", "stop_when_done", "subflows", "cc"),
@@ -81,6 +96,16 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
         raise ScenarioError("workload.stop", f"must be after workload.start ({start} ps), got {stop} ps")
     if start + warmup >= stop:
         raise ScenarioError("workload.warmup", "must end before workload.stop (start + warmup < stop)")
+    if kind == "jobs":
+        return Workload(
+            kind,
+            start_ps=start,
+            stop_ps=stop,
+            warmup_ps=warmup,
+            stop_when_done=done,
+            jobs=_jobs(t, n_hosts),
+            cc=None,
+        )
     rk = racks(topology.kind, topology.values)
     if rk.count < 2:
         raise ScenarioError("workload.kind", f"{kind} needs at least 2 racks")
@@ -96,6 +121,12 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     )
     if t.has("connections"):
         w["connections"] = t.req("connections", boolean)
+    if t.has("multipath_from"):
+        if sub < 2:
+            raise ScenarioError(
+                "workload.multipath_from", "needs workload.subflows > 1 (the long flows' subflows)"
+            )
+        w["multipath_from_bytes"] = t.req("multipath_from", pos_size)
     if kind == "poisson":
         sources = [k for k in ("cdf", "cdf_file", "size") if t.has(k)]
         if len(sources) != 1:
@@ -113,7 +144,17 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
         else:
             w["size_bytes"] = t.req("size", pos_size)
             w["cdf_points"] = ((float(w["size_bytes"]), 1.0),)  # a point mass
-        w["load"] = t.req("load", lambda v, f: _load(v, f, n_send or rk.count))
+        if t.has("arrival_rate"):
+            if t.has("load"):
+                raise ScenarioError(
+                    "workload.arrival_rate",
+                    "set either load (fraction of the uplink) or arrival_rate (flows per second per host), not both",
+                )
+            w["arrival_rate"] = float(
+                t.req("arrival_rate", ranged_number(0.0, MAX_REQUEST_RATE, lo_open=True))
+            )
+        else:
+            w["load"] = t.req("load", lambda v, f: _load(v, f, n_send or rk.count))
         w["destinations"] = t.opt("destinations", choice(DESTINATIONS), "uniform")
         if w["destinations"] == "artifact":
             last = (n_send or rk.count) - 1
@@ -130,6 +171,30 @@ def parse(data, topology: Topology, n_hosts: int, base_dir: Optional[Path] = Non
     elif kind == "incast":
         raise ScenarioError("workload.incast", "missing (required) table {rate or global_rate, size, fan_in}")
     return Workload(**w)
+
+
+def _jobs(t: Table, n_hosts: int) -> Jobs:
+    f = "workload"
+    fan_in = t.opt("fan_in", lambda v, g: integer(v, g, lo=1, hi=n_hosts - 1), 10)
+    loop = t.opt("loop", choice(("closed", "open")), "closed")
+    interval = t.opt("interval", time, None)
+    if loop == "open" and (interval is None or interval <= 0):
+        raise ScenarioError(
+            f"{f}.interval", "an open loop needs interval > 0 (the time between a slot's jobs)"
+        )
+    if loop == "closed" and interval is not None:
+        raise ScenarioError(
+            f"{f}.interval", 'only for loop = "open" (a closed loop starts a job when the last ends)'
+        )
+    request = t.opt("request", lambda v, g: 0 if v == 0 else pos_size(v, g), 0)
+    return Jobs(
+        clients=t.req("clients", lambda v, g: integer(v, g, lo=1, hi=n_hosts)),
+        fan_in=fan_in,
+        request_bytes=request,
+        response_bytes=t.req("response", pos_size),
+        loop=loop,
+        interval_ps=interval,
+    )
 
 
 def _load(v, f, n_send: int):

@@ -29,9 +29,9 @@ from . import cdf
 from .permutation import permutation_pairs
 from .racks import Racks, racks
 
-POISSON_STREAM, INCAST_STREAM = 1, 2
+POISSON_STREAM, INCAST_STREAM, JOBS_STREAM = 1, 2, 3
 # Order of the `source` column's values
-SOURCES = ("flows", "permutation", "poisson", "incast", "replay", "rotating-incast")
+SOURCES = ("flows", "permutation", "poisson", "incast", "replay", "rotating-incast", "jobs")
 
 
 @dataclass
@@ -47,6 +47,8 @@ class FlowList:
     cc: list = field(default_factory=list)  # per-flow engine cc dict or None ([[flows]] only)
     follows: Optional[np.ndarray] = None  # previous flow id of the same connection, −1 = none
     subflows: list = field(default_factory=list)  # per-flow subflow count (empty: all 1)
+    after: list = field(default_factory=list)  # per-flow tuple of flow ids it starts after (empty: none)
+    closed_loop: list = field(default_factory=list)  # per-flow engine closed_loop dict or None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -73,6 +75,12 @@ class FlowList:
             for f, p in zip(out, self.follows.tolist()):
                 if p >= 0:
                     f["follows"] = p
+        for f, a in zip(out, self.after):
+            if a:
+                f["after"] = list(a)
+        for f, c in zip(out, self.closed_loop):
+            if c is not None:
+                f["closed_loop"] = c
         return out
 
     def table(self) -> dict:
@@ -98,6 +106,8 @@ def _concat(parts: list) -> FlowList:
     if not parts:
         e = _i64([])
         return FlowList(e, e, e, e, [], e, [])
+    offsets = np.cumsum([0] + [len(p) for p in parts]).tolist()
+    after = [tuple(x + o for x in a) for p, o in zip(parts, offsets) for a in (p.after or [()] * len(p))]
     return FlowList(
         np.concatenate([p.src for p in parts]),
         np.concatenate([p.dst for p in parts]),
@@ -107,6 +117,8 @@ def _concat(parts: list) -> FlowList:
         np.concatenate([p.request for p in parts]),
         [c for p in parts for c in (p.cc or [None] * len(p))],
         subflows=[n for p in parts for n in p.subflow_counts()],
+        after=after if any(after) else [],
+        closed_loop=[c for p in parts for c in (p.closed_loop or [None] * len(p))],
     )
 
 
@@ -126,7 +138,10 @@ def rack_loads(w, rk: Racks) -> np.ndarray:
 
 
 def poisson_rate(w, rk: Racks) -> np.ndarray:
-    """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size])."""
+    """λ per rack (flows per second per host): load · C_up / (n_rack · 8 · E[size]), or the
+    workload's `arrival_rate` for every sending rack."""
+    if w.arrival_rate is not None:
+        return np.full(rk.count, float(w.arrival_rate))
     return rack_loads(w, rk) * rk.uplink_bps / (rk.size * 8.0 * cdf.mean(w.cdf_points))
 
 
@@ -223,6 +238,13 @@ def rotating_incast(ri, rk: Racks, sending_racks: int) -> FlowList:
 
 def explicit(flows) -> FlowList:
     rows = [(s, f) for f in flows for s in (f.src if isinstance(f.src, tuple) else (f.src,))]
+    # [[flows]] index -> its flow ids (one per listed source)
+    ids, k = [], 0
+    for f in flows:
+        n = len(f.src) if isinstance(f.src, tuple) else 1
+        ids.append(tuple(range(k, k + n)))
+        k += n
+    after = [tuple(x for p in f.after for x in ids[p]) for _, f in rows]
     return FlowList(
         _i64([s for s, _ in rows]),
         _i64([f.dst for _, f in rows]),
@@ -232,7 +254,56 @@ def explicit(flows) -> FlowList:
         np.full(len(rows), -1, dtype=np.int64),
         [f.cc.to_engine() if f.cc else None for _, f in rows],
         subflows=[f.subflows for _, f in rows],
+        after=after if any(after) else [],
+        closed_loop=[_closed_loop(f.closed_loop) for _, f in rows],
     )
+
+
+def _closed_loop(c) -> Optional[dict]:
+    if c is None:
+        return None
+    out = {"shape": c.shape, "mean_bytes": c.mean_bytes, "destination": c.destination}
+    return out | ({"max_bytes": c.max_bytes} if c.max_bytes is not None else {})
+
+
+def jobs(w, n_hosts: int, host_rate_bps: float, seed: int) -> FlowList:
+    """Partition-aggregate jobs (AMP §5.3): per client slot, job after job, each a request from a
+    random client to `fan_in` distinct random servers (``request`` bytes; none when 0), then each
+    server's response after its request. Closed loop: a job's requests start after every response
+    of the slot's previous job (engine ``after``); open loop: job k at start + k·interval. The
+    `request` column holds the job id. A closed-loop slot gets as many jobs as its client's NIC
+    could receive in [start, stop) (a job needs ≥ fan_in·response·8/rate there), plus one."""
+    j = w.jobs
+    rng = np.random.default_rng([seed, JOBS_STREAM])
+    span = w.stop_ps - w.start_ps
+    if j.loop == "open":
+        n = -(-span // j.interval_ps)
+    else:
+        n = int(np.ceil(span / 1e12 * host_rate_bps / 8 / (j.fan_in * j.response_bytes))) + 1
+    src, dst, size, start, job, after = [], [], [], [], [], []
+    for slot in range(j.clients):
+        prev: tuple = ()
+        for k in range(n):
+            client = int(rng.integers(n_hosts))
+            servers = rng.choice(n_hosts - 1, size=j.fan_in, replace=False)
+            servers = [int(x) + (x >= client) for x in servers]
+            t0 = w.start_ps + k * j.interval_ps if j.loop == "open" else w.start_ps
+            gate = prev if j.loop == "closed" else ()
+            jid = slot * n + k
+            reqs = []
+            if j.request_bytes:
+                for sv in servers:
+                    reqs.append(len(src))
+                    src.append(client), dst.append(sv), size.append(j.request_bytes)
+                    start.append(t0), job.append(jid), after.append(gate)
+            resp = []
+            for i, sv in enumerate(servers):
+                resp.append(len(src))
+                src.append(sv), dst.append(client), size.append(j.response_bytes)
+                start.append(t0), job.append(jid), after.append((reqs[i],) if reqs else gate)
+            prev = tuple(resp)
+    m = len(src)
+    return FlowList(_i64(src), _i64(dst), _i64(size), _i64(start), ["jobs"] * m, _i64(job), after=after)
 
 
 def generated(scn) -> Optional[FlowList]:
@@ -255,6 +326,9 @@ def generated(scn) -> Optional[FlowList]:
         from .replay import read
 
         return read(w.file, "workload.file")
+    if w.kind == "jobs":
+        rate = float(scn.topology.values.get("host_rate", 400e9))
+        return jobs(w, scn.host_count, rate, scn.seed)
     rk = racks(scn.topology.kind, scn.topology.values)
     parts = [poisson(w, rk, scn.seed) if w.kind == "poisson" else None]
     if w.incast is not None:
@@ -283,6 +357,12 @@ def flow_list(scn) -> FlowList:
         gen.subflows = [scn.workload.subflows] * len(gen)
     if gen is not None and scn.workload.cc is not None:
         gen.cc = [scn.workload.cc.to_engine()] * len(gen)
+    if gen is not None and scn.workload.multipath_from_bytes is not None:
+        # AMP Fig. 14: flows of at least this size are "long" (multipath, the scenario's or the
+        # variant's controller), the others single-path with the workload's cc
+        long = (gen.size < 0) | (gen.size >= scn.workload.multipath_from_bytes)
+        gen.subflows = [scn.workload.subflows if x else 1 for x in long.tolist()]
+        gen.cc = [None if x else c for x, c in zip(long.tolist(), gen.cc or [None] * len(gen))]
     out = _concat([explicit(scn.flows), gen])
     w = scn.workload
     if w is None or not (w.connections or w.rotating_incast is not None):
@@ -316,6 +396,15 @@ def expected_count(scn) -> int:
         return 0
     if w.kind == "permutation":
         return scn.host_count
+    if w.kind == "jobs":
+        j = w.jobs
+        span = w.stop_ps - w.start_ps
+        per = (
+            -(-span // j.interval_ps)
+            if j.loop == "open"
+            else span / 1e12 * 400e9 / 8 / (j.fan_in * j.response_bytes) + 1
+        )
+        return int(j.clients * per * j.fan_in * (2 if j.request_bytes else 1))
     if w.kind == "replay":
         from .replay import row_count
 

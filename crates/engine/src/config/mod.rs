@@ -302,6 +302,15 @@ pub struct FlowSpec {
     /// Multipath: the connection's subflows (1 = single path), 1..=64 (transport/multipath.rs).
     #[serde(default = "one_u32")]
     pub subflows: u32,
+    /// Earlier flows (scenario indices = connections) that must all complete before this one
+    /// starts (at the later of that and `start_ps`); a new connection, unlike `follows`
+    /// (`traffic::Deps`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<u32>,
+    /// A closed-loop source: Pareto sizes, the next flow when one completes
+    /// (`traffic::closed_loop`); `size_bytes` must be unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop: Option<crate::traffic::closed_loop::ClosedLoop>,
 }
 
 fn one_u32() -> u32 {
@@ -505,6 +514,7 @@ impl Config {
             if !(1..=MAX_SUBFLOWS).contains(&f.subflows) {
                 return Err(ConfigError::new(&format!("flows[{i}].subflows"), format!("must be 1..={MAX_SUBFLOWS}, got {}", f.subflows)));
             }
+            crate::traffic::check_flow(self, i)?;
         }
         Ok(())
     }

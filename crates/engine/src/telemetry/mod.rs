@@ -123,7 +123,9 @@ impl Telemetry {
             t.subflow.push(f.subflow);
             t.delivered_bytes.push(conn.map_or(f.rx.rcv_nxt, |c| c.rx.rcv_nxt));
             t.suppressions.push(if f.subflow == 0 { conn.map_or(0, |c| c.episodes) } else { 0 });
-            t.start_ps.push(f.info.start as i64);
+            // a connection still waiting for its `after` list at the end never started: −1
+            let waiting = !f.stats.started && tp.deps.gated(f.info.connection);
+            t.start_ps.push(if waiting { -1 } else { f.info.start as i64 });
             t.end_ps.push(if f.stats.done { f.stats.end as i64 } else { -1 });
             t.bytes_acked.push(f.tx.snd_una);
             t.base_rtt_ps.push(f.info.base_rtt as i64);

@@ -184,6 +184,8 @@ pub struct Transport {
     next: Vec<FlowId>,
     /// Multipath connections (their subflows are flows).
     pub conns: Vec<multipath::Connection>,
+    /// Connections that start when others complete (`FlowSpec::after`).
+    pub deps: crate::traffic::Deps,
 }
 
 const NO_FLOW: FlowId = FlowId::MAX;
@@ -191,7 +193,7 @@ const NO_FLOW: FlowId = FlowId::MAX;
 impl Transport {
     pub fn new(flows: Vec<Endpoint>, wire: Wire, hosts: usize, conns: Vec<multipath::Connection>) -> Self {
         let next = if flows.iter().any(|f| f.info.follows.is_some()) { vec![NO_FLOW; flows.len()] } else { vec![] };
-        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next, conns }
+        Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next, conns, deps: Default::default() }
     }
 
     /// A message of a connection arrived (`follows` = Some(p)): if p has not finished it waits
