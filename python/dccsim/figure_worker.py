@@ -14,41 +14,103 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import sys
 
 
-def _serve(conn) -> None:
+def _serve(conn, parent_ends, right_conn) -> None:
+    """The worker: import matplotlib, fork the right half (when asked for one), draw one figure."""
+    for c in parent_ends:  # the parent's ends, copied by fork: closed so that EOF can be seen
+        c.close()
     try:
         import matplotlib  # the slow part, overlapped with the parent
         import matplotlib.backends.backend_agg  # noqa: F401
         import matplotlib.figure  # noqa: F401
 
+        from . import figure_split
         from .analysis import ANALYSES
     except KeyboardInterrupt:
         return
+    peer, pid = None, None
+    if right_conn is not None:
+        # the second process is forked only now, with matplotlib imported once for both
+        mine, theirs = multiprocessing.Pipe()
+        pid = os.fork()
+        if pid == 0:
+            conn.close()
+            mine.close()
+            try:
+                _serve_right(right_conn, theirs)
+            finally:
+                os._exit(0)
+        theirs.close()
+        right_conn.close()
+        peer = mine
     try:
-        analysis, scn, series, path = conn.recv()
-    except (EOFError, KeyboardInterrupt):
+        analysis, scn, series, path = pickle.loads(conn.recv_bytes())
+    except (EOFError, OSError, KeyboardInterrupt):
         return
     try:
+        if peer is not None and getattr(ANALYSES[analysis], "PARALLEL_FIGURE", False):
+            figure_split.activate(figure_split.Half("left", peer))
         ANALYSES[analysis].figure(scn, series, path)
         conn.send(("ok", matplotlib.__version__))
     except BaseException as e:  # reported to the parent, which raises it
         conn.send(("error", e))
+    finally:
+        if pid is not None:
+            peer.close()
+            os.waitpid(pid, 0)
+
+
+def _serve_right(conn, peer) -> None:
+    """The right half (figure_split.py): the same figure, this side's panels, sent to the left."""
+    from . import figure_split
+    from .analysis import ANALYSES
+
+    try:
+        raw = conn.recv_bytes()
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
+    if not raw:  # this figure is drawn by the left process alone
+        return
+    analysis, scn, series, _ = pickle.loads(raw)
+    half = figure_split.Half("right", peer)
+    figure_split.activate(half)
+    try:
+        ANALYSES[analysis].figure(scn, series, os.devnull)  # writes nothing: the left one does
+    except BaseException:  # noqa: BLE001  (the left process draws the figure alone and reports)
+        pass
+    finally:
+        try:
+            half.finish()
+        except OSError:
+            pass
 
 
 class FigureWorker:
-    """One figure, drawn in a child process started now (see module docstring)."""
+    """One figure, drawn in a child process started now (see module docstring); with
+    `split=True` (Linux, 2 or more cores) the child forks a second process after its imports, and
+    figures of analyses with PARALLEL_FIGURE are drawn half by each (figure_split.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: bool | None = None) -> None:
         self._proc = None
+        self._right = None
         self.matplotlib_version = None  # set once a figure is drawn
+        if split is None:
+            split = (os.cpu_count() or 1) >= 2
         if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
-            self._proc = ctx.Process(target=_serve, args=(child,), daemon=True)
+            ends, right_child = [self._conn], None
+            if split:
+                self._right, right_child = ctx.Pipe()
+                ends.append(self._right)
+            self._proc = ctx.Process(target=_serve, args=(child, ends, right_child), daemon=True)
             self._proc.start()
             child.close()
+            if right_child is not None:
+                right_child.close()
 
     def draw(self, analysis: str, scn, series: dict, path) -> None:
         """Draw ANALYSES[analysis].figure(scn, series, path); returns when the file is written."""
@@ -60,14 +122,28 @@ class FigureWorker:
             ANALYSES[analysis].figure(scn, series, path)
             self.matplotlib_version = matplotlib.__version__
             return
-        self._conn.send((analysis, scn, series, os.path.abspath(path)))  # the child may predate a chdir
+        from .analysis import ANALYSES
+
+        payload = pickle.dumps(
+            (analysis, scn, series, os.path.abspath(path))
+        )  # the child may predate a chdir
+        self._conn.send_bytes(payload)
+        if self._right is not None:
+            split = getattr(ANALYSES[analysis], "PARALLEL_FIGURE", False)
+            self._right.send_bytes(payload if split else b"")
         status, answer = self._conn.recv()
         self.close()
         if status != "ok":
             raise answer
         self.matplotlib_version = answer
 
+    def _close_right(self) -> None:
+        if self._right is not None:
+            self._right.close()  # the right half sees EOF and exits
+            self._right = None
+
     def close(self) -> None:
+        self._close_right()
         if self._proc is not None:
             self._conn.close()  # an idle child sees EOF and exits
             self._proc.join(timeout=5)
@@ -78,6 +154,7 @@ class FigureWorker:
 
     def stop(self) -> None:
         """End the child at once, even mid-import (close() would wait for its imports)."""
+        self._close_right()
         if self._proc is not None:
             self._conn.close()
             self._proc.terminate()

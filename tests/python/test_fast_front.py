@@ -85,11 +85,12 @@ def test_run_path_imports_neither_pandas_nor_matplotlib(tmp_path):
 def test_json_run_path_skips_the_optional_imports(tmp_path):
     """`dccsim run --no-figures --json` imports neither tqdm (no bar to draw) nor importlib.metadata
     (the version comes from the engine) nor the figure worker: ≈ 40, 50 and 8 ms of the front end's
-    0.3 s budget (issue 12; docs/benchmarks.md)."""
+    0.3 s budget (issue 12; docs/benchmarks.md); nor matplotlib, pandas or pyarrow (the engine
+    module encodes the Parquet files)."""
     code = (
         "import sys, json; from dccsim import cli; "
         f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--no-figures', '--json', '--out', {str(tmp_path / 'o')!r}]); "
-        "mods = ('tqdm', 'importlib.metadata', 'dccsim.figure_worker', 'matplotlib'); "
+        "mods = ('tqdm', 'importlib.metadata', 'dccsim.figure_worker', 'matplotlib', 'pyarrow', 'pandas'); "
         "print(json.dumps([rc] + sorted(m for m in mods if m in sys.modules)), file=sys.stderr)"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
@@ -159,3 +160,161 @@ def test_decimate_keeps_extremes_and_order():
     assert dy.max() == y.max() and dy.min() == y.min()
     short = np.arange(10)
     assert len(plots.decimate(short, short, 500)[0]) == 10  # short series unchanged
+
+
+def _read_back(data: bytes):
+    import io
+
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(data))
+
+
+def _same_table(a, b) -> None:
+    assert [(f.name, str(f.type), f.nullable) for f in a.schema] == [
+        (f.name, str(f.type), f.nullable) for f in b.schema
+    ]
+    for col in a.column_names:
+        x, y = (t[col].to_numpy(zero_copy_only=False) for t in (a, b))
+        assert len(x) == len(y), col
+        if x.dtype.kind == "f":
+            assert np.array_equal(x, y, equal_nan=True), col
+        else:
+            assert (x == y).all(), col
+
+
+def test_engine_parquet_writer_matches_the_pyarrow_writer():
+    """The engine's Parquet encoder (crates/py/src/parquet_out.rs) and the pyarrow one read the
+    same column list (results.table_columns) and give the same schema (names, types, nullable)
+    and values, for every table of a real run (empty ones included) and the flow input; the
+    engine's bytes are the same on every call."""
+    scn = experiments.get("powertcp-incast")
+    v = scn.variant("hpcc")
+    res = engine.run(scn.to_engine_config(v))
+    specs = [(results.table_columns()[n], c) for n, c in results.engine_tables(res).items()]
+    specs[0] = (specs[0][0], results.with_slowdown(specs[0][1]))
+    specs.append((results.FLOW_INPUT, scn.flow_list().table()))
+    assert results._native_encoder() is not None
+    rows = 0
+    for spec, cols in specs:
+        native = results.encode_table(spec, cols)
+        assert native == results.encode_table(spec, cols)
+        _same_table(_read_back(native), _read_back(results.encode_table(spec, cols, native=False)))
+        rows += _read_back(native).num_rows
+    assert rows > 3000  # the sampled series are in there, not only empty tables
+
+
+def test_engine_parquet_writer_splits_row_groups_like_pyarrow():
+    """Row groups of 2^20 rows (pyarrow's default), so a long series reads back whole."""
+    import pyarrow.parquet as pq
+
+    n = (1 << 20) + 5
+    cols = {"time_ps": np.arange(n, dtype=np.int64), "port": np.zeros(n, dtype=np.int64)}
+    spec = (("time_ps", "int64"), ("port", "int64"), ("name", "string"))
+    data = results.encode_table(spec, cols)
+    import io
+
+    f = pq.ParquetFile(io.BytesIO(data))
+    assert f.metadata.num_row_groups == 2 and f.metadata.num_rows == n
+    t = f.read()
+    assert t["time_ps"][n - 1].as_py() == n - 1 and t["name"][0].as_py() == ""  # missing: ""
+
+
+def test_engine_parquet_writer_rejects_bad_columns():
+    from dccsim import _engine
+
+    with pytest.raises(ValueError, match="b: 2 rows, but a has 1"):
+        _engine.parquet_table([("a", "int64", np.zeros(1, np.int64)), ("b", "int64", np.zeros(2, np.int64))])
+    with pytest.raises(ValueError, match="dtype must be"):
+        _engine.parquet_table([("a", "int32", np.zeros(1, np.int32))])
+
+
+def _incast_series(n: int):
+    from dccsim.analysis import incast
+
+    scn, _ = _small_incast()
+    series = {}
+    for v in scn.variants()[:n]:
+        res = engine.run(scn.to_engine_config(v))
+        t = runner.frames(res)
+        series[v.slug] = (v, t, incast.variant_metrics(scn, v, t, res["summary"]))
+    return scn, series
+
+
+def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
+    """The incast figure drawn half by each of two processes (figure_split.py) is byte-identical
+    to the figure drawn whole in one process."""
+    from dccsim.analysis import incast
+    from dccsim.figure_worker import FigureWorker
+
+    scn, series = _incast_series(len(experiments.get("powertcp-incast").variants()))
+    assert incast.PARALLEL_FIGURE
+    w = FigureWorker(split=True)
+    assert w._proc is not None and w._right is not None
+    w.draw("incast", scn, series, tmp_path / "split.png")
+    incast.figure(scn, series, tmp_path / "whole.png")
+    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+
+
+def test_incast_figure_splits_without_falling_back():
+    """Structural guard of the parallel figure: the incast figure has a cut between its panels,
+    each side gets panels, and nothing of either side's panels reaches across the cut (otherwise
+    the left process would silently draw the whole figure alone)."""
+    from dccsim import figure_split
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(7)
+    captured = {}
+
+    class Capture:
+        def save(self, fig, path, dpi, metadata):
+            captured["fig"] = fig
+
+    figure_split.activate(Capture())
+    try:
+        incast.figure(scn, series, "unused.png")
+    finally:
+        figure_split.activate(None)
+    fig = captured["fig"]
+    cut, left, right = figure_split.cut_column(fig)
+    assert len(left) == 6 and len(right) == 8  # 3 and 4 panels, each with its twin axis
+    for side in ("left", "right"):
+        got_cut, part, clean = figure_split.render_side(fig, plots.DPI, side)
+        assert got_cut == cut and clean, side
+        assert part.shape[1] == (cut if side == "left" else int(fig.get_figwidth() * plots.DPI) - cut)
+
+
+def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
+    """A figure whose panel decorations reach across every gap is drawn whole by the left process:
+    the output is still the one-process PNG."""
+    import multiprocessing
+
+    from dccsim import figure_split
+
+    def draw(path):
+        fig, axes = plots.new_figure(1, 2, figsize=(4, 2))
+        for ax in axes:
+            ax.plot([0, 1], [0, 1])
+        axes[0].set_title("a title much wider than its panel, crossing the gap", fontsize=12)
+        plots.save(fig, path)
+
+    draw(tmp_path / "whole.png")
+    a, b = multiprocessing.Pipe()
+    pid = os.fork()
+    if pid == 0:  # the right half
+        try:
+            half = figure_split.Half("right", b)
+            figure_split.activate(half)
+            draw(os.devnull)
+            half.finish()
+        finally:
+            os._exit(0)
+    try:
+        figure_split.activate(figure_split.Half("left", a))
+        draw(tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+        os.waitpid(pid, 0)
+    fig, _ = plots.new_figure(1, 2, figsize=(4, 2))
+    assert figure_split.cut_column(fig) is not None  # there is a gap, but the title crosses it
+    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
