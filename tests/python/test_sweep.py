@@ -157,3 +157,17 @@ def test_equal_results_compare_with_filecmp(tmp_path):
     names = sorted(f.name for f in a.iterdir())
     match, mismatch, errors = filecmp.cmpfiles(a, b, names, shallow=False)
     assert mismatch == [] and errors == [] and len(match) == len(results.TABLE_NAMES) + 1  # + summary.json
+
+
+def test_progress_bar_shows_done_running_failed_and_eta():
+    import io
+
+    from rich.console import Console
+
+    out = io.StringIO()
+    bar = sweep._Progress(4, 1, True, console=Console(file=out, force_terminal=True, width=150))
+    bar.update(started=2)
+    bar.update(finished={"status": "failed"})
+    bar.close()
+    text = out.getvalue()
+    assert "2/4 done" in text and "1 running" in text and "1 failed" in text and "ETA" in text
