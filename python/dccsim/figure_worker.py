@@ -4,10 +4,15 @@ engine and writes the tables.
 Importing matplotlib costs about as much as a small run's whole engine and writing time; done in
 a second process it overlaps with them (docs/benchmarks.md). The CLI forks the worker before it
 imports anything heavy (`prestart`, for `dccsim run` with figures), so that the child's imports
-also overlap with the parent's (numpy, pyarrow, the scenario code); `runner.run` takes that worker
+also overlap with the parent's (numpy, the scenario code); `runner.run` takes that worker
 or starts one. The child gets the figure's inputs through a pipe, draws with the analysis's own
 `figure()` and answers "ok" with the matplotlib version it drew with, or the exception. Where fork
 is not available the figure is drawn in-process, with the same bytes.
+
+On a machine with two or more cores the child forks a second one once matplotlib is imported
+(so it is imported once); the parent sends both the figure's inputs, and an analysis with
+`PARALLEL_FIGURE = True` has its figure drawn half by each (figure_split.py), still with the
+same bytes. For other analyses the second child is told to exit.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def frames(result: dict) -> dict:
 
 
 def _library_versions(worker) -> dict:
-    """Versions of the libraries this run used: numpy and pyarrow always (already imported),
+    """Versions of the libraries this run used: numpy always, pyarrow when a table was written by it,
     pandas when an analysis imported it, matplotlib when a figure was drawn (the figure worker
     reports the version it drew with; docs/results.md)."""
     out = {}
@@ -189,7 +189,7 @@ def default_jobs() -> int:
 
 # `jobs=None` (the CLI's default): the first variant runs in this process, and the others in up
 # to one worker per core only when it took at least this long. Starting a worker costs ≈ 0.3–0.5 s
-# (a fresh interpreter importing dccsim, numpy and pyarrow), so a run of short variants (the
+# (a fresh interpreter importing dccsim, numpy and the engine), so a run of short variants (the
 # demo's 0.03 s each) stays in one process, and a paper-scale one (minutes each) uses every core.
 PARALLEL_AFTER_S = 1.0
 
