@@ -117,7 +117,12 @@ class Half:
                 self.peer.send(None if got is None or not got[2] else (got[0], got[1]))
             return
         got = render_side(fig, dpi, "left") if first else None
-        theirs = self.peer.recv() if got is not None else None
+        theirs = None
+        if got is not None:
+            try:
+                theirs = self.peer.recv()
+            except (EOFError, OSError):  # the right process died: draw the figure alone
+                pass
         if got is not None and got[2] and theirs is not None and theirs[0] == got[0]:
             write_png(path, np.concatenate([got[1], theirs[1]], axis=1), dpi, metadata)
         else:

@@ -318,3 +318,29 @@ def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
     fig, _ = plots.new_figure(1, 2, figsize=(4, 2))
     assert figure_split.cut_column(fig) is not None  # there is a gap, but the title crosses it
     assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+
+
+def test_split_left_draws_alone_when_the_right_process_dies(tmp_path):
+    import multiprocessing
+
+    from dccsim import figure_split
+
+    def draw(path):
+        fig, axes = plots.new_figure(1, 3, figsize=(9, 2))
+        for i, ax in enumerate(axes):
+            ax.plot([0, 1], [0, i])
+        plots.save(fig, path)
+
+    draw(tmp_path / "whole.png")
+    a, b = multiprocessing.Pipe()
+    pid = os.fork()
+    if pid == 0:  # a right half that dies before sending anything
+        os._exit(0)
+    b.close()
+    try:
+        figure_split.activate(figure_split.Half("left", a))
+        draw(tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+        os.waitpid(pid, 0)
+    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
