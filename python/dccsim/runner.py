@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import platform
-import socket
 import sys
 import time
 from pathlib import Path
@@ -59,7 +57,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None, jo
         "wall_time_s": round(wall_s, 3),
         "variant_wall_time_s": {k: round(v, 3) for k, v in variant_wall.items()},
         "jobs": jobs,
-        "host": socket.gethostname(),
+        "host": platform.node(),  # os.uname(); no socket import
         "platform": platform.platform(),
         "python": platform.python_version(),
         "dccsim": sys.modules[__package__].__version__,
@@ -236,7 +234,7 @@ def run(
         worker = figure_worker.take()
     elif "dccsim.figure_worker" in sys.modules:
         sys.modules["dccsim.figure_worker"].discard_prestarted()
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())  # no datetime import
     t_start = time.perf_counter()
     argv = list(argv if argv is not None else sys.argv)
 
