@@ -23,7 +23,22 @@ import pickle
 import sys
 
 
-def _serve(conn, parent_ends, right_conn) -> None:
+def free_core(loadavg: str | None = None, cores: int | None = None) -> bool:
+    """Whether a second drawing process would get a core of its own now: the runnable tasks at
+    this instant (/proc/loadavg's 4th field, this process included) are at most the cores. On a
+    busy machine drawing in two processes only adds the work both do twice (building the figure),
+    so the figure is then drawn in one, with the same bytes."""
+    try:
+        if loadavg is None:
+            with open("/proc/loadavg") as f:
+                loadavg = f.read()
+        runnable = int(loadavg.split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    return runnable <= (cores or os.cpu_count() or 1)
+
+
+def _serve(conn, parent_ends, right_conn, split_always: bool) -> None:
     """The worker: import matplotlib, fork the right half (when asked for one), draw one figure."""
     for c in parent_ends:  # the parent's ends, copied by fork: closed so that EOF can be seen
         c.close()
@@ -37,6 +52,9 @@ def _serve(conn, parent_ends, right_conn) -> None:
     except KeyboardInterrupt:
         return
     peer, pid = None, None
+    if right_conn is not None and not (split_always or free_core()):
+        right_conn.close()  # no second process: the parent's send to it fails, and it sends no more
+        right_conn = None
     if right_conn is not None:
         # the second process is forked only now, with matplotlib imported once for both
         mine, theirs = multiprocessing.Pipe()
@@ -95,13 +113,16 @@ def _serve_right(conn, peer) -> None:
 
 class FigureWorker:
     """One figure, drawn in a child process started now (see module docstring); with
-    `split=True` (Linux, 2 or more cores) the child forks a second process after its imports, and
-    figures of analyses with PARALLEL_FIGURE are drawn half by each (figure_split.py)."""
+    `split` the child forks a second process after its imports, and figures of analyses with
+    PARALLEL_FIGURE are drawn half by each (figure_split.py). split=None (the default): on two or
+    more cores, when a core is free once matplotlib is imported (free_core); True: always;
+    False: never."""
 
     def __init__(self, split: bool | None = None) -> None:
         self._proc = None
         self._right = None
         self.matplotlib_version = None  # set once a figure is drawn
+        split_always = split is True
         if split is None:
             split = (os.cpu_count() or 1) >= 2
         if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
@@ -111,7 +132,9 @@ class FigureWorker:
             if split:
                 self._right, right_child = ctx.Pipe()
                 ends.append(self._right)
-            self._proc = ctx.Process(target=_serve, args=(child, ends, right_child), daemon=True)
+            self._proc = ctx.Process(
+                target=_serve, args=(child, ends, right_child, split_always), daemon=True
+            )
             self._proc.start()
             child.close()
             if right_child is not None:
@@ -135,7 +158,10 @@ class FigureWorker:
         self._conn.send_bytes(payload)
         if self._right is not None:
             split = getattr(ANALYSES[analysis], "PARALLEL_FIGURE", False)
-            self._right.send_bytes(payload if split else b"")
+            try:
+                self._right.send_bytes(payload if split else b"")
+            except OSError:  # the child chose to draw alone (no free core) and closed this pipe
+                pass
         status, answer = self._conn.recv()
         self.close()
         if status != "ok":

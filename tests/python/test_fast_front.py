@@ -344,3 +344,29 @@ def test_split_left_draws_alone_when_the_right_process_dies(tmp_path):
         figure_split.activate(None)
         os.waitpid(pid, 0)
     assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+
+
+def test_busy_machine_draws_the_figure_in_one_process(tmp_path, monkeypatch):
+    """With no free core (figure_worker.free_core) the worker does not fork the second process;
+    the parent's send to it fails quietly and the figure is the same."""
+    from dccsim import figure_worker
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(3)
+    monkeypatch.setattr(figure_worker, "free_core", lambda: False)
+    w = figure_worker.FigureWorker()
+    assert w._right is not None  # asked for, declined by the child after its imports
+    w.draw("incast", scn, series, tmp_path / "busy.png")
+    incast.figure(scn, series, tmp_path / "whole.png")
+    assert (tmp_path / "busy.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+
+
+def test_free_core_reads_the_runnable_count():
+    from dccsim import figure_worker
+
+    # this worker and the parent running on 2 cores: a core for the second process once the
+    # parent waits; a third runnable task: none
+    assert figure_worker.free_core("0.52 0.58 0.59 2/301 12345", cores=2)
+    assert not figure_worker.free_core("4.10 3.90 2.00 3/301 12345", cores=2)
+    assert figure_worker.free_core("garbage", cores=2)  # unreadable: as on an idle machine
+    assert isinstance(figure_worker.free_core(), bool)  # the real /proc/loadavg parses
