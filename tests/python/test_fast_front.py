@@ -370,3 +370,18 @@ def test_free_core_reads_the_runnable_count():
     assert not figure_worker.free_core("4.10 3.90 2.00 3/301 12345", cores=2)
     assert figure_worker.free_core("garbage", cores=2)  # unreadable: as on an idle machine
     assert isinstance(figure_worker.free_core(), bool)  # the real /proc/loadavg parses
+
+
+def test_free_core_at_realtime_priority():
+    """A run at real-time priority preempts every ordinary task: a core is free for it."""
+    import shutil
+
+    if shutil.which("chrt") is None or os.geteuid() != 0:
+        pytest.skip("needs chrt and root to run at real-time priority")
+    code = "from dccsim import figure_worker as f; print(f._realtime(), f.free_core())"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run(
+        ["chrt", "-f", "1", sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "True"]
