@@ -167,6 +167,13 @@ def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) 
         }
 
 
+def _figure_tables(analysis, tables: dict) -> dict:
+    """The tables the analysis's figure reads (its FIGURE_TABLES; all when it does not say): they
+    are pickled to the figure worker, and a run's flow series alone can be megabytes."""
+    names = getattr(analysis, "FIGURE_TABLES", None)
+    return tables if names is None else {n: tables[n] for n in names}
+
+
 def _analysis(scn: Scenario):
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
     if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
@@ -328,7 +335,12 @@ def run(
             summary["claims"] = analysis.claims(scn, metrics_by_slug)
             if worker is not None:
                 series = {
-                    v.slug: (v, finished[v.slug]["tables"], finished[v.slug]["metrics"]) for v in chosen
+                    v.slug: (
+                        v,
+                        _figure_tables(analysis, finished[v.slug]["tables"]),
+                        finished[v.slug]["metrics"],
+                    )
+                    for v in chosen
                 }
                 name = summary["analysis"]
                 results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))

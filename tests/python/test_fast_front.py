@@ -385,3 +385,20 @@ def test_free_core_at_realtime_priority():
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["True", "True"]
+
+
+def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
+    """The incast figure reads the port series and ports only: the flow series (most of a run's
+    bytes) are not pickled to the worker, and the figure drawn from the reduced tables is the
+    same PNG."""
+    import pickle
+
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(2)
+    reduced = {s: (v, runner._figure_tables(incast, t), m) for s, (v, t, m) in series.items()}
+    assert all(set(t) == {"port_series", "ports"} for _, t, _ in reduced.values())
+    assert len(pickle.dumps(reduced)) < len(pickle.dumps(series)) / 5
+    incast.figure(scn, reduced, tmp_path / "reduced.png")
+    incast.figure(scn, series, tmp_path / "full.png")
+    assert (tmp_path / "reduced.png").read_bytes() == (tmp_path / "full.png").read_bytes()

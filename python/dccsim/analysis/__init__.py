@@ -8,6 +8,9 @@ An analysis module provides:
   claims(scenario, metrics_by_slug) -> list of {"variant", "claim", "measured", "verdict"}
   report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)
   FIGURE: file name; figure(scenario, series_by_slug, path), series = slug -> (variant, tables, metrics) draws it
+  optional: FIGURE_TABLES, the only tables figure() reads (the rest are not sent to the figure
+      worker); PARALLEL_FIGURE = True, the figure may be drawn half by each of two processes
+      (figure_split.py; for figures of many panels side by side)
 """
 
 from __future__ import annotations
