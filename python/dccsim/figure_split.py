@@ -1,28 +1,30 @@
-"""One figure drawn by two processes, each rendering the panels on its side of a vertical cut.
+"""One figure rendered by two processes, each drawing the panels on its side of a vertical cut.
 
 Drawing a wide figure of many panels (the incast figure: 7 panels, each with a twin axis) costs
-more than anything else in a short run, and it is single-threaded. The figure worker
-(figure_worker.py) therefore forks a second process after importing matplotlib; both build the
-same figure with the analysis's own `figure()`, and `plots.save` hands it here:
+more than anything else in a short run, and it is single-threaded. In the figure worker
+(figure_worker.py) `plots.save` hands such a figure (its analysis has `PARALLEL_FIGURE = True`)
+to `Split.save`, which, the figure being built:
 
-* the cut is a pixel column between two columns of panels (no axes straddles it), chosen so that
-  the left process, which also composes and encodes the PNG, gets a little less than half;
-* each process hides the axes of the other side and renders the figure to RGBA (`savefig` in
-  the raw format, so facecolor, dpi and the rest are those of an ordinary save);
+* finds the cut, a pixel column between two columns of panels (no axes straddles it), chosen so
+  that this process, which also composes and encodes the PNG, gets a little less than half;
+* forks: the child renders the figure with only the right panels visible, this process with only
+  the left ones (`savefig` in the raw RGBA format, so facecolor, dpi and the rest are those of an
+  ordinary save); the figure is built once, before the fork;
 * each also renders the figure with every axes hidden (figure-level artists only: background,
   suptitle) and checks that its own render equals that one beyond the cut, i.e. nothing of its
-  panels (tick labels, axis labels, text) reaches across; if either check fails, or the figure
-  has no such cut, the left process draws the whole figure itself;
-* the left process joins its columns with the right one's and writes the PNG exactly as
-  `savefig` would (`matplotlib.image.imsave` with the same arguments).
+  panels (tick labels, axis labels, text) reaches across;
+* the child sends its columns and exits; this process joins them with its own and writes the PNG
+  exactly as `savefig` would (`matplotlib.image.imsave` with the same arguments).
 
 Every pixel of an Agg render comes from the artists drawn over it, so the composed image equals
-one full render byte for byte (tests/python/test_fast_front.py checks it). Only `plots.save`
-is split; an analysis opts in with `PARALLEL_FIGURE = True` (figures of one or two panels gain
-nothing from it).
+one full render byte for byte (tests/python/test_fast_front.py checks it). When the figure has
+no such cut, a check fails, the child dies, or no core is free for it (`free_core`: on a busy
+machine the second process only adds work), the figure is drawn whole by this process.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -94,54 +96,81 @@ def write_png(path, image: np.ndarray, dpi: int, metadata: dict) -> None:
     matplotlib.image.imsave(path, image, format="png", origin="upper", dpi=dpi, metadata=metadata)
 
 
-class Half:
-    """This process's part in drawing one figure with a peer process (see module docstring).
+def _realtime() -> bool:
+    try:
+        return os.sched_getscheduler(0) in (os.SCHED_FIFO, os.SCHED_RR)
+    except (AttributeError, OSError):
+        return False
 
-    `side` is "left" (composes and writes the file) or "right" (sends its columns to the left
-    one through `peer`, a multiprocessing Connection, and writes nothing)."""
 
-    def __init__(self, side: str, peer) -> None:
-        self.side = side
-        self.peer = peer
-        self.used = False
+def free_core(loadavg: str | None = None, cores: int | None = None) -> bool:
+    """Whether a second drawing process would get a core of its own now: the runnable tasks at
+    this instant (/proc/loadavg's 4th field, this process included) are fewer than the cores. On
+    a busy machine the figure is drawn by one process, with the same bytes. A process at
+    real-time priority (`chrt -f`) preempts every ordinary task, so a core is free for it
+    whatever their number."""
+    if loadavg is None and _realtime():
+        return True
+    try:
+        if loadavg is None:
+            with open("/proc/loadavg") as f:
+                loadavg = f.read()
+        runnable = int(loadavg.split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return True
+    return runnable < (cores or os.cpu_count() or 1)
+
+
+class Split:
+    """`plots.save` in the figure worker: the first figure saved is rendered half by a forked
+    child (see module docstring). always=True splits whenever the figure has a cut (tests);
+    otherwise only when free_core(). `forked` tells whether the last save used a child."""
+
+    def __init__(self, always: bool = False) -> None:
+        self.always = always
+        self.forked = False
 
     def save(self, fig, path, dpi: int, metadata: dict) -> None:
-        first, self.used = not self.used, True
-        if self.side == "right":
-            if first:  # later figures of the same call are the left process's alone
-                try:
-                    got = render_side(fig, dpi, "right")
-                except BaseException:
-                    self.peer.send(None)
-                    raise
-                self.peer.send(None if got is None or not got[2] else (got[0], got[1]))
+        found = cut_column(fig)
+        self.forked = False
+        if found is None or not (self.always or free_core()):
+            fig.savefig(path, dpi=dpi, metadata=metadata)
             return
-        got = render_side(fig, dpi, "left") if first else None
-        theirs = None
-        if got is not None:
+        import multiprocessing
+
+        mine, theirs = multiprocessing.Pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: the right panels, sent to the parent; nothing else
             try:
-                theirs = self.peer.recv()
-            except (EOFError, OSError):  # the right process died: draw the figure alone
-                pass
-        if got is not None and got[2] and theirs is not None and theirs[0] == got[0]:
-            write_png(path, np.concatenate([got[1], theirs[1]], axis=1), dpi, metadata)
+                mine.close()
+                got = render_side(fig, dpi, "right")
+                theirs.send(None if got is None or not got[2] else (got[0], got[1]))
+            finally:
+                os._exit(0)
+        self.forked = True
+        theirs.close()
+        try:
+            got = render_side(fig, dpi, "left")
+            try:
+                other = mine.recv()
+            except (EOFError, OSError):  # the child died: draw the figure alone
+                other = None
+        finally:
+            mine.close()
+            os.waitpid(pid, 0)
+        if got is not None and got[2] and other is not None and other[0] == got[0]:
+            write_png(path, np.concatenate([got[1], other[1]], axis=1), dpi, metadata)
         else:
             fig.savefig(path, dpi=dpi, metadata=metadata)
 
-    def finish(self) -> None:
-        """After the analysis's figure(): a right half that was never asked to save tells the
-        left one so (it then draws alone)."""
-        if self.side == "right" and not self.used:
-            self.peer.send(None)
+
+_active: Split | None = None
 
 
-_active: Half | None = None
-
-
-def active() -> Half | None:
+def active() -> Split | None:
     return _active
 
 
-def activate(half: Half | None) -> None:
+def activate(split: Split | None) -> None:
     global _active
-    _active = half
+    _active = split

@@ -242,18 +242,26 @@ def _incast_series(n: int):
 
 
 def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
-    """The incast figure drawn half by each of two processes (figure_split.py) is byte-identical
-    to the figure drawn whole in one process."""
+    """The incast figure rendered half by each of two processes (figure_split.py) is
+    byte-identical to the figure drawn whole in one process, through the worker and in-process."""
+    from dccsim import figure_split
     from dccsim.analysis import incast
     from dccsim.figure_worker import FigureWorker
 
     scn, series = _incast_series(len(experiments.get("powertcp-incast").variants()))
     assert incast.PARALLEL_FIGURE
-    w = FigureWorker(split=True)
-    assert w._proc is not None and w._right is not None
-    w.draw("incast", scn, series, tmp_path / "split.png")
+    FigureWorker(split=True).draw("incast", scn, series, tmp_path / "worker.png")
+    split = figure_split.Split(always=True)
+    figure_split.activate(split)
+    try:
+        incast.figure(scn, series, tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+    assert split.forked
     incast.figure(scn, series, tmp_path / "whole.png")
-    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+    whole = (tmp_path / "whole.png").read_bytes()
+    assert (tmp_path / "split.png").read_bytes() == whole
+    assert (tmp_path / "worker.png").read_bytes() == whole
 
 
 def test_incast_figure_splits_without_falling_back():
@@ -284,11 +292,22 @@ def test_incast_figure_splits_without_falling_back():
         assert part.shape[1] == (cut if side == "left" else int(fig.get_figwidth() * plots.DPI) - cut)
 
 
-def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
-    """A figure whose panel decorations reach across every gap is drawn whole by the left process:
-    the output is still the one-process PNG."""
-    import multiprocessing
+def _two_ways(tmp_path, draw, split):
+    """(whole PNG bytes, PNG bytes drawn with `split` active)."""
+    from dccsim import figure_split
 
+    draw(tmp_path / "whole.png")
+    figure_split.activate(split)
+    try:
+        draw(tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+    return (tmp_path / "whole.png").read_bytes(), (tmp_path / "split.png").read_bytes()
+
+
+def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
+    """A figure whose panel decorations reach across every gap is drawn whole: the output is
+    still the one-process PNG (composing the halves would lose the crossing title)."""
     from dccsim import figure_split
 
     def draw(path):
@@ -298,87 +317,65 @@ def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
         axes[0].set_title("a title much wider than its panel, crossing the gap", fontsize=12)
         plots.save(fig, path)
 
-    draw(tmp_path / "whole.png")
-    a, b = multiprocessing.Pipe()
-    pid = os.fork()
-    if pid == 0:  # the right half
-        try:
-            half = figure_split.Half("right", b)
-            figure_split.activate(half)
-            draw(os.devnull)
-            half.finish()
-        finally:
-            os._exit(0)
-    try:
-        figure_split.activate(figure_split.Half("left", a))
-        draw(tmp_path / "split.png")
-    finally:
-        figure_split.activate(None)
-        os.waitpid(pid, 0)
-    fig, _ = plots.new_figure(1, 2, figsize=(4, 2))
-    assert figure_split.cut_column(fig) is not None  # there is a gap, but the title crosses it
-    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+    split = figure_split.Split(always=True)
+    whole, got = _two_ways(tmp_path, draw, split)
+    assert split.forked  # there is a gap, so the halves were drawn, and then refused
+    assert got == whole
 
 
-def test_split_left_draws_alone_when_the_right_process_dies(tmp_path):
-    import multiprocessing
+def _three_panels(path):
+    fig, axes = plots.new_figure(1, 3, figsize=(9, 2))
+    for i, ax in enumerate(axes):
+        ax.plot([0, 1], [0, i])
+    plots.save(fig, path)
 
+
+def test_split_draws_alone_when_the_child_dies(tmp_path, monkeypatch):
     from dccsim import figure_split
 
-    def draw(path):
-        fig, axes = plots.new_figure(1, 3, figsize=(9, 2))
-        for i, ax in enumerate(axes):
-            ax.plot([0, 1], [0, i])
-        plots.save(fig, path)
+    real = figure_split.render_side
 
-    draw(tmp_path / "whole.png")
-    a, b = multiprocessing.Pipe()
-    pid = os.fork()
-    if pid == 0:  # a right half that dies before sending anything
-        os._exit(0)
-    b.close()
-    try:
-        figure_split.activate(figure_split.Half("left", a))
-        draw(tmp_path / "split.png")
-    finally:
-        figure_split.activate(None)
-        os.waitpid(pid, 0)
-    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+    def dying(fig, dpi, side):
+        if side == "right":
+            os._exit(3)  # the forked child dies before sending anything
+        return real(fig, dpi, side)
+
+    monkeypatch.setattr(figure_split, "render_side", dying)
+    split = figure_split.Split(always=True)
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert split.forked and got == whole
 
 
 def test_busy_machine_draws_the_figure_in_one_process(tmp_path, monkeypatch):
-    """With no free core (figure_worker.free_core) the worker does not fork the second process;
-    the parent's send to it fails quietly and the figure is the same."""
-    from dccsim import figure_worker
-    from dccsim.analysis import incast
+    """With no free core (figure_split.free_core) no second process is forked; same figure."""
+    from dccsim import figure_split
 
-    scn, series = _incast_series(3)
-    monkeypatch.setattr(figure_worker, "free_core", lambda: False)
-    w = figure_worker.FigureWorker()
-    assert w._right is not None  # asked for, declined by the child after its imports
-    w.draw("incast", scn, series, tmp_path / "busy.png")
-    incast.figure(scn, series, tmp_path / "whole.png")
-    assert (tmp_path / "busy.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
+    monkeypatch.setattr(figure_split, "free_core", lambda: False)
+    split = figure_split.Split()
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert not split.forked and got == whole
+    monkeypatch.setattr(figure_split, "free_core", lambda: True)
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert split.forked and got == whole
 
 
 def test_free_core_reads_the_runnable_count():
-    from dccsim import figure_worker
+    from dccsim import figure_split
 
-    # this worker and the parent running on 2 cores: a core for the second process once the
-    # parent waits; a third runnable task: none
-    assert figure_worker.free_core("0.52 0.58 0.59 2/301 12345", cores=2)
-    assert not figure_worker.free_core("4.10 3.90 2.00 3/301 12345", cores=2)
-    assert figure_worker.free_core("garbage", cores=2)  # unreadable: as on an idle machine
-    assert isinstance(figure_worker.free_core(), bool)  # the real /proc/loadavg parses
+    # this process alone running on 2 cores: a core for the second process; one more: none
+    assert figure_split.free_core("0.52 0.58 0.59 1/301 12345", cores=2)
+    assert not figure_split.free_core("4.10 3.90 2.00 2/301 12345", cores=2)
+    assert figure_split.free_core("garbage", cores=2)  # unreadable: as on an idle machine
+    assert isinstance(figure_split.free_core(), bool)  # the real /proc/loadavg parses
 
 
 def test_free_core_at_realtime_priority():
-    """A run at real-time priority preempts every ordinary task: a core is free for it."""
+    """A process at real-time priority preempts every ordinary task: a core is free for it."""
     import shutil
 
     if shutil.which("chrt") is None or os.geteuid() != 0:
         pytest.skip("needs chrt and root to run at real-time priority")
-    code = "from dccsim import figure_worker as f; print(f._realtime(), f.free_core())"
+    code = "from dccsim import figure_split as f; print(f._realtime(), f.free_core())"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     p = subprocess.run(
         ["chrt", "-f", "1", sys.executable, "-c", code], capture_output=True, text=True, env=env
