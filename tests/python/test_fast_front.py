@@ -91,12 +91,15 @@ def test_json_run_path_skips_the_optional_imports(tmp_path):
         "import sys, json; from dccsim import cli; "
         f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--no-figures', '--json', '--out', {str(tmp_path / 'o')!r}]); "
         "mods = ('tqdm', 'importlib.metadata', 'dccsim.figure_worker', 'matplotlib', 'pyarrow', 'pandas'); "
-        "print(json.dumps([rc] + sorted(m for m in mods if m in sys.modules)), file=sys.stderr)"
+        "import os; threads = len(os.listdir('/proc/self/task')); "
+        "print(json.dumps([rc, threads] + sorted(m for m in mods if m in sys.modules)), file=sys.stderr)"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    env.pop("OPENBLAS_NUM_THREADS", None)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
-    assert p.stderr.strip().splitlines()[-1] == "[0]", p.stderr
+    # and one thread: no OpenBLAS thread pool spinning beside the run (OPENBLAS_NUM_THREADS=1)
+    assert p.stderr.strip().splitlines()[-1] == "[0, 1]", p.stderr
     meta = json.loads((tmp_path / "o" / "meta.json").read_text())
     assert "matplotlib" not in meta["libraries"]  # no figure drawn, so matplotlib was not used
     assert meta["dccsim"] == meta["engine"] == engine.version()
