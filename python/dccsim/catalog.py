@@ -21,7 +21,8 @@ from typing import Optional
 
 INBOX = "catalog.inbox"
 DEFAULT_ROOT = Path("runs")
-TABLES = ("flows", "port_series", "flow_series", "ports")
+# every table of a run directory (results.TABLE_NAMES): a view each
+TABLES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
 
 # Versioned migrations: version -> statements. Applied in order, each in one transaction, and
 # recorded in schema_version; never edit a released one, add the next.

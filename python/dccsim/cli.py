@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -307,6 +308,10 @@ DELEGATED_HELP = {
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # numpy's OpenBLAS starts a thread per core at import, which spins for a while: ≈ 0.08 s of
+    # CPU on a short run that does no linear algebra (docs/benchmarks.md). One thread unless the
+    # user chose otherwise; parallel work runs in processes (--jobs, sweeps).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv[:1] == ["run"] and not {"--no-figures", "-h", "--help"} & set(argv):
         from . import figure_worker
 

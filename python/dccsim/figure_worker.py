@@ -4,10 +4,14 @@ engine and writes the tables.
 Importing matplotlib costs about as much as a small run's whole engine and writing time; done in
 a second process it overlaps with them (docs/benchmarks.md). The CLI forks the worker before it
 imports anything heavy (`prestart`, for `dccsim run` with figures), so that the child's imports
-also overlap with the parent's (numpy, pyarrow, the scenario code); `runner.run` takes that worker
+also overlap with the parent's (numpy, the scenario code); `runner.run` takes that worker
 or starts one. The child gets the figure's inputs through a pipe, draws with the analysis's own
 `figure()` and answers "ok" with the matplotlib version it drew with, or the exception. Where fork
 is not available the figure is drawn in-process, with the same bytes.
+
+A figure of many panels (its analysis has `PARALLEL_FIGURE = True`) is rendered half by this
+child and half by a grandchild forked once the figure is built, when a core is free for it
+(figure_split.py), with the same bytes.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ import os
 import sys
 
 
-def _serve(conn) -> None:
+def _serve(conn, split) -> None:
     try:
         import matplotlib  # the slow part, overlapped with the parent
         import matplotlib.backends.backend_agg  # noqa: F401
         import matplotlib.figure  # noqa: F401
 
+        from . import figure_split
         from .analysis import ANALYSES
     except KeyboardInterrupt:
         return
@@ -31,6 +36,8 @@ def _serve(conn) -> None:
     except (EOFError, KeyboardInterrupt):
         return
     try:
+        if split is not False and getattr(ANALYSES[analysis], "PARALLEL_FIGURE", False):
+            figure_split.activate(figure_split.Split(always=split is True))
         ANALYSES[analysis].figure(scn, series, path)
         conn.send(("ok", matplotlib.__version__))
     except BaseException as e:  # reported to the parent, which raises it
@@ -38,15 +45,17 @@ def _serve(conn) -> None:
 
 
 class FigureWorker:
-    """One figure, drawn in a child process started now (see module docstring)."""
+    """One figure, drawn in a child process started now (see module docstring). split: None
+    (default) renders a PARALLEL_FIGURE in two processes when a core is free, True whenever the
+    figure allows it, False never."""
 
-    def __init__(self) -> None:
+    def __init__(self, split: bool | None = None) -> None:
         self._proc = None
         self.matplotlib_version = None  # set once a figure is drawn
         if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
-            self._proc = ctx.Process(target=_serve, args=(child,), daemon=True)
+            self._proc = ctx.Process(target=_serve, args=(child, split), daemon=True)
             self._proc.start()
             child.close()
 

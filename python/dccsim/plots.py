@@ -22,8 +22,16 @@ def new_figure(nrows: int = 1, ncols: int = 1, figsize=(6.4, 4.8), squeeze: bool
 
 
 def save(fig, path) -> None:
-    """PNG at 120 dpi with no timestamp or software tag (byte-identical on rerun)."""
-    fig.savefig(path, dpi=DPI, metadata={"Software": None})
+    """PNG at 120 dpi with no timestamp or software tag (byte-identical on rerun). In the figure
+    worker a figure may be drawn half by each of two processes, with the same bytes
+    (figure_split.py)."""
+    from . import figure_split
+
+    half = figure_split.active()
+    if half is not None:
+        half.save(fig, path, DPI, {"Software": None})
+    else:
+        fig.savefig(path, dpi=DPI, metadata={"Software": None})
 
 
 def margins(fig, left: float, right: float, bottom: float, top: float, gap: float = 0.0) -> None:

@@ -1,8 +1,9 @@
 """The output directory of a run (format documented in docs/results.md).
 
 Every file except meta.json is a pure function of the scenario and seed: JSON with sorted keys,
-Parquet through pyarrow with fixed options and explicit column types, PNG without a timestamp or
-software tag. Files are written to a temporary name and renamed, so a crash never leaves a
+Parquet with fixed options and explicit column types (encoded by the engine module, so a run
+imports no pyarrow; pyarrow where the engine is not built), PNG without a timestamp or software
+tag. Files are written to a temporary name and renamed, so a crash never leaves a
 half-written file, and each variant's files are written as soon as that variant finishes.
 """
 
@@ -123,50 +124,73 @@ def _arrow_column(data, dtype: str):
     return pa.Array.from_buffers(_arrow_type(dtype), len(values), [None, pa.py_buffer(values)])
 
 
-def _arrow_table(name: str, columns: dict):
-    import pyarrow as pa
+# A column the producer does not have (a testbed, an older engine) is "not applicable".
+_MISSING = {"int64": -1, "float64": math.nan, "string": ""}
 
-    if name == "flows":
-        columns = with_slowdown(columns)
-    arrays, fields = [], []
-    known = table_columns()[name]
+
+def _ordered(spec, columns: dict) -> tuple[list, list]:
+    """([(column, dtype, data)] in the order of `spec`, missing columns filled in) and the sorted
+    names of the columns `spec` does not list (a newer engine's)."""
     n = max((len(v) for v in columns.values()), default=0)
-    # a column the producer does not have (a testbed, an older engine) is "not applicable"
-    missing = {"int64": -1, "float64": math.nan, "string": ""}
-    for col, dtype in known:
-        arrays.append(_arrow_column(columns[col] if col in columns else [missing[dtype]] * n, dtype))
-        fields.append(pa.field(col, _arrow_type(dtype)))
-    for col in sorted(set(columns) - {c for c, _ in known}):  # columns a newer engine adds
+    known = [(c, t, columns[c] if c in columns else [_MISSING[t]] * n) for c, t in spec]
+    return known, sorted(set(columns) - {c for c, _ in spec})
+
+
+@functools.cache
+def _native_encoder():
+    """`dccsim._engine.parquet_table` (Parquet encoded in Rust, no pyarrow import), or None when
+    the engine is not built (a testbed-only install): then pyarrow writes the same schema."""
+    from . import engine
+
+    try:
+        return getattr(engine._module(), "parquet_table", None)
+    except Exception:  # noqa: BLE001  (EngineUnavailable: the pyarrow writer serves)
+        return None
+
+
+def encode_table(spec, columns: dict, native: bool = True) -> bytes:
+    """The Parquet bytes of `columns` laid out as `spec` ((column, dtype) pairs, e.g.
+    table_columns()[name] or FLOW_INPUT): encoded by the engine module when it is built
+    (crates/py/src/parquet_out.rs), else by pyarrow with PARQUET_OPTIONS. Both give the same
+    schema (names, types, nullable) and values; columns outside `spec` (only a newer producer
+    has them) go through pyarrow, which infers their type."""
+    known, extra = _ordered(spec, columns)
+    encoder = _native_encoder() if native else None
+    if encoder is not None and not extra:
+        return encoder(
+            [(c, t, d if t == "string" else np.ascontiguousarray(d, dtype=t)) for c, t, d in known]
+        )
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = [_arrow_column(d, t) for _, t, d in known]
+    fields = [pa.field(c, _arrow_type(t)) for c, t, _ in known]
+    for col in extra:
         arr = pa.array(columns[col])
         arrays.append(arr)
         fields.append(pa.field(col, arr.type))
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_arrays(arrays, schema=pa.schema(fields)), buf, **PARQUET_OPTIONS)
+    return buf.getvalue()
 
 
 def write_parquet(path: Path, name: str, columns: dict) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """OUT/.../<name>.parquet with the columns of table_columns()[name] (flows gain `slowdown`)."""
     if not any(len(v) for v in columns.values()):
         # an empty table (no sampling, no PFC, no capture): the same bytes every time
-        _atomic_write(path, _empty_parquet(name, tuple(sorted(columns))))
+        _atomic_write(Path(path), _empty_parquet(name, tuple(sorted(columns))))
         return
-    import pyarrow.parquet as pq
-
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(_arrow_table(name, columns), tmp, **PARQUET_OPTIONS)
-    os.replace(tmp, path)
+    if name == "flows":
+        columns = with_slowdown(columns)
+    _atomic_write(Path(path), encode_table(table_columns()[name], columns))
 
 
 @functools.cache
 def _empty_parquet(name: str, columns: tuple) -> bytes:
-    """The Parquet bytes of table `name` with no rows (`columns`: the engine's, for extras)."""
-    import io
-
-    import pyarrow.parquet as pq
-
-    buf = io.BytesIO()
-    pq.write_table(_arrow_table(name, {c: [] for c in columns}), buf, **PARQUET_OPTIONS)
-    return buf.getvalue()
+    """The Parquet bytes of table `name` with no rows (`columns`: the producer's, for extras)."""
+    return encode_table(table_columns()[name], {c: [] for c in columns})
 
 
 def port_names(ports: dict, port_ids) -> np.ndarray:
@@ -233,17 +257,7 @@ FLOW_INPUT = (
 
 
 def write_flow_input(out_dir: Path, columns: dict) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    arrays = [_arrow_column(columns[c], t) for c, t in FLOW_INPUT]
-    table = pa.Table.from_arrays(
-        arrays, schema=pa.schema([pa.field(c, _arrow_type(t)) for c, t in FLOW_INPUT])
-    )
-    path = Path(out_dir) / "flows_input.parquet"
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(table, tmp, **PARQUET_OPTIONS)
-    os.replace(tmp, path)
+    _atomic_write(Path(out_dir) / "flows_input.parquet", encode_table(FLOW_INPUT, columns))
 
 
 def write_figure(fig_path: Path, draw) -> None:

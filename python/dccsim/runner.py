@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import platform
-import socket
 import sys
 import time
 from pathlib import Path
@@ -34,7 +32,7 @@ def frames(result: dict) -> dict:
 
 
 def _library_versions(worker) -> dict:
-    """Versions of the libraries this run used: numpy and pyarrow always (already imported),
+    """Versions of the libraries this run used: numpy always, pyarrow when a table was written by it,
     pandas when an analysis imported it, matplotlib when a figure was drawn (the figure worker
     reports the version it drew with; docs/results.md)."""
     out = {}
@@ -59,7 +57,7 @@ def _meta(argv, started: str, wall_s: float, variant_wall: dict, worker=None, jo
         "wall_time_s": round(wall_s, 3),
         "variant_wall_time_s": {k: round(v, 3) for k, v in variant_wall.items()},
         "jobs": jobs,
-        "host": socket.gethostname(),
+        "host": platform.node(),  # os.uname(); no socket import
         "platform": platform.platform(),
         "python": platform.python_version(),
         "dccsim": sys.modules[__package__].__version__,
@@ -169,6 +167,13 @@ def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) 
         }
 
 
+def _figure_tables(analysis, tables: dict) -> dict:
+    """The tables the analysis's figure reads (its FIGURE_TABLES; all when it does not say): they
+    are pickled to the figure worker, and a run's flow series alone can be megabytes."""
+    names = getattr(analysis, "FIGURE_TABLES", None)
+    return tables if names is None else {n: tables[n] for n in names}
+
+
 def _analysis(scn: Scenario):
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
     if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
@@ -189,7 +194,7 @@ def default_jobs() -> int:
 
 # `jobs=None` (the CLI's default): the first variant runs in this process, and the others in up
 # to one worker per core only when it took at least this long. Starting a worker costs ≈ 0.3–0.5 s
-# (a fresh interpreter importing dccsim, numpy and pyarrow), so a run of short variants (the
+# (a fresh interpreter importing dccsim, numpy and the engine), so a run of short variants (the
 # demo's 0.03 s each) stays in one process, and a paper-scale one (minutes each) uses every core.
 PARALLEL_AFTER_S = 1.0
 
@@ -236,7 +241,7 @@ def run(
         worker = figure_worker.take()
     elif "dccsim.figure_worker" in sys.modules:
         sys.modules["dccsim.figure_worker"].discard_prestarted()
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())  # no datetime import
     t_start = time.perf_counter()
     argv = list(argv if argv is not None else sys.argv)
 
@@ -330,7 +335,12 @@ def run(
             summary["claims"] = analysis.claims(scn, metrics_by_slug)
             if worker is not None:
                 series = {
-                    v.slug: (v, finished[v.slug]["tables"], finished[v.slug]["metrics"]) for v in chosen
+                    v.slug: (
+                        v,
+                        _figure_tables(analysis, finished[v.slug]["tables"]),
+                        finished[v.slug]["metrics"],
+                    )
+                    for v in chosen
                 }
                 name = summary["analysis"]
                 results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))

@@ -88,10 +88,11 @@ def _ray(
 
 
 class _Progress:
-    def __init__(self, total: int, skipped: int, enabled: bool):
+    def __init__(self, total: int, skipped: int, enabled: bool, console=None):
         self.total, self.done, self.failed, self.running = total, skipped, 0, 0
         self._bar = None
         if enabled:
+            from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self._bar = Progress(
@@ -104,6 +105,7 @@ class _Progress:
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
                 transient=False,
+                console=console or Console(stderr=True),  # stdout holds the result line
             )
             self._bar.start()
             self._task = self._bar.add_task("sweep", total=total, completed=skipped, running=0, failed=0)

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from cli_helpers import assert_input_error, dccsim
-from dccsim import catalog
+from dccsim import catalog, results
 
 pytestmark = pytest.mark.engine
 
@@ -78,6 +78,9 @@ def test_runs_and_sweep_points_are_queryable(tmp_path, cat):
     import pyarrow.parquet as pq
 
     assert ps == pq.read_metadata(tmp_path / "r" / "hpcc" / "port_series.parquet").num_rows
+    # the capture and PFC tables are views too (no capture, lossy: registered, empty)
+    assert _q("SELECT count(*) AS n FROM parquet_files WHERE table_name = 'packets'")[0]["n"] == 5
+    assert _q("SELECT count(*) AS n FROM packets")[0]["n"] == 0
     claims = _q("SELECT verdict FROM claims JOIN runs USING (run_id) WHERE sweep IS NULL")
     assert claims and all(
         c["verdict"].split(":")[0] in ("holds", "partly holds", "differs", "n/a") for c in claims
@@ -112,6 +115,7 @@ def test_connect_api_and_versioned_migrations(cat):
     assert catalog.migrate(con) == max(catalog.MIGRATIONS)  # idempotent
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert {"runs", "variants", "claims", "parquet_files", "sweeps", "schema_version", "flows"} <= tables
+    assert set(catalog.TABLES) == set(results.TABLE_NAMES) <= tables  # a view for every run table
     assert con.execute("SELECT count(*) FROM flows").fetchone() == (0,)  # empty, typed view
     con.close()
     assert os.path.exists(cat)

@@ -85,17 +85,21 @@ def test_run_path_imports_neither_pandas_nor_matplotlib(tmp_path):
 def test_json_run_path_skips_the_optional_imports(tmp_path):
     """`dccsim run --no-figures --json` imports neither tqdm (no bar to draw) nor importlib.metadata
     (the version comes from the engine) nor the figure worker: ≈ 40, 50 and 8 ms of the front end's
-    0.3 s budget (issue 12; docs/benchmarks.md)."""
+    0.3 s budget (issue 12; docs/benchmarks.md); nor matplotlib, pandas or pyarrow (the engine
+    module encodes the Parquet files)."""
     code = (
         "import sys, json; from dccsim import cli; "
         f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--no-figures', '--json', '--out', {str(tmp_path / 'o')!r}]); "
-        "mods = ('tqdm', 'importlib.metadata', 'dccsim.figure_worker', 'matplotlib'); "
-        "print(json.dumps([rc] + sorted(m for m in mods if m in sys.modules)), file=sys.stderr)"
+        "mods = ('tqdm', 'importlib.metadata', 'dccsim.figure_worker', 'matplotlib', 'pyarrow', 'pandas'); "
+        "import os; threads = len(os.listdir('/proc/self/task')); "
+        "print(json.dumps([rc, threads] + sorted(m for m in mods if m in sys.modules)), file=sys.stderr)"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    env.pop("OPENBLAS_NUM_THREADS", None)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stderr
-    assert p.stderr.strip().splitlines()[-1] == "[0]", p.stderr
+    # and one thread: no OpenBLAS thread pool spinning beside the run (OPENBLAS_NUM_THREADS=1)
+    assert p.stderr.strip().splitlines()[-1] == "[0, 1]", p.stderr
     meta = json.loads((tmp_path / "o" / "meta.json").read_text())
     assert "matplotlib" not in meta["libraries"]  # no figure drawn, so matplotlib was not used
     assert meta["dccsim"] == meta["engine"] == engine.version()
@@ -159,3 +163,242 @@ def test_decimate_keeps_extremes_and_order():
     assert dy.max() == y.max() and dy.min() == y.min()
     short = np.arange(10)
     assert len(plots.decimate(short, short, 500)[0]) == 10  # short series unchanged
+
+
+def _read_back(data: bytes):
+    import io
+
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(data))
+
+
+def _same_table(a, b) -> None:
+    assert [(f.name, str(f.type), f.nullable) for f in a.schema] == [
+        (f.name, str(f.type), f.nullable) for f in b.schema
+    ]
+    for col in a.column_names:
+        x, y = (t[col].to_numpy(zero_copy_only=False) for t in (a, b))
+        assert len(x) == len(y), col
+        if x.dtype.kind == "f":
+            assert np.array_equal(x, y, equal_nan=True), col
+        else:
+            assert (x == y).all(), col
+
+
+def test_engine_parquet_writer_matches_the_pyarrow_writer():
+    """The engine's Parquet encoder (crates/py/src/parquet_out.rs) and the pyarrow one read the
+    same column list (results.table_columns) and give the same schema (names, types, nullable)
+    and values, for every table of a real run (empty ones included) and the flow input; the
+    engine's bytes are the same on every call."""
+    scn = experiments.get("powertcp-incast")
+    v = scn.variant("hpcc")
+    res = engine.run(scn.to_engine_config(v))
+    specs = [(results.table_columns()[n], c) for n, c in results.engine_tables(res).items()]
+    specs[0] = (specs[0][0], results.with_slowdown(specs[0][1]))
+    specs.append((results.FLOW_INPUT, scn.flow_list().table()))
+    assert results._native_encoder() is not None
+    rows = 0
+    for spec, cols in specs:
+        native = results.encode_table(spec, cols)
+        assert native == results.encode_table(spec, cols)
+        _same_table(_read_back(native), _read_back(results.encode_table(spec, cols, native=False)))
+        rows += _read_back(native).num_rows
+    assert rows > 3000  # the sampled series are in there, not only empty tables
+
+
+def test_engine_parquet_writer_splits_row_groups_like_pyarrow():
+    """Row groups of 2^20 rows (pyarrow's default), so a long series reads back whole."""
+    import pyarrow.parquet as pq
+
+    n = (1 << 20) + 5
+    cols = {"time_ps": np.arange(n, dtype=np.int64), "port": np.zeros(n, dtype=np.int64)}
+    spec = (("time_ps", "int64"), ("port", "int64"), ("name", "string"))
+    data = results.encode_table(spec, cols)
+    import io
+
+    f = pq.ParquetFile(io.BytesIO(data))
+    assert f.metadata.num_row_groups == 2 and f.metadata.num_rows == n
+    t = f.read()
+    assert t["time_ps"][n - 1].as_py() == n - 1 and t["name"][0].as_py() == ""  # missing: ""
+
+
+def test_engine_parquet_writer_rejects_bad_columns():
+    from dccsim import _engine
+
+    with pytest.raises(ValueError, match="b: 2 rows, but a has 1"):
+        _engine.parquet_table([("a", "int64", np.zeros(1, np.int64)), ("b", "int64", np.zeros(2, np.int64))])
+    with pytest.raises(ValueError, match="dtype must be"):
+        _engine.parquet_table([("a", "int32", np.zeros(1, np.int32))])
+
+
+def _incast_series(n: int):
+    from dccsim.analysis import incast
+
+    scn, _ = _small_incast()
+    series = {}
+    for v in scn.variants()[:n]:
+        res = engine.run(scn.to_engine_config(v))
+        t = runner.frames(res)
+        series[v.slug] = (v, t, incast.variant_metrics(scn, v, t, res["summary"]))
+    return scn, series
+
+
+def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
+    """The incast figure rendered half by each of two processes (figure_split.py) is
+    byte-identical to the figure drawn whole in one process, through the worker and in-process."""
+    from dccsim import figure_split
+    from dccsim.analysis import incast
+    from dccsim.figure_worker import FigureWorker
+
+    scn, series = _incast_series(len(experiments.get("powertcp-incast").variants()))
+    assert incast.PARALLEL_FIGURE
+    FigureWorker(split=True).draw("incast", scn, series, tmp_path / "worker.png")
+    split = figure_split.Split(always=True)
+    figure_split.activate(split)
+    try:
+        incast.figure(scn, series, tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+    assert split.forked
+    incast.figure(scn, series, tmp_path / "whole.png")
+    whole = (tmp_path / "whole.png").read_bytes()
+    assert (tmp_path / "split.png").read_bytes() == whole
+    assert (tmp_path / "worker.png").read_bytes() == whole
+
+
+def test_incast_figure_splits_without_falling_back():
+    """Structural guard of the parallel figure: the incast figure has a cut between its panels,
+    each side gets panels, and nothing of either side's panels reaches across the cut (otherwise
+    the left process would silently draw the whole figure alone)."""
+    from dccsim import figure_split
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(7)
+    captured = {}
+
+    class Capture:
+        def save(self, fig, path, dpi, metadata):
+            captured["fig"] = fig
+
+    figure_split.activate(Capture())
+    try:
+        incast.figure(scn, series, "unused.png")
+    finally:
+        figure_split.activate(None)
+    fig = captured["fig"]
+    cut, left, right = figure_split.cut_column(fig)
+    assert len(left) == 6 and len(right) == 8  # 3 and 4 panels, each with its twin axis
+    for side in ("left", "right"):
+        got_cut, part, clean = figure_split.render_side(fig, plots.DPI, side)
+        assert got_cut == cut and clean, side
+        assert part.shape[1] == (cut if side == "left" else int(fig.get_figwidth() * plots.DPI) - cut)
+
+
+def _two_ways(tmp_path, draw, split):
+    """(whole PNG bytes, PNG bytes drawn with `split` active)."""
+    from dccsim import figure_split
+
+    draw(tmp_path / "whole.png")
+    figure_split.activate(split)
+    try:
+        draw(tmp_path / "split.png")
+    finally:
+        figure_split.activate(None)
+    return (tmp_path / "whole.png").read_bytes(), (tmp_path / "split.png").read_bytes()
+
+
+def test_split_falls_back_when_a_panel_crosses_the_cut(tmp_path):
+    """A figure whose panel decorations reach across every gap is drawn whole: the output is
+    still the one-process PNG (composing the halves would lose the crossing title)."""
+    from dccsim import figure_split
+
+    def draw(path):
+        fig, axes = plots.new_figure(1, 2, figsize=(4, 2))
+        for ax in axes:
+            ax.plot([0, 1], [0, 1])
+        axes[0].set_title("a title much wider than its panel, crossing the gap", fontsize=12)
+        plots.save(fig, path)
+
+    split = figure_split.Split(always=True)
+    whole, got = _two_ways(tmp_path, draw, split)
+    assert split.forked  # there is a gap, so the halves were drawn, and then refused
+    assert got == whole
+
+
+def _three_panels(path):
+    fig, axes = plots.new_figure(1, 3, figsize=(9, 2))
+    for i, ax in enumerate(axes):
+        ax.plot([0, 1], [0, i])
+    plots.save(fig, path)
+
+
+def test_split_draws_alone_when_the_child_dies(tmp_path, monkeypatch):
+    from dccsim import figure_split
+
+    real = figure_split.render_side
+
+    def dying(fig, dpi, side):
+        if side == "right":
+            os._exit(3)  # the forked child dies before sending anything
+        return real(fig, dpi, side)
+
+    monkeypatch.setattr(figure_split, "render_side", dying)
+    split = figure_split.Split(always=True)
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert split.forked and got == whole
+
+
+def test_busy_machine_draws_the_figure_in_one_process(tmp_path, monkeypatch):
+    """With no free core (figure_split.free_core) no second process is forked; same figure."""
+    from dccsim import figure_split
+
+    monkeypatch.setattr(figure_split, "free_core", lambda: False)
+    split = figure_split.Split()
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert not split.forked and got == whole
+    monkeypatch.setattr(figure_split, "free_core", lambda: True)
+    whole, got = _two_ways(tmp_path, _three_panels, split)
+    assert split.forked and got == whole
+
+
+def test_free_core_reads_the_runnable_count():
+    from dccsim import figure_split
+
+    # this process alone running on 2 cores: a core for the second process; one more: none
+    assert figure_split.free_core("0.52 0.58 0.59 1/301 12345", cores=2)
+    assert not figure_split.free_core("4.10 3.90 2.00 2/301 12345", cores=2)
+    assert figure_split.free_core("garbage", cores=2)  # unreadable: as on an idle machine
+    assert isinstance(figure_split.free_core(), bool)  # the real /proc/loadavg parses
+
+
+def test_free_core_at_realtime_priority():
+    """A process at real-time priority preempts every ordinary task: a core is free for it."""
+    import shutil
+
+    if shutil.which("chrt") is None or os.geteuid() != 0:
+        pytest.skip("needs chrt and root to run at real-time priority")
+    code = "from dccsim import figure_split as f; print(f._realtime(), f.free_core())"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run(
+        ["chrt", "-f", "1", sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["True", "True"]
+
+
+def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
+    """The incast figure reads the port series and ports only: the flow series (most of a run's
+    bytes) are not pickled to the worker, and the figure drawn from the reduced tables is the
+    same PNG."""
+    import pickle
+
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(2)
+    reduced = {s: (v, runner._figure_tables(incast, t), m) for s, (v, t, m) in series.items()}
+    assert all(set(t) == {"port_series", "ports"} for _, t, _ in reduced.values())
+    assert len(pickle.dumps(reduced)) < len(pickle.dumps(series)) / 5
+    incast.figure(scn, reduced, tmp_path / "reduced.png")
+    incast.figure(scn, series, tmp_path / "full.png")
+    assert (tmp_path / "reduced.png").read_bytes() == (tmp_path / "full.png").read_bytes()

@@ -137,3 +137,34 @@ def test_scapy_reads_timestamps_ecn_and_the_int_shim_back(run_dir):
     assert set(t["int_hops"]) == {1}
     marked = sum(1 for p in pkts if p[IP].tos & 3 == 3)
     assert marked == t["ecn"].count(3) > 0
+
+
+def test_cli_pcap_flag_and_packet_budget(tmp_path):
+    """`dccsim run --pcap PORT` captures like `metrics.pcap`, and `metrics.pcap_max` bounds the
+    capture: exactly that many records in the pcap and in packets.parquet, the rest counted in
+    the engine summary's `capture_overflow` (so a capture cannot fill a disk)."""
+    import json
+
+    text = SCENARIO.replace('pcap = ["sw0->h2", "h2->sw0"]', "pcap_max = 50")
+    (tmp_path / "s.toml").write_text(text)
+    p = subprocess.run(
+        [sys.executable, "-m", "dccsim", "run", str(tmp_path / "s.toml"), "--pcap", "sw0->h2"]
+        + ["--out", str(tmp_path / "o"), "--no-figures", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    d = tmp_path / "o" / "dctcp"
+    t = pq.read_table(d / "packets.parquet").to_pydict()
+    assert len(t["time_ps"]) == 50
+    assert set(t["port"]) == {t["port"][0]}  # the one port asked for on the command line
+    raw = (d / "packets.pcap").read_bytes()
+    n, off = 0, 24
+    while off < len(raw):
+        incl = struct.unpack("<I", raw[off + 8 : off + 12])[0]
+        off += 16 + incl
+        n += 1
+    assert n == 50 and off == len(raw)
+    engine = json.loads(p.stdout)["runs"]["dctcp"]["engine"]
+    # 100 data packets of two 50 KB flows leave sw0->h2 (the full capture test counts them)
+    assert engine["capture_overflow"] == 100 - 50

@@ -3,10 +3,12 @@
 //!
 //! Tables cross as numpy arrays (int64 / float64, moved without copying the engine's vectors
 //! twice) and string columns as lists. `schema()` tells the front the tables, their columns and
-//! dtypes from the same code that converts them, so the column list is written in one place.
+//! dtypes from the same code that converts them, so the column list is written in one place;
+//! `parquet_table` encodes a table's Parquet file (parquet_out.rs), so a run needs no pyarrow.
 
 mod columns;
 mod describe;
+mod parquet_out;
 
 use columns::{to_py_tables, SCHEMA_TABLES};
 use dccsim_engine::{cc, config::Config};
@@ -93,6 +95,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(topology_facts, m)?)?;
     m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_out::parquet_table, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -8,38 +8,48 @@ An analysis module provides:
   claims(scenario, metrics_by_slug) -> list of {"variant", "claim", "measured", "verdict"}
   report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)
   FIGURE: file name; figure(scenario, series_by_slug, path), series = slug -> (variant, tables, metrics) draws it
+  optional: FIGURE_TABLES, the only tables figure() reads (the rest are not sent to the figure
+      worker); PARALLEL_FIGURE = True, the figure may be drawn half by each of two processes
+      (figure_split.py; for figures of many panels side by side)
 """
 
 from __future__ import annotations
 
-from . import (
-    amp,
-    buffer_cdf,
-    fairness,
-    fct,
-    incast,
-    oplatency,
-    phase,
-    poseidon,
-    powertcp_dc,
-    queue_sweep,
-    rdcn,
-    shared,
-    tbtcp_dc,
+import importlib
+from collections.abc import Mapping
+
+# analysis name -> module (this package's submodule of that name)
+NAMES = (
+    "amp",
+    "buffer_cdf",
+    "fct",
+    "powertcp_dc",
+    "incast",
+    "shared",
+    "queue_sweep",
+    "fairness",
+    "phase",
+    "poseidon",
+    "oplatency",
+    "tbtcp_dc",
+    "rdcn",
 )
 
-ANALYSES = {
-    "amp": amp,
-    "buffer_cdf": buffer_cdf,
-    "fct": fct,
-    "powertcp_dc": powertcp_dc,
-    "incast": incast,
-    "shared": shared,
-    "queue_sweep": queue_sweep,
-    "fairness": fairness,
-    "phase": phase,
-    "poseidon": poseidon,
-    "oplatency": oplatency,
-    "tbtcp_dc": tbtcp_dc,
-    "rdcn": rdcn,
-}
+
+class _Analyses(Mapping):
+    """{name: module}, importing a module when it is first looked up: a run imports only its
+    own analysis (the thirteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
+
+    def __getitem__(self, name: str):
+        if name not in NAMES:
+            raise KeyError(name)
+        return importlib.import_module(f"{__name__}.{name}")
+
+    def __iter__(self):
+        return iter(NAMES)
+
+    def __len__(self) -> int:
+        return len(NAMES)
+
+
+ANALYSES = _Analyses()

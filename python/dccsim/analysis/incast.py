@@ -32,6 +32,8 @@ from .tables import column
 KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
 REQUIRED = ("t0", "bottleneck")
 FIGURE = "incast.png"
+PARALLEL_FIGURE = True  # one panel per variant (7 with twin axes): drawn half by each of two processes
+FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
 
 PS_PER_MS = 10**9
 THRESHOLD = 0.10  # recovery: below 10 % of the peak ...

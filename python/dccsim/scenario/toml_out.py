@@ -8,7 +8,9 @@ import tomli_w
 
 from .. import topology as topo
 from .. import units
-from .model import CcSpec, Scenario
+from .model import CcSpec, Metrics, Scenario
+
+PCAP_MAX_DEFAULT = Metrics().pcap_max
 
 # ----------------------------------------------------------------------------------------------
 # Writing back (dccsim show): to_dict(load(x)) loads to an equal Scenario
@@ -109,7 +111,9 @@ def to_dict(s: Scenario) -> dict:
         "ports": list(m.ports),
         "flows": m.flows,
         "start": units.format_time_exact(m.start_ps),
-        **({"pcap": list(m.pcap), "pcap_max": m.pcap_max} if m.pcap else {}),
+        **({"pcap": list(m.pcap)} if m.pcap else {}),
+        # kept without ports too: `dccsim run --pcap PORT` adds ports to such a scenario
+        **({"pcap_max": m.pcap_max} if m.pcap or m.pcap_max != PCAP_MAX_DEFAULT else {}),
     }
     if s.experiment is not None:
         x = s.experiment
