@@ -94,6 +94,70 @@ def test_local_and_ray_give_identical_points_and_rerun_skips(tmp_path):
     assert _tree(tmp_path / "local") == local
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_ray_address_joins_an_existing_cluster(tmp_path):
+    """`--ray ADDRESS`: a Ray head started apart (its own port and temp dir, stopped by signalling
+    its own `ray start --block`, so no other Ray on the machine is touched) runs the points, with
+    the same bytes as local processes."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("ray is in the test extra (pip install -e '.[test]')")
+        pytest.skip("ray is not installed")
+    ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
+    assert ray_cli, "the ray package installs a `ray` command"
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    temp = Path("/tmp") / f"dccsim-ray-{os.getpid()}"  # Ray's socket paths must stay short
+    head = subprocess.Popen(
+        [ray_cli, "start", "--head", "--block", "--port", str(port), "--temp-dir", str(temp)]
+        + ["--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        # Ray ≥ 2.5x turns token authentication on for `ray start`; a client joins such a cluster
+        # with RAY_AUTH_MODE=token and its token (docs/python-front.md). This head runs without.
+        env=dict(os.environ, RAY_AUTH_MODE="disabled"),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while subprocess.run([ray_cli, "status", "--address", address], capture_output=True).returncode:
+            assert head.poll() is None, "the Ray head exited"
+            assert time.monotonic() < deadline, "the Ray head did not come up in 120 s"
+            time.sleep(1)
+        spec_path = _spec(tmp_path)
+        p = dccsim("sweep", spec_path, "--out", tmp_path / "cluster", "--ray", address)
+        assert p.returncode == 0, p.stderr
+        doc = json.loads((tmp_path / "cluster" / "sweep.json").read_text())
+        meta = json.loads((tmp_path / "cluster" / "sweep_meta.json").read_text())
+        assert doc["complete"] and (meta["executor"], meta["ray_address"]) == ("ray", address)
+        p = dccsim("sweep", spec_path, "--out", tmp_path / "local", "--jobs", "2")
+        assert p.returncode == 0, p.stderr
+        assert _tree(tmp_path / "cluster") == _tree(tmp_path / "local")
+    finally:
+        head.send_signal(signal.SIGTERM)  # the head drains and stops the processes it started
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
 def test_killed_point_is_rerun_and_never_looks_done(tmp_path):
     spec = sweep_spec.load(_spec(tmp_path), out=str(tmp_path / "o"))
     job = sweep.jobs_for(spec)[0]
