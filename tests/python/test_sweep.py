@@ -129,7 +129,7 @@ def test_ray_address_joins_an_existing_cluster(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        # Ray ≥ 2.5x turns token authentication on for `ray start`; a client joins such a cluster
+        # Ray 2.60 turns token authentication on for `ray start`; a client joins such a cluster
         # with RAY_AUTH_MODE=token and its token (docs/python-front.md). This head runs without.
         env=dict(os.environ, RAY_AUTH_MODE="disabled"),
     )
