@@ -6,7 +6,7 @@ use dccsim_engine::config::*;
 use dccsim_engine::time::{MS, US};
 
 fn msg(src: u32, dst: u32, size: u64, start_ps: u64, follows: Option<u32>) -> FlowSpec {
-    FlowSpec { src, dst, size_bytes: Some(size), start_ps, cc: None, follows, subflows: 1, after: vec![], closed_loop: None }
+    FlowSpec { follows, ..FlowSpec::new(src, dst, Some(size), start_ps) }
 }
 
 /// Two hosts on a 25 Gb/s star, 1 µs links; `flows` replace the star's long flows.

@@ -10,19 +10,7 @@ fn cross_pod_permutation(seed: u64) -> Config {
     // ECMP (seeded) decides their paths.
     let mut cfg = common::incast("powertcp", 0, 5 * MS);
     cfg.seed = seed;
-    cfg.flows = (0..32)
-        .map(|i| FlowSpec {
-            src: i,
-            dst: 128 + i,
-            size_bytes: Some(200_000),
-            start_ps: 0,
-            cc: None,
-            follows: None,
-            subflows: 1,
-            after: vec![],
-            closed_loop: None,
-        })
-        .collect();
+    cfg.flows = (0..32).map(|i| FlowSpec::new(i, 128 + i, Some(200_000), 0)).collect();
     cfg.metrics.ports = vec!["*".into()];
     cfg
 }
@@ -64,17 +52,7 @@ fn finite_flows_complete_with_an_fct_no_better_than_ideal() {
 #[test]
 fn a_lone_flow_finishes_at_its_ideal_fct() {
     let mut cfg = common::incast("powertcp", 0, MS);
-    cfg.flows = vec![FlowSpec {
-        src: 0,
-        dst: 200,
-        size_bytes: Some(50_000),
-        start_ps: 0,
-        cc: None,
-        follows: None,
-        subflows: 1,
-        after: vec![],
-        closed_loop: None,
-    }];
+    cfg.flows = vec![FlowSpec::new(0, 200, Some(50_000), 0)];
     let r = dccsim_engine::run(&cfg).unwrap();
     common::assert_conserved(&r);
     let fct = r.flows.end_ps[0] - r.flows.start_ps[0];
@@ -314,30 +292,7 @@ fn artifact_ideal_fct_is_pair_rtt_plus_bytes_with_headers_at_the_path_rate() {
     // + 2·320 ns + 4·80 ns = 28.96 µs (artifact-notes.md). 2500 B = 3 packets → (2500 + 3·48)·8
     // / 25G = 846.08 ns.
     let mut cfg = common::incast("powertcp", 0, MS);
-    cfg.flows = vec![
-        FlowSpec {
-            src: 0,
-            dst: 1,
-            size_bytes: Some(2500),
-            start_ps: 0,
-            cc: None,
-            follows: None,
-            subflows: 1,
-            after: vec![],
-            closed_loop: None,
-        },
-        FlowSpec {
-            src: 0,
-            dst: 255,
-            size_bytes: Some(2500),
-            start_ps: 0,
-            cc: None,
-            follows: None,
-            subflows: 1,
-            after: vec![],
-            closed_loop: None,
-        },
-    ];
+    cfg.flows = vec![FlowSpec::new(0, 1, Some(2500), 0), FlowSpec::new(0, 255, Some(2500), 0)];
     let r = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(r.flows.ideal_fct_artifact_ps, vec![4_640_000 + 846_080, 28_960_000 + 846_080]);
 }

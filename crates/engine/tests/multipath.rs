@@ -39,7 +39,7 @@ fn two_path(host_rate: u64, flows: Vec<FlowSpec>, algorithm: &str) -> Config {
 }
 
 fn flow(size: u64, subflows: u32) -> FlowSpec {
-    FlowSpec { src: 0, dst: 1, size_bytes: Some(size), start_ps: 0, cc: None, follows: None, subflows, after: vec![], closed_loop: None }
+    FlowSpec { subflows, ..FlowSpec::new(0, 1, Some(size), 0) }
 }
 
 fn tx_bytes(r: &dccsim_engine::Results, port: &str) -> u64 {
@@ -183,28 +183,8 @@ fn amp_suppresses_at_the_floor_and_releases_when_the_crowd_leaves() {
     // carries data again. τ = 2: a lone subflow at a 10 Gbps, K = 10 port is marked every
     // ≈ W/4 ≈ 5 rounds (W ≈ BDP + K, cut by 1/4, +1 packet per round), so the paper's τ = 8 clean
     // rounds would rarely come (docs/models.md).
-    let mut flows = vec![FlowSpec {
-        src: 0,
-        dst: 16,
-        size_bytes: None,
-        start_ps: 0,
-        cc: None,
-        follows: None,
-        subflows: 2,
-        after: vec![],
-        closed_loop: None,
-    }];
-    flows.extend((1..16).map(|s| FlowSpec {
-        src: s,
-        dst: 16,
-        size_bytes: Some(1_000_000),
-        start_ps: 0,
-        cc: None,
-        follows: None,
-        subflows: 2,
-        after: vec![],
-        closed_loop: None,
-    }));
+    let mut flows = vec![FlowSpec { subflows: 2, ..FlowSpec::new(0, 16, None, 0) }];
+    flows.extend((1..16).map(|s| FlowSpec { subflows: 2, ..FlowSpec::new(s, 16, Some(1_000_000), 0) }));
     let mut cfg = two_path(20 * G, flows, "amp");
     cfg.cc.params = serde_json::json!({"init_cwnd_mss": 1.0, "tau_rounds": 2});
     if let Topology::TwoPath { ref mut senders, .. } = cfg.topology {

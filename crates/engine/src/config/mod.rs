@@ -313,6 +313,14 @@ pub struct FlowSpec {
     pub closed_loop: Option<crate::traffic::closed_loop::ClosedLoop>,
 }
 
+impl FlowSpec {
+    /// A single-path flow of `size_bytes` (None: long-lived) from `src` to `dst` at `start_ps`,
+    /// with the scenario's controller; the other fields are set with struct update syntax.
+    pub fn new(src: u32, dst: u32, size_bytes: Option<u64>, start_ps: u64) -> Self {
+        FlowSpec { src, dst, size_bytes, start_ps, cc: None, follows: None, subflows: 1, after: vec![], closed_loop: None }
+    }
+}
+
 fn one_u32() -> u32 {
     1
 }

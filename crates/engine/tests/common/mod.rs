@@ -25,7 +25,7 @@ pub fn cc(algorithm: &str, params: serde_json::Value) -> CcSpec {
 }
 
 pub fn long_flow(src: u32, dst: u32, start_ps: u64) -> FlowSpec {
-    FlowSpec { src, dst, size_bytes: None, start_ps, cc: None, follows: None, subflows: 1, after: vec![], closed_loop: None }
+    FlowSpec::new(src, dst, None, start_ps)
 }
 
 /// The 10:1 incast of PowerTCP Fig. 4 on the 256-host FatTree, as in the authors' flow file:
