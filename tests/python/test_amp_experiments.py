@@ -186,6 +186,12 @@ def test_closed_loop_jobs_chain_requests_responses_and_jobs():
         nxt = jobs.get(jid + 1)
         if nxt is not None and all(flows[q].get("after") for q in nxt[:10]):
             assert all(flows[q]["after"] == resps for q in nxt[:10])
+    # the memory estimate counts exactly the flows the generator makes (closed and open loop)
+    from dccsim.workloads.generate import expected_count
+
+    assert expected_count(s) == len(fl) - first
+    o = loads(text("amp-jobs").replace('loop = "closed"', 'loop = "open"\ninterval = "2ms"'))
+    assert expected_count(o) == len(o.flow_list(None)) - first
 
 
 def test_open_loop_jobs_and_multipath_by_size():

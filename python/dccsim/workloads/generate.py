@@ -266,6 +266,20 @@ def _closed_loop(c) -> Optional[dict]:
     return out | ({"max_bytes": c.max_bytes} if c.max_bytes is not None else {})
 
 
+def jobs_per_slot(w, host_rate_bps: float) -> int:
+    """Jobs of one client slot of a `jobs` workload: one per interval (open loop), or as many as
+    the client's NIC could receive in [start, stop) plus one (closed loop)."""
+    j = w.jobs
+    span = w.stop_ps - w.start_ps
+    if j.loop == "open":
+        return -(-span // j.interval_ps)
+    return int(np.ceil(span / 1e12 * host_rate_bps / 8 / (j.fan_in * j.response_bytes))) + 1
+
+
+def _host_rate(scn) -> float:
+    return float(scn.topology.values.get("host_rate", 400e9))
+
+
 def jobs(w, n_hosts: int, host_rate_bps: float, seed: int) -> FlowList:
     """Partition-aggregate jobs (AMP §5.3): per client slot, job after job, each a request from a
     random client to `fan_in` distinct random servers (``request`` bytes; none when 0), then each
@@ -275,11 +289,7 @@ def jobs(w, n_hosts: int, host_rate_bps: float, seed: int) -> FlowList:
     could receive in [start, stop) (a job needs ≥ fan_in·response·8/rate there), plus one."""
     j = w.jobs
     rng = np.random.default_rng([seed, JOBS_STREAM])
-    span = w.stop_ps - w.start_ps
-    if j.loop == "open":
-        n = -(-span // j.interval_ps)
-    else:
-        n = int(np.ceil(span / 1e12 * host_rate_bps / 8 / (j.fan_in * j.response_bytes))) + 1
+    n = jobs_per_slot(w, host_rate_bps)
     src, dst, size, start, job, after = [], [], [], [], [], []
     for slot in range(j.clients):
         prev: tuple = ()
@@ -327,8 +337,7 @@ def generated(scn) -> Optional[FlowList]:
 
         return read(w.file, "workload.file")
     if w.kind == "jobs":
-        rate = float(scn.topology.values.get("host_rate", 400e9))
-        return jobs(w, scn.host_count, rate, scn.seed)
+        return jobs(w, scn.host_count, _host_rate(scn), scn.seed)
     rk = racks(scn.topology.kind, scn.topology.values)
     parts = [poisson(w, rk, scn.seed) if w.kind == "poisson" else None]
     if w.incast is not None:
@@ -398,13 +407,7 @@ def expected_count(scn) -> int:
         return scn.host_count
     if w.kind == "jobs":
         j = w.jobs
-        span = w.stop_ps - w.start_ps
-        per = (
-            -(-span // j.interval_ps)
-            if j.loop == "open"
-            else span / 1e12 * 400e9 / 8 / (j.fan_in * j.response_bytes) + 1
-        )
-        return int(j.clients * per * j.fan_in * (2 if j.request_bytes else 1))
+        return j.clients * jobs_per_slot(w, _host_rate(scn)) * j.fan_in * (2 if j.request_bytes else 1)
     if w.kind == "replay":
         from .replay import row_count
 
