@@ -36,7 +36,8 @@ pub struct PfcConfig {
     #[serde(default = "pfc_alpha_shift")]
     pub alpha_shift: u32,
     /// Headroom per ingress port (hpcc) or per ingress port and priority (sonic); None = 3 × rate ×
-    /// link delay in bytes (both artifacts), at least what arrives after a PAUSE (fabric/pfc.rs).
+    /// link delay in bytes (both artifacts), at least what may reach headroom after the decision to
+    /// pause: 2 × rate × delay + 3 packets + 2 frames (fabric/pfc.rs `auto_headroom`).
     #[serde(default)]
     pub headroom_bytes: Option<u64>,
     /// Size of a PAUSE/RESUME frame on the wire (802.1Qbb: a 64-byte MAC control frame).
