@@ -165,4 +165,12 @@ fn the_headroom_holds_the_packet_that_paused_and_all_that_follows_it() {
         assert_eq!(r.summary.packets_dropped, 0, "{model:?}: PFC must never drop");
         assert_eq!(r.flows.retransmits.iter().sum::<u64>(), 0, "{model:?}: nothing lost, nothing resent");
     }
+    // the artifact's 3 × rate × delay (4725 B here, below even the old floor) is an option; it
+    // drops, as the artifact's switch would, and the transport recovers what it lost
+    let mut cfg = paused_sender_that_also_receives(PfcModel::Sonic);
+    cfg.switch.pfc.as_mut().unwrap().headroom_artifact = true;
+    let r = dccsim_engine::run(&cfg).unwrap();
+    common::assert_conserved(&r);
+    assert!(r.summary.packets_dropped > 0, "the artifact's headroom must overflow here");
+    assert!(r.flows.retransmits.iter().sum::<u64>() > 0);
 }

@@ -90,7 +90,11 @@ impl Pfc {
         let mut n_ports = vec![0u64; switches];
         for (i, p) in ports.iter().enumerate() {
             let Some((sw, rate, delay_ps)) = *p else { continue };
-            let headroom = cfg.headroom_bytes.unwrap_or_else(|| auto_headroom(rate, delay_ps, max_packet, cfg.frame_bytes));
+            let headroom = match cfg.headroom_bytes {
+                Some(h) => h,
+                None if cfg.headroom_artifact => artifact_headroom(rate, delay_ps),
+                None => auto_headroom(rate, delay_ps, max_packet, cfg.frame_bytes),
+            };
             // third.cc: the shift drops by one per doubling of the port rate above the NIC rate
             let (mut shift, mut r) = (cfg.alpha_shift, rate);
             while r > nic_rate_bps && shift > 0 {
@@ -279,9 +283,15 @@ pub fn scaled(alpha: f64, bytes: u64) -> u64 {
 /// is the larger and stands; on slow or short links (1 Gb/s, 1 µs: 375 B, less than a packet)
 /// the floor keeps the fabric lossless.
 pub fn auto_headroom(rate_bps: u64, delay_ps: u64, max_packet: u64, frame: u64) -> u64 {
-    let artifact = (rate_bps as u128 * (delay_ps / 1000) as u128 / 8 / 1_000_000_000) as u64 * 3;
+    let artifact = artifact_headroom(rate_bps, delay_ps);
     let round_trip = (2 * rate_bps as u128 * delay_ps as u128).div_ceil(8 * 1_000_000_000_000) as u64;
     artifact.max(round_trip + 3 * max_packet + 2 * frame)
+}
+
+/// 3 × rate × delay as the artifacts compute it (third.cc, powertcp-evaluation-workload.cc:
+/// rate·delay/8/1e9·3, delay in whole ns, integer arithmetic).
+pub fn artifact_headroom(rate_bps: u64, delay_ps: u64) -> u64 {
+    (rate_bps as u128 * (delay_ps / 1000) as u128 / 8 / 1_000_000_000) as u64 * 3
 }
 
 #[cfg(test)]
