@@ -9,7 +9,10 @@ import sys
 
 import pyarrow.parquet as pq
 
-from dccsim.scenario import Pfc, loads
+import pytest
+
+from dccsim.errors import ScenarioError
+from dccsim.scenario import Pfc, dump_toml, loads
 
 INCAST = """
 name = "pfc-incast"
@@ -53,6 +56,19 @@ def test_pfc_true_gives_the_artifact_values_and_a_table_overrides_them():
     p = loads(INCAST.replace("PFC", text)).switch.pfc
     assert (p.model, p.alpha_shift, p.headroom_bytes, p.watchdog_ps) == ("hpcc", 1, 20000, 0)
     assert "pfc" not in loads(INCAST.replace("PFC", "pfc = false")).to_engine_config(None)["switch"]
+
+
+def test_headroom_artifact_is_the_artifacts_value_without_the_floor_and_round_trips():
+    text = 'pfc = { headroom = "artifact" }'
+    scn = loads(INCAST.replace("PFC", text))
+    assert (scn.switch.pfc.headroom_bytes, scn.switch.pfc.headroom_artifact) == (None, True)
+    eng = scn.to_engine_config(None)["switch"]["pfc"]
+    assert (eng["headroom_bytes"], eng["headroom_artifact"]) == (None, True)
+    assert 'headroom = "artifact"' in dump_toml(scn)
+    assert loads(dump_toml(scn)).switch.pfc == scn.switch.pfc
+    with pytest.raises(ScenarioError) as e:
+        loads(INCAST.replace("PFC", 'pfc = { headroom = "floor" }'))
+    assert str(e.value).startswith("switch.pfc.headroom:") and '"auto", "artifact" or a size' in str(e.value)
 
 
 def run(tmp_path, text):

@@ -132,3 +132,45 @@ fn a_fattree_incast_under_pfc_loses_nothing_and_is_not_a_deadlock() {
     assert_eq!(r.summary.pfc_deadlock_at_ps, 0, "{:?}", r.pfc_deadlock);
     assert_eq!(r.summary.sim_time_ps, 2 * MS);
 }
+
+/// h0 sends at line rate (DCQCN, no ECN: it never slows down) to h2 behind a 1 Gb/s link, so the
+/// switch's ingress from h0 fills and pauses h0 again and again without draining; h1 sends to h0
+/// at line rate, so the switch's port to h0 is mostly busy with a full packet when a PAUSE is
+/// decided (the frame waits behind it) and h0 sends an ACK stream besides its data. Host links of
+/// 504 ns: 2 × rate × delay + 2 packets + frame = 3150 + 2180 + 64 = 5394 B exceeds the
+/// artifact's 3 × rate × delay (4725 B), so that was the headroom, and the packet that triggered
+/// the PAUSE plus the four that can still arrive (5 × 1090 = 5450 B) did not fit: the run dropped
+/// packets. The headroom also counts the triggering packet and a RESUME queued before the PAUSE:
+/// 3150 + 3 × 1090 + 2 × 64 = 6548 B.
+fn paused_sender_that_also_receives(model: PfcModel) -> Config {
+    let d = 504_000;
+    let host = |i: u32, rate_bps: u64| LinkSpec { a: format!("h{i}"), b: "s0".into(), rate_bps, delay_ps: d };
+    let mut cfg = common::star(1, 25_000_000_000, d, "dcqcn", serde_json::json!({}));
+    cfg.topology =
+        Topology::Custom { hosts: 3, switches: 1, links: vec![host(0, 25_000_000_000), host(1, 25_000_000_000), host(2, 1_000_000_000)] };
+    cfg.flows = vec![common::long_flow(0, 2, 0), common::long_flow(1, 0, 0)];
+    cfg.switch.buffer_bytes = 100_000;
+    cfg.switch.pfc = Some(PfcConfig { model, ..PfcConfig::default() });
+    cfg.metrics.ports = vec![];
+    cfg.duration_ps = 20 * MS;
+    cfg
+}
+
+#[test]
+fn the_headroom_holds_the_packet_that_paused_and_all_that_follows_it() {
+    for model in [PfcModel::Sonic, PfcModel::Hpcc] {
+        let r = dccsim_engine::run(&paused_sender_that_also_receives(model)).unwrap();
+        common::assert_conserved(&r);
+        assert!(r.summary.pfc_pause_frames > 50, "{model:?}: h0 must be paused often ({})", r.summary.pfc_pause_frames);
+        assert_eq!(r.summary.packets_dropped, 0, "{model:?}: PFC must never drop");
+        assert_eq!(r.flows.retransmits.iter().sum::<u64>(), 0, "{model:?}: nothing lost, nothing resent");
+    }
+    // the artifact's 3 × rate × delay (4725 B here, below even the old floor) is an option; it
+    // drops, as the artifact's switch would, and the transport recovers what it lost
+    let mut cfg = paused_sender_that_also_receives(PfcModel::Sonic);
+    cfg.switch.pfc.as_mut().unwrap().headroom_artifact = true;
+    let r = dccsim_engine::run(&cfg).unwrap();
+    common::assert_conserved(&r);
+    assert!(r.summary.packets_dropped > 0, "the artifact's headroom must overflow here");
+    assert!(r.flows.retransmits.iter().sum::<u64>() > 0);
+}

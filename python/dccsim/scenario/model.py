@@ -73,12 +73,16 @@ class Pfc:
     reserve_bytes: int = 4096
     resume_offset_bytes: int = 3072
     alpha_shift: int = 3
-    headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port
+    headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port, at least the lossless floor
+    headroom_artifact: bool = False  # with headroom_bytes None: exactly 3 × rate × delay (the artifacts')
     frame_bytes: int = 64
     watchdog_ps: int = 1_000_000_000
 
     def to_engine(self) -> dict:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if not self.headroom_artifact:
+            del d["headroom_artifact"]  # the engine's default; absent keeps older configs' JSON
+        return d
 
 
 @dataclass(frozen=True)

@@ -277,6 +277,19 @@ def _switch(data) -> Switch:
     )
 
 
+def _headroom(v, field: str) -> Optional[int]:
+    """`"auto"` (None: 3 × rate × delay, at least the lossless floor), `"artifact"` (None: exactly
+    3 × rate × delay) or a size."""
+    if v in ("auto", "artifact"):
+        return None
+    try:
+        return ranged_size(0, 2**30)(v, field)
+    except ScenarioError:
+        raise ScenarioError(
+            field, f'expected "auto", "artifact" or a size (0 B to 1 GiB), got {show(v)}'
+        ) from None
+
+
 def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
     """`pfc = true | false`, or a [switch.pfc] table overriding the artifact's values."""
     if isinstance(v, bool):
@@ -296,7 +309,8 @@ def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
         alpha_shift=integer(
             t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), f"{field}.alpha_shift", lo=0, hi=16
         ),
-        headroom_bytes=None if headroom == "auto" else ranged_size(0, 2**30)(headroom, f"{field}.headroom"),
+        headroom_bytes=_headroom(headroom, f"{field}.headroom"),
+        headroom_artifact=headroom == "artifact",
         frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
         watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
     )

@@ -186,7 +186,13 @@ def _pfc_dict(p) -> dict:
         "reserve": units.format_size_exact(p.reserve_bytes),
         "resume_offset": units.format_size_exact(p.resume_offset_bytes),
         "alpha_shift": p.alpha_shift,
-        "headroom": "auto" if p.headroom_bytes is None else units.format_size_exact(p.headroom_bytes),
+        "headroom": (
+            units.format_size_exact(p.headroom_bytes)
+            if p.headroom_bytes is not None
+            else "artifact"
+            if p.headroom_artifact
+            else "auto"
+        ),
         "frame": units.format_size_exact(p.frame_bytes),
         "watchdog": units.format_time_exact(p.watchdog_ps),
     }

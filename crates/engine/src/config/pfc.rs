@@ -36,9 +36,15 @@ pub struct PfcConfig {
     #[serde(default = "pfc_alpha_shift")]
     pub alpha_shift: u32,
     /// Headroom per ingress port (hpcc) or per ingress port and priority (sonic); None = 3 × rate ×
-    /// link delay in bytes (both artifacts), at least what arrives after a PAUSE (fabric/pfc.rs).
+    /// link delay in bytes (both artifacts), at least what may reach headroom after the decision to
+    /// pause: 2 × rate × delay + 3 packets + 2 frames (fabric/pfc.rs `auto_headroom`).
     #[serde(default)]
     pub headroom_bytes: Option<u64>,
+    /// With `headroom_bytes` None: exactly the artifacts' 3 × rate × delay, without the lossless
+    /// floor (examples/PowerTCP/powertcp-evaluation-workload.cc `SetHeadroom`; it can drop, see
+    /// docs/models.md "PFC headroom").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub headroom_artifact: bool,
     /// Size of a PAUSE/RESUME frame on the wire (802.1Qbb: a 64-byte MAC control frame).
     #[serde(default = "pfc_frame")]
     pub frame_bytes: u64,
@@ -59,6 +65,9 @@ pub enum PfcModel {
     Hpcc,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
 fn pfc_alpha() -> f64 {
     0.125
 }
@@ -95,6 +104,7 @@ impl Default for PfcConfig {
             resume_offset_bytes: pfc_resume_offset(),
             alpha_shift: pfc_alpha_shift(),
             headroom_bytes: None,
+            headroom_artifact: false,
             frame_bytes: pfc_frame(),
             watchdog_ps: pfc_watchdog(),
         }
