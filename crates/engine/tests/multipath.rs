@@ -136,17 +136,18 @@ fn amp_star(n: u32, sub: u32, algorithm: &str, sizes: &[Option<u64>], duration: 
     amp_star_with(n, sub, algorithm, serde_json::json!({"init_cwnd_mss": 1.0}), sizes, duration)
 }
 
-fn amp_star_with(n: u32, sub: u32, algorithm: &str, params: serde_json::Value, sizes: &[Option<u64>], duration: u64) -> Config {
-    let mut cfg = common::star(n, 10 * G, 2 * US, algorithm, params);
-    cfg.switch = SwitchConfig {
-        buffer_bytes: 144_000,
-        dt_alpha: 64.0,
-        ecn: Ecn::Step { k_bytes: 14_400 },
-        int_enabled: false,
-        ..SwitchConfig::default()
-    };
+/// The AMP paper's switches and hosts (§5): step marking at K = 10 packets of 1440 B, one port
+/// may fill the buffer, no INT, 1400 B payloads, the authors' 200 ms RTO.
+fn amp_fabric(cfg: &mut Config, buffer_bytes: u64) {
+    cfg.switch =
+        SwitchConfig { buffer_bytes, dt_alpha: 64.0, ecn: Ecn::Step { k_bytes: 14_400 }, int_enabled: false, ..SwitchConfig::default() };
     cfg.host.payload_bytes = 1400;
     cfg.host.rto_ps = 200 * MS;
+}
+
+fn amp_star_with(n: u32, sub: u32, algorithm: &str, params: serde_json::Value, sizes: &[Option<u64>], duration: u64) -> Config {
+    let mut cfg = common::star(n, 10 * G, 2 * US, algorithm, params);
+    amp_fabric(&mut cfg, 144_000);
     cfg.duration_ps = duration;
     cfg.metrics.sample_interval_ps = 100 * US;
     for (f, s) in cfg.flows.iter_mut().zip(sizes) {
@@ -190,15 +191,7 @@ fn amp_suppresses_at_the_floor_and_releases_when_the_crowd_leaves() {
     if let Topology::TwoPath { ref mut senders, .. } = cfg.topology {
         *senders = 16;
     }
-    cfg.switch = SwitchConfig {
-        buffer_bytes: 288_000,
-        dt_alpha: 64.0,
-        ecn: Ecn::Step { k_bytes: 14_400 },
-        int_enabled: false,
-        ..SwitchConfig::default()
-    };
-    cfg.host.payload_bytes = 1400;
-    cfg.host.rto_ps = 200 * MS;
+    amp_fabric(&mut cfg, 288_000);
     cfg.stop_when_done = false;
     cfg.duration_ps = 60 * MS;
     cfg.metrics.flows = true;
