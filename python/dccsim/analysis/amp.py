@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned
+from .claims_text import aligned, ran
 from .common import jain, percentile
 from .incast import bottleneck
 from .multipath import connections
@@ -590,10 +590,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
         lines = aligned(rows)
     else:
         rows = [("variant", "result")]
-        for v in scenario.variants():
-            m = metrics.get(v.slug)
-            if m is None:
-                continue
+        for v, m in ran(scenario, metrics):
             keys = (
                 "ratio",
                 "ratio_second_quarter",

@@ -30,7 +30,7 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import aligned, claim_lines
+from .claims_text import aligned, claim_lines, ran
 
 import numpy as np
 
@@ -100,10 +100,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
     rows = []
     full = queue_sweep.FULL_UTIL_PCT
     tb = []
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         alg, k, bdp = m["algorithm"], m["k_pkts"], m["bdp_bytes"]
         ok_u = m["utilization_pct"] >= full
         if alg == "tbtcp":
@@ -173,10 +170,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head = ("variant", "BDP", "K", "mean", "p50", "p99 (buffer)", "max", "empty", "utilisation")
     rows = [head]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         rows.append(
             (
                 v.name,

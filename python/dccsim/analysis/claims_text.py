@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 
+def ran(scenario, metrics: dict):
+    """(variant, its metrics) for the scenario's variants that ran, in the scenario's order (a
+    partial run lacks some)."""
+    for v in scenario.variants():
+        m = metrics.get(v.slug)
+        if m is not None:
+            yield v, m
+
+
 def claim_lines(claim_rows: list[dict]) -> list[str]:
     lines = ["paper claim | ours | verdict"]
     for c in claim_rows:

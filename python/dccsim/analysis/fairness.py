@@ -37,7 +37,7 @@ from .checks import require_binned_flow_sampling
 from .tables import as_frame, as_frames
 from .common import jain
 
-from .claims_text import claim_lines
+from .claims_text import claim_lines, ran
 
 import numpy as np
 
@@ -155,10 +155,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
     paper = p["paper"]
     rows = []
     conv_by_alg = {}
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         alg = v.cc.algorithm
         convs = [ph["converge_ps"] for ph in m["phases"]]
         jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
@@ -237,10 +234,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
 
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     lines = []
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         lines.append(f"{v.name}:")
         for ph in m["phases"]:
             lines.append(

@@ -32,7 +32,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned
+from .claims_text import aligned, ran
 from .common import percentile
 from .tables import column
 
@@ -190,10 +190,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head += [f"{k} {q}" for k in ("short", "medium", "long") for q in ("p50", tail)]
     head.append("ToR buffer p99")
     rows = [tuple(head)]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         cells = [_cell(m[k][q]) for k in ("short", "medium", "long") for q in ("p50", tail)]
         rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buffer_p99_cell(m)))
     lines = aligned(rows)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
+from .claims_text import ran
 from .tables import column
 
 KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
@@ -332,10 +333,7 @@ def _limit_note(m) -> str:
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after", "drops")
     rows = [head]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         rows.append(
             (
                 v.name,

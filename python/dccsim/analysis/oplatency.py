@@ -36,7 +36,7 @@ import textwrap
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines
+from .claims_text import aligned, claim_lines, ran
 from .fct import MIN_ABOVE, pct
 from .tables import column
 
@@ -205,10 +205,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     rows = [
         ("variant", "INT switches", "messages", "unfinished", "p50 µs", "p99 µs", "p99.9 µs", "above p99.9")
     ]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         o = m["op_latency_us"]
         ints = "all" if m["int_switches"] is None else ",".join(m["int_switches"])
         rows.append(

@@ -27,7 +27,7 @@ Verdicts and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import claim_lines
+from .claims_text import claim_lines, ran
 
 import numpy as np
 
@@ -146,10 +146,7 @@ def _verdict(law: str, f: dict, bdp: float, eq) -> tuple[str, str]:
 
 def claims(scenario, metrics: dict) -> list[dict]:
     rows = []
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         bdp = m["fluid_bdp_bytes"]
         for law in fluid.LAWS:
             measured, verdict = _verdict(law, m["fluid"][law], bdp, m["fluid_equilibrium"])

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 from . import fct
-from .claims_text import aligned, claim_lines
+from .claims_text import aligned, claim_lines, ran
 
 KEYS = {**fct.KEYS, "paper": "str", "short": "number"}
 REQUIRED = ("paper",)
@@ -340,10 +340,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
     label = POINTS[paper][1]
     rows = [("variant", label, *(f"{g} {tail_key} (n/above)" for g in GROUPS), "ToR buffer p99")]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         rows.append(
             (
                 v.name,

@@ -29,7 +29,7 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import aligned, claim_lines
+from .claims_text import aligned, claim_lines, ran
 
 import numpy as np
 
@@ -102,10 +102,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
         if v.slug in metrics and metrics[v.slug]["k_pkts"] is not None and v.cc.algorithm == "dctcp"
     ]
     sweep.sort(key=lambda x: x[1]["k_pkts"])
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         measured = (
             f"queue mean {m['queue_mean_pkts']:.1f} pkts (p1 {m['queue_p1_pkts']:.0f}, "
             f"p99 {m['queue_p99_pkts']:.0f}), empty {m['underflow_pct']:.1f}% of samples, "
@@ -167,10 +164,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head = ("variant", "K", "queue mean", "p1..p99", "empty", "utilisation", "drops")
     rows = [head]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         rows.append(
             (
                 v.name,

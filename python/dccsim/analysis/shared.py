@@ -23,7 +23,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned
+from .claims_text import aligned, ran
 from .tables import as_frames
 from ..units import format_time
 from .common import jain, percentile
@@ -103,10 +103,7 @@ def claims(scenario, metrics: dict) -> list[dict]:
 def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
     head = ("variant", "utilisation", "Jain", "min/max share", "queue mean", "queue p99", "drops")
     rows = [head]
-    for v in scenario.variants():
-        m = metrics.get(v.slug)
-        if m is None:
-            continue
+    for v, m in ran(scenario, metrics):
         share = "—" if m["min_share"] is None else f"{m['min_share']:.2f}/{m['max_share']:.2f}"
         rows.append(
             (
