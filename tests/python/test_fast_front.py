@@ -402,3 +402,29 @@ def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
     incast.figure(scn, reduced, tmp_path / "reduced.png")
     incast.figure(scn, series, tmp_path / "full.png")
     assert (tmp_path / "reduced.png").read_bytes() == (tmp_path / "full.png").read_bytes()
+
+
+def test_fixed_titles_draw_the_same_incast_png_as_matplotlibs_search(tmp_path, monkeypatch):
+    """`new_figure(fixed_titles=True)` is only a shortcut where matplotlib's title search finds
+    nothing to avoid: the incast figure with it and without it is the same PNG."""
+    from dccsim.analysis import incast
+
+    scn, series = _incast_series(3)
+    incast.figure(scn, series, tmp_path / "fixed.png")
+    searched = plots.new_figure
+
+    def searching(*a, fixed_titles=False, **kw):
+        return searched(*a, **kw)
+
+    monkeypatch.setattr(plots, "new_figure", searching)
+    incast.figure(scn, series, tmp_path / "searched.png")
+    assert (tmp_path / "fixed.png").read_bytes() == (tmp_path / "searched.png").read_bytes()
+
+
+def test_fixed_titles_skip_the_search_and_default_keeps_it():
+    fig, ax = plots.new_figure(fixed_titles=True)
+    fig2, ax2 = plots.new_figure()
+    ax.set_title("x")
+    ax2.set_title("x")
+    # matplotlib's flag for "title placed by the user": the search is skipped only when it is False
+    assert ax._autotitlepos is False and ax2._autotitlepos is True

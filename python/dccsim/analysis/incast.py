@@ -373,7 +373,7 @@ def figure(scenario, series: dict, path) -> None:
     p = scenario.experiment.params
     t0 = p["t0"]
     n = len(series)
-    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
+    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, fixed_titles=True)
     qmax = 1.0
     data = []
     for slug, (variant, tables, m) in series.items():
