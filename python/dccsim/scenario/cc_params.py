@@ -139,6 +139,7 @@ PARAMS: dict[str, dict] = {
         "init_cwnd_bytes": BYTES,
         "variant": Choice(("paper", "artifact", "rdma-hw", "linux")),
         "power_floor": Num(0.0, 1.0, lo_open=True),
+        "gradient_floor": Num(0.0, 1.0),
         "min_rate_bps": RATE,
     },
     "hpcc": {

@@ -72,6 +72,9 @@ pub struct Params {
     /// Lower bound of Γ_norm and Γ_smooth (see PowerTCP). Unset: none (paper, artifact); 0.01 in
     /// the Linux variant.
     pub power_floor: Option<f64>,
+    /// Lower bound of the gradient term (θ̇ + 1). Unset: none in the paper's law (Algorithm 2 has
+    /// no bound), 0.5 in the artifact and rdma-hw variants, 0 in the Linux variant.
+    pub gradient_floor: Option<f64>,
     /// Minimum rate of the rdma-hw variant, bits/s (the study's MIN_RATE).
     pub min_rate_bps: f64,
 }
@@ -86,6 +89,7 @@ impl Default for Params {
             init_cwnd_bytes: None,
             variant: Variant::Paper,
             power_floor: None,
+            gradient_floor: None,
             min_rate_bps: 100e6,
         }
     }
@@ -127,6 +131,7 @@ impl ThetaPowerTcp {
             Variant::Artifact | Variant::RdmaHw => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
             Variant::Linux => (p.gamma.unwrap_or(0.9), 1.0, 0.0),
         };
+        let floor = p.gradient_floor.unwrap_or(floor);
         let power_floor = p.power_floor.unwrap_or(match p.variant {
             Variant::Paper | Variant::Artifact | Variant::RdmaHw => f64::NEG_INFINITY,
             Variant::Linux => 0.01,
@@ -303,6 +308,20 @@ mod tests {
             hops: 0,
             cwnd_limited: true,
         }
+    }
+
+    #[test]
+    fn gradient_floor_bounds_the_gradient_term_only_when_set() {
+        // θ̇ = (20 − 24) µs / 2 µs = −2: (θ̇ + 1) = −1, floored at 0.5 if asked; Γ_norm = that · 20/20
+        let smoothed = |gradient_floor| {
+            let p = Params { gradient_floor, init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+            let mut c = ThetaPowerTcp::new(p, &ctx());
+            c.on_ack(&ack(100 * US, 24 * US, 1000, 62_000));
+            c.on_ack(&ack(102 * US, 20 * US, 2000, 63_000));
+            c.smoothed_power()
+        };
+        assert_close(smoothed(None), (18.0 - 2.0) / 20.0); // Algorithm 2 as printed: no bound
+        assert_close(smoothed(Some(0.5)), (18.0 + 0.5 * 2.0) / 20.0);
     }
 
     #[test]
