@@ -157,6 +157,13 @@ def cmd_query(args) -> int:
     return 0
 
 
+def cmd_figures(args) -> int:
+    from .redraw import draw
+
+    print(draw(args.dir))
+    return 0
+
+
 def cmd_report(args) -> int:
     from .report import write_report
 
@@ -268,6 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_sweep)
+
+    s = sub.add_parser(
+        "figures",
+        help="draw a run's figure from its files (a run made with --no-figures, or interrupted)",
+    )
+    s.add_argument("dir", metavar="RUN-DIR")
+    s.set_defaults(func=cmd_figures)
 
     s = sub.add_parser("report", help="self-contained HTML page of a run or sweep directory")
     s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")

@@ -1,0 +1,82 @@
+"""`dccsim figures RUN_DIR`: draw a run's figure afterwards, from the run's own files.
+
+For runs made with `--no-figures` (a long full-scale run, where only the numbers were wanted at
+first) and for runs interrupted with Ctrl-C (`complete: false`: the finished variants are kept, the
+figure never drawn). The inputs are what the run wrote: `scenario.toml` (the variants), the
+metrics of every finished variant in `summary.json`, and the Parquet tables the figure reads, read
+back with the column types the run had (`results.table_columns()`), so the figure is the one the
+run would have drawn (test: byte-identical PNG). The figure is written via a temporary name and
+listed in `summary.json`; nothing else in the directory changes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .errors import ScenarioError
+
+
+def _tables(variant_dir: Path, names) -> dict:
+    """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
+    files (a table the run did not write, e.g. an empty one in an older run, comes back empty)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from . import results
+
+    out = {}
+    for name in names:
+        f = variant_dir / f"{name}.parquet"
+        t = pq.read_table(f) if f.exists() else None
+        cols = {}
+        for c, typ in results.table_columns()[name]:
+            dtype = object if typ == "string" else typ
+            if t is not None and c in t.column_names:
+                cols[c] = np.asarray(t.column(c).to_numpy(zero_copy_only=False), dtype=dtype)
+            else:
+                cols[c] = np.asarray([], dtype=dtype)
+        out[name] = cols
+    return out
+
+
+def draw(run_dir) -> Path:
+    """Draw the figure of the run in `run_dir`; returns its path. Bad input (not a run, no analysis
+    with a figure, no finished variant, a variant the scenario does not name) raises ScenarioError
+    naming `run_dir`."""
+    from . import results
+    from .analysis import ANALYSES
+    from .scenario import loads
+
+    d = Path(run_dir)
+    field = "run_dir"
+    try:
+        summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+        text = (d / "scenario.toml").read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise ScenarioError(
+            field, f"{str(d)!r} is not a run directory (no {Path(e.filename).name})"
+        ) from None
+    except (OSError, ValueError) as e:
+        raise ScenarioError(field, f"cannot read the run in {str(d)!r}: {e}") from None
+    name = summary.get("analysis")
+    analysis = ANALYSES.get(name) if name else None
+    if analysis is None or not hasattr(analysis, "figure"):
+        raise ScenarioError(field, f"the run in {str(d)!r} has no analysis that draws a figure")
+    order = summary.get("order") or []
+    if not order:
+        raise ScenarioError(field, f"the run in {str(d)!r} has no finished variant to draw")
+    scn = loads(text)  # as the run read it (runner.variant_job)
+    by_slug = {v.slug: v for v in scn.variants()}
+    names = getattr(analysis, "FIGURE_TABLES", None) or list(results.table_columns())
+    series = {}
+    for slug in order:
+        if slug not in by_slug:
+            raise ScenarioError(field, f"variant {slug!r} of {str(d)!r} is not in its scenario.toml")
+        series[slug] = (by_slug[slug], _tables(d / slug, names), summary["runs"][slug]["metrics"])
+    path = d / analysis.FIGURE
+    results.write_figure(path, lambda p: analysis.figure(scn, series, p))
+    if summary.get("figures") != [analysis.FIGURE]:
+        summary["figures"] = [analysis.FIGURE]
+        results.write_json(d / "summary.json", summary)
+    return path
