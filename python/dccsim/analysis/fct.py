@@ -217,15 +217,12 @@ def plot_buffer_cdf(ax, series: dict) -> None:
 def figure(scenario, series: dict, path) -> None:
     """Slowdown vs flow size (log x; p50 dashed, tail solid, one colour per variant) and, when ToR
     ports were sampled, the ToR buffer occupancy CDF."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     tail = scenario.experiment.params.get("tail", 0.999)
     tail_key = key(tail)
     with_buf = any(m["buffer"].get("samples") for _, _, m in series.values())
-    fig, axes = plt.subplots(1, 2 if with_buf else 1, figsize=(10 if with_buf else 5.5, 3.6), squeeze=False)
+    fig, axes = new_figure(1, 2 if with_buf else 1, figsize=(10 if with_buf else 5.5, 3.6), squeeze=False)
     ax = axes[0][0]
     for i, (slug, (variant, tables, m)) in enumerate(series.items()):
         colour = f"C{i}"
@@ -246,5 +243,4 @@ def figure(scenario, series: dict, path) -> None:
         plot_buffer_cdf(axes[0][1], series)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

@@ -229,12 +229,9 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 
 def figure(scenario, series: dict, path) -> None:
     """CDF of op latency per variant (log x), as the paper's Fig. 19/20(a)."""
-    import matplotlib
+    from ..plots import new_figure, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    fig, ax = new_figure(figsize=(5.5, 3.6))
     for i, (slug, (variant, tables, m)) in enumerate(series.items()):
         if m["cdf_us"]:
             ax.plot(m["cdf_us"], np.arange(201) / 200, color=f"C{i}", label=variant.name)
@@ -245,5 +242,4 @@ def figure(scenario, series: dict, path) -> None:
     ax.legend(fontsize=7)
     ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

@@ -110,6 +110,13 @@ CLAIMS = {
     "appD": [],  # "overcommitment 1 best": its own rule, claims() below
 }
 GROUPS = ("short", "medium", "long")
+# the figure's x axis per point kind, in the paper's units: (scale, axis label)
+AXIS = {
+    "load": (100.0, "load (%)"),
+    "rate": (1.0, "requests per second per server"),
+    "size": (1e-6, "request size (MB)"),
+    "overcommit": (1.0, "Homa overcommitment"),
+}
 
 
 def check(scn) -> None:
@@ -363,10 +370,7 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 def figure(scenario, series: dict, path) -> None:
     """fig6: 99.9p slowdown vs flow size, one panel per load. fig7*/appD: short and long 99.9p
     slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     paper = scenario.experiment.params["paper"]
     tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
@@ -379,7 +383,7 @@ def figure(scenario, series: dict, path) -> None:
     style = {a: "--" if a.endswith(" (lossy)") else "-" for a in algs}
     with_buf = any(m["buffer"].get("samples") for m in ms)
     if paper == "fig6":
-        fig, axes = plt.subplots(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
+        fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
         for ax, x in zip(axes[0], pts):
             for a in algs:
                 for m in (m for m in ms if _series(m) == a and m["point"] == x):
@@ -396,20 +400,21 @@ def figure(scenario, series: dict, path) -> None:
             ax.legend(fontsize=7)
     else:
         n = 3 if with_buf else 2
-        fig, axes = plt.subplots(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
+        fig, axes = new_figure(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
+        scale, xlabel = AXIS[POINTS[paper][0]]
         for ax, g in zip(axes[0], ("short", "long")):
             for a in algs:
                 sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
                 ys = [m["groups"][g]["tail"]["value"] for m in sel]
                 ax.plot(
-                    [m["point"] for m in sel],
+                    [m["point"] * scale for m in sel],
                     [np.nan if y is None else y for y in ys],
                     marker="o",
                     color=colour[a],
                     ls=style[a],
                     label=a,
                 )
-            ax.set_xlabel(POINTS[paper][1])
+            ax.set_xlabel(xlabel)
             ax.set_ylabel(f"{g} flows {tail_key} slowdown")
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
@@ -417,5 +422,4 @@ def figure(scenario, series: dict, path) -> None:
             fct.plot_buffer_cdf(axes[0][2], series)
     fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)

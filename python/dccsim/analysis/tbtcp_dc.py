@@ -293,13 +293,10 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
 
 def figure(scenario, series: dict, path) -> None:
     """Fig. 16 style: bottleneck queue vs time per variant; Fig. 17 style: mean FCT bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import new_figure, save
 
     paper = scenario.experiment.params["paper"]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = new_figure(figsize=(6, 3.6))
     if paper == "tbtcp-fig16":
         p = scenario.experiment.params
         for i, (slug, (variant, tables, m)) in enumerate(series.items()):
@@ -320,5 +317,4 @@ def figure(scenario, series: dict, path) -> None:
     ax.legend(fontsize=7)
     ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    save(fig, path)
