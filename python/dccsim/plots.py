@@ -17,9 +17,10 @@ def new_figure(
 
     `fixed_titles`: the panels' titles sit at the top of their axes (y = 1.0) instead of matplotlib
     searching, at every draw, for top tick labels or an offset text of the panel and its twins to
-    move them above (`Axes._update_title_position`: it lays out every y tick label, ≈ 40 % of the
-    incast figure's render time). Only for figures with no top ticks and no offset text, where the
-    search finds nothing and the pixels are the same."""
+    move them above (`Axes._update_title_position`: it lays out every y tick label; 0.25 of the
+    incast figure's 0.64 s draw under cProfile, ≈ 10 % of its time unprofiled). Only for figures
+    with no top ticks and no offset text, where the search finds nothing and the pixels are the
+    same (test_fast_front.py checks the incast figure)."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
