@@ -20,7 +20,6 @@ from .errors import ScenarioError
 def _tables(variant_dir: Path, names) -> dict:
     """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
     files (a table the run did not write, e.g. an empty one in an older run, comes back empty)."""
-    import numpy as np
     import pyarrow.parquet as pq
 
     from . import results
@@ -29,14 +28,8 @@ def _tables(variant_dir: Path, names) -> dict:
     for name in names:
         f = variant_dir / f"{name}.parquet"
         t = pq.read_table(f) if f.exists() else None
-        cols = {}
-        for c, typ in results.table_columns()[name]:
-            dtype = object if typ == "string" else typ
-            if t is not None and c in t.column_names:
-                cols[c] = np.asarray(t.column(c).to_numpy(zero_copy_only=False), dtype=dtype)
-            else:
-                cols[c] = np.asarray([], dtype=dtype)
-        out[name] = cols
+        cols = {} if t is None else {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
+        out[name] = results.typed_columns(name, cols)
     return out
 
 

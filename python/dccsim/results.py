@@ -46,6 +46,15 @@ def table_columns() -> dict:
     return out
 
 
+def typed_columns(name: str, cols: dict) -> dict:
+    """{column: numpy array} of table `name` with the columns and dtypes of table_columns() (a
+    column missing from `cols` comes back empty): what analyses and figures receive, whether the
+    columns come from the engine (runner.frames) or from a run's Parquet file (redraw.py)."""
+    return {
+        c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t) for c, t in table_columns()[name]
+    }
+
+
 def _arrow_type(dtype: str):
     import pyarrow as pa
 

@@ -18,16 +18,11 @@ from .scenario import Scenario, Variant, dump_toml
 def frames(result: dict) -> dict:
     """The engine's tables as {table: {column: numpy array}} with the columns of
     results.table_columns() (slowdown and port_name included): what analyses receive."""
-    import numpy as np
-
     out = {}
     for name, cols in results.engine_tables(result).items():
         if name == "flows":
             cols = results.with_slowdown(cols)
-        out[name] = {
-            c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t)
-            for c, t in results.table_columns()[name]
-        }
+        out[name] = results.typed_columns(name, cols)
     return out
 
 

@@ -88,11 +88,18 @@ fn ring(watchdog_ps: u64) -> Config {
     let mut links: Vec<LinkSpec> =
         (0..n).map(|i| LinkSpec { a: format!("h{i}"), b: format!("s{i}"), rate_bps: 25_000_000_000, delay_ps: US }).collect();
     links.extend((0..n).map(|i| LinkSpec { a: format!("s{i}"), b: format!("s{}", (i + 1) % n), rate_bps: 25_000_000_000, delay_ps: US }));
+    let flows = (0..n).map(|i| common::long_flow(i, (i + 2) % n, 0)).collect();
+    dcqcn_under_pfc(Topology::Custom { hosts: n, switches: n, links }, flows, 200_000, PfcConfig { watchdog_ps, ..PfcConfig::default() })
+}
+
+/// DCQCN (never slowed: no ECN marking here) long flows on a custom topology under PFC, 20 ms, no
+/// port sampling: the setting of the deadlock and headroom tests.
+fn dcqcn_under_pfc(topology: Topology, flows: Vec<FlowSpec>, buffer_bytes: u64, pfc: PfcConfig) -> Config {
     let mut cfg = common::star(1, 25_000_000_000, US, "dcqcn", serde_json::json!({}));
-    cfg.topology = Topology::Custom { hosts: n, switches: n, links };
-    cfg.flows = (0..n).map(|i| common::long_flow(i, (i + 2) % n, 0)).collect();
-    cfg.switch.buffer_bytes = 200_000;
-    cfg.switch.pfc = Some(PfcConfig { watchdog_ps, ..PfcConfig::default() });
+    cfg.topology = topology;
+    cfg.flows = flows;
+    cfg.switch.buffer_bytes = buffer_bytes;
+    cfg.switch.pfc = Some(pfc);
     cfg.metrics.ports = vec![];
     cfg.duration_ps = 20 * MS;
     cfg
@@ -145,15 +152,12 @@ fn a_fattree_incast_under_pfc_loses_nothing_and_is_not_a_deadlock() {
 fn paused_sender_that_also_receives(model: PfcModel) -> Config {
     let d = 504_000;
     let host = |i: u32, rate_bps: u64| LinkSpec { a: format!("h{i}"), b: "s0".into(), rate_bps, delay_ps: d };
-    let mut cfg = common::star(1, 25_000_000_000, d, "dcqcn", serde_json::json!({}));
-    cfg.topology =
-        Topology::Custom { hosts: 3, switches: 1, links: vec![host(0, 25_000_000_000), host(1, 25_000_000_000), host(2, 1_000_000_000)] };
-    cfg.flows = vec![common::long_flow(0, 2, 0), common::long_flow(1, 0, 0)];
-    cfg.switch.buffer_bytes = 100_000;
-    cfg.switch.pfc = Some(PfcConfig { model, ..PfcConfig::default() });
-    cfg.metrics.ports = vec![];
-    cfg.duration_ps = 20 * MS;
-    cfg
+    dcqcn_under_pfc(
+        Topology::Custom { hosts: 3, switches: 1, links: vec![host(0, 25_000_000_000), host(1, 25_000_000_000), host(2, 1_000_000_000)] },
+        vec![common::long_flow(0, 2, 0), common::long_flow(1, 0, 0)],
+        100_000,
+        PfcConfig { model, ..PfcConfig::default() },
+    )
 }
 
 #[test]
