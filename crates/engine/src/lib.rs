@@ -10,6 +10,7 @@ pub mod core;
 pub mod fabric;
 pub mod nic;
 pub mod packet;
+pub mod prefetch;
 pub mod results;
 pub mod rng;
 pub mod sched;

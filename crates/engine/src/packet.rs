@@ -134,17 +134,19 @@ impl PacketPool {
     /// a queue): packets wait long enough in queues to fall out of the caches.
     #[inline]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(p) = self.slots.get(id as usize) {
-            let ptr = p as *const Packet as *const i8;
-            // SAFETY: prefetch is a hint on a valid address; it never faults or reads memory.
-            unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch(ptr, _MM_HINT_T0);
-            }
+            crate::prefetch::lines(p, 1);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+    }
+
+    /// `prefetch`, and the packet's INT stack (a switch stamps it at dequeue, the sender's
+    /// controller reads it from the ACK).
+    #[inline]
+    pub fn prefetch_with_int(&self, id: PktId) {
+        self.prefetch(id);
+        if let Some(i) = self.ints.get(id as usize) {
+            crate::prefetch::lines(i, 3);
+        }
     }
 
     #[inline]

@@ -79,6 +79,7 @@ impl Simulator {
                 }
             }
             let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
+            prefetch_ahead(core, fabric);
             let id = ev.id();
             match ev.kind() {
                 EvKind::TxDone => {
@@ -143,6 +144,27 @@ impl Simulator {
         self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau)
     }
 }
+
+/// Software pipelining of cache misses: the port of the event three ahead, and the packet of
+/// the next event (whose port was prefetched two events ago).
+#[inline]
+fn prefetch_ahead(core: &Core, fabric: &Fabric) {
+    if let Some(e) = core.sched.peek(PORT_LEAD) {
+        if matches!(e.kind(), EvKind::TxDone | EvKind::LinkArrive) {
+            fabric.prefetch_port(e.id());
+        }
+    }
+    if let Some(e) = core.sched.peek(0) {
+        match e.kind() {
+            EvKind::LinkArrive => fabric.prefetch_packet(&core.pool, e.id(), true),
+            EvKind::TxDone => fabric.prefetch_packet(&core.pool, e.id(), false),
+            _ => {}
+        }
+    }
+}
+
+/// How many events ahead `prefetch_ahead` fetches a port.
+const PORT_LEAD: usize = 2;
 
 /// What the fabric left for the hosts: serve a free NIC, or deliver a packet to its transport.
 #[inline]

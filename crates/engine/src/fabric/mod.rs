@@ -15,7 +15,7 @@ pub mod switch;
 
 use crate::config::{Ecn, SwitchConfig};
 use crate::core::{Core, FlowId, HostId, NodeId, PortId};
-use crate::packet::{Kind, PktId};
+use crate::packet::{Kind, PacketPool, PktId};
 use crate::sched::EvKind;
 use crate::telemetry::capture::Capture;
 use crate::topo::Network;
@@ -135,6 +135,32 @@ impl Fabric {
     }
 
     /// The head packet of `port`'s link reaches the peer.
+    /// Prefetch the egress port an upcoming `TxDone` or `LinkArrive` will touch.
+    #[inline]
+    pub fn prefetch_port(&self, port: PortId) {
+        if let Some(p) = self.ports.get(port as usize) {
+            crate::prefetch::lines(p, 8);
+        }
+    }
+
+    /// Prefetch the packet the next event on `port` will move (its port was prefetched one
+    /// event earlier): the link's head for a `LinkArrive` (with its INT stack when a host
+    /// receives it), the queue's head for a `TxDone` (which stamps INT).
+    #[inline]
+    pub fn prefetch_packet(&self, pool: &PacketPool, port: PortId, arrival: bool) {
+        let Some(p) = self.ports.get(port as usize) else { return };
+        if arrival {
+            if let Some(&(_, pkt)) = p.link.front() {
+                match p.peer {
+                    Node::Host(_) => pool.prefetch_with_int(pkt),
+                    Node::Switch { .. } => pool.prefetch(pkt),
+                }
+            }
+        } else if let Some(pkt) = p.queue.peek(p.paused) {
+            pool.prefetch_with_int(pkt);
+        }
+    }
+
     pub fn link_arrive(&mut self, core: &mut Core, port: PortId) -> Handoff {
         core.stats.packet_hops += 1;
         let p = &mut self.ports[port as usize];

@@ -36,6 +36,15 @@ impl PrioQueues {
         }
         Some((pkt, at, self.q[p].front().map(|e| e.0)))
     }
+    /// The packet `pop(paused)` would return, without removing it.
+    #[inline]
+    pub fn peek(&self, paused: u8) -> Option<PktId> {
+        let ready = self.nonempty & !paused;
+        if ready == 0 {
+            return None;
+        }
+        self.q[ready.trailing_zeros() as usize].front().map(|e| e.0)
+    }
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.nonempty == 0
