@@ -145,15 +145,12 @@ impl Simulator {
     }
 }
 
-/// Software pipelining of cache misses: the port of the event three ahead, and the packet of
-/// the next event (whose port was prefetched two events ago).
+/// Prefetch the packet the next event will move (the wheel's current slot is sorted, so the
+/// next event is known): its packet was last touched microseconds of simulated time ago and has
+/// usually left L1. Measured (docs/benchmarks.md): prefetching the next events' ports as well
+/// cost more instructions than it saved.
 #[inline]
 fn prefetch_ahead(core: &Core, fabric: &Fabric) {
-    if let Some(e) = core.sched.peek(PORT_LEAD) {
-        if matches!(e.kind(), EvKind::TxDone | EvKind::LinkArrive) {
-            fabric.prefetch_port(e.id());
-        }
-    }
     if let Some(e) = core.sched.peek(0) {
         match e.kind() {
             EvKind::LinkArrive => fabric.prefetch_packet(&core.pool, e.id(), true),
@@ -162,9 +159,6 @@ fn prefetch_ahead(core: &Core, fabric: &Fabric) {
         }
     }
 }
-
-/// How many events ahead `prefetch_ahead` fetches a port.
-const PORT_LEAD: usize = 2;
 
 /// What the fabric left for the hosts: serve a free NIC, or deliver a packet to its transport.
 #[inline]

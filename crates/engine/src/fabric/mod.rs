@@ -135,17 +135,9 @@ impl Fabric {
     }
 
     /// The head packet of `port`'s link reaches the peer.
-    /// Prefetch the egress port an upcoming `TxDone` or `LinkArrive` will touch.
-    #[inline]
-    pub fn prefetch_port(&self, port: PortId) {
-        if let Some(p) = self.ports.get(port as usize) {
-            crate::prefetch::lines(p, 8);
-        }
-    }
-
-    /// Prefetch the packet the next event on `port` will move (its port was prefetched one
-    /// event earlier): the link's head for a `LinkArrive` (with its INT stack when a host
-    /// receives it), the queue's head for a `TxDone` (which stamps INT).
+    /// Prefetch the packet the next event on `port` will move: the link's head for a
+    /// `LinkArrive` (with its INT stack when a host receives it), the queue's head for a
+    /// `TxDone` (which stamps INT).
     #[inline]
     pub fn prefetch_packet(&self, pool: &PacketPool, port: PortId, arrival: bool) {
         let Some(p) = self.ports.get(port as usize) else { return };
