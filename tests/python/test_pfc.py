@@ -71,6 +71,26 @@ def test_headroom_artifact_is_the_artifacts_value_without_the_floor_and_round_tr
     assert str(e.value).startswith("switch.pfc.headroom:") and '"auto", "artifact" or a size' in str(e.value)
 
 
+def test_ingress_pool_workload_reaches_the_engine_round_trips_and_is_checked():
+    # the PowerTCP workload program's sonic pool (buffer − all headroom), a named option
+    scn = loads(INCAST.replace("PFC", 'pfc = { ingress_pool = "buffer-minus-headroom" }'))
+    assert scn.switch.pfc.ingress_pool == "buffer-minus-headroom"
+    assert scn.to_engine_config(None)["switch"]["pfc"]["ingress_pool"] == "buffer-minus-headroom"
+    assert 'ingress_pool = "buffer-minus-headroom"' in dump_toml(scn)
+    assert loads(dump_toml(scn)).switch.pfc == scn.switch.pfc
+    # the default stays out of the engine's JSON and the TOML (older configs unchanged)
+    default = loads(INCAST.replace("PFC", "pfc = true"))
+    assert "ingress_pool" not in default.to_engine_config(None)["switch"]["pfc"]
+    assert "ingress_pool" not in dump_toml(default)
+    for text, msg in (
+        ('pfc = { ingress_pool = "half" }', "allowed: buffer, buffer-minus-headroom"),
+        ('pfc = { model = "hpcc", ingress_pool = "buffer-minus-headroom" }', 'applies to model = "sonic" only'),
+    ):
+        with pytest.raises(ScenarioError) as e:
+            loads(INCAST.replace("PFC", text))
+        assert str(e.value).startswith("switch.pfc.ingress_pool:") and msg in str(e.value)
+
+
 def run(tmp_path, text):
     f = tmp_path / "s.toml"
     f.write_text(text)

@@ -75,6 +75,8 @@ class Pfc:
     alpha_shift: int = 3
     headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port, at least the lossless floor
     headroom_artifact: bool = False  # with headroom_bytes None: exactly 3 × rate × delay (the artifacts')
+    # sonic: "buffer" (powertcp-evaluation-burst.cc) | "buffer-minus-headroom" (…-workload.cc, Fig. 6/7)
+    ingress_pool: str = "buffer"
     frame_bytes: int = 64
     watchdog_ps: int = 1_000_000_000
 
@@ -82,6 +84,8 @@ class Pfc:
         d = dataclasses.asdict(self)
         if not self.headroom_artifact:
             del d["headroom_artifact"]  # the engine's default; absent keeps older configs' JSON
+        if self.ingress_pool == "buffer":
+            del d["ingress_pool"]  # likewise
         return d
 
 

@@ -81,10 +81,12 @@ PFC_KEYS = (
     "resume_offset",
     "alpha_shift",
     "headroom",
+    "ingress_pool",
     "frame",
     "watchdog",
 )
 PFC_MODELS = ("sonic", "hpcc")
+PFC_INGRESS_POOLS = ("buffer", "buffer-minus-headroom")
 INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {
     "none": (),
@@ -299,8 +301,12 @@ def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
     t = Table(v, field, PFC_KEYS)
     d = Pfc()
     headroom = v.get("headroom", "auto")
+    model = t.opt("model", choice(PFC_MODELS), d.model)
+    pool = t.opt("ingress_pool", choice(PFC_INGRESS_POOLS), d.ingress_pool)
+    if model != "sonic" and pool != d.ingress_pool:
+        raise ScenarioError(f"{field}.ingress_pool", 'applies to model = "sonic" only')
     return Pfc(
-        model=t.opt("model", choice(PFC_MODELS), d.model),
+        model=model,
         alpha=float(t.opt("alpha", ranged_number(0.0, 64.0, lo_open=True), d.alpha)),
         xon_bytes=t.opt("xon", ranged_size(0, 2**30), d.xon_bytes),
         xon_offset_bytes=t.opt("xon_offset", ranged_size(0, 2**30), d.xon_offset_bytes),
@@ -311,6 +317,7 @@ def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
         ),
         headroom_bytes=_headroom(headroom, f"{field}.headroom"),
         headroom_artifact=headroom == "artifact",
+        ingress_pool=pool,
         frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
         watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
     )

@@ -178,7 +178,7 @@ def _ecn_dict(e) -> dict:
 
 
 def _pfc_dict(p) -> dict:
-    return {
+    out = {
         "model": p.model,
         "alpha": p.alpha,
         "xon": units.format_size_exact(p.xon_bytes),
@@ -196,6 +196,9 @@ def _pfc_dict(p) -> dict:
         "frame": units.format_size_exact(p.frame_bytes),
         "watchdog": units.format_time_exact(p.watchdog_ps),
     }
+    if p.ingress_pool != "buffer":
+        out["ingress_pool"] = p.ingress_pool
+    return out
 
 
 def _workload_overrides(base, wl) -> dict:

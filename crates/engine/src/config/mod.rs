@@ -9,7 +9,7 @@ use std::fmt;
 mod ecn;
 mod pfc;
 pub use ecn::{Ecn, RateRed};
-pub use pfc::{PfcConfig, PfcModel};
+pub use pfc::{IngressPool, PfcConfig, PfcModel};
 
 /// A configuration error: which field, and what is wrong with it (including the allowed values).
 #[derive(Clone, Debug, PartialEq)]
@@ -472,6 +472,9 @@ impl Config {
             }
             if pfc.frame_bytes == 0 || pfc.frame_bytes > 1500 {
                 return Err(ConfigError::new("switch.pfc.frame_bytes", format!("must lie in 1..=1500, got {}", pfc.frame_bytes)));
+            }
+            if pfc.model != PfcModel::Sonic && pfc.ingress_pool != IngressPool::Buffer {
+                return Err(ConfigError::new("switch.pfc.ingress_pool", "applies to model \"sonic\" only"));
             }
             if pfc.reserve_bytes >= self.switch.buffer_bytes {
                 return Err(ConfigError::new("switch.pfc.reserve_bytes", "must be smaller than the switch buffer"));

@@ -45,6 +45,9 @@ pub struct PfcConfig {
     /// docs/models.md "PFC headroom").
     #[serde(default, skip_serializing_if = "is_false")]
     pub headroom_artifact: bool,
+    /// sonic: the pool the ingress threshold shares (`SetIngressPool`); see `IngressPool`.
+    #[serde(default, skip_serializing_if = "is_default_pool")]
+    pub ingress_pool: IngressPool,
     /// Size of a PAUSE/RESUME frame on the wire (802.1Qbb: a 64-byte MAC control frame).
     #[serde(default = "pfc_frame")]
     pub frame_bytes: u64,
@@ -65,6 +68,25 @@ pub enum PfcModel {
     Hpcc,
 }
 
+/// The sonic ingress pool, as the two PowerTCP programs of inet-tub/ns3-datacenter configure it
+/// (examples/PowerTCP/*.cc, the loop that calls `SetHeadroom`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum IngressPool {
+    /// powertcp-evaluation-burst.cc (the program that reads flow files; our cross-check's):
+    /// ingress pool = the buffer, buffer pool = the buffer + all headroom.
+    #[default]
+    Buffer,
+    /// powertcp-evaluation-workload.cc (the program behind the paper's Fig. 6 and 7): ingress
+    /// pool = the buffer − Σ headroom (over ports × 8 priorities), buffer pool = the buffer. Where
+    /// the headroom exceeds the buffer (the 256-host FatTree's core switches: 4 × 8 × 187.5 KB >
+    /// 4 MiB) its unsigned subtraction wraps and the threshold is unbounded: no PAUSE there.
+    BufferMinusHeadroom,
+}
+
+fn is_default_pool(p: &IngressPool) -> bool {
+    *p == IngressPool::Buffer
+}
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -105,6 +127,7 @@ impl Default for PfcConfig {
             alpha_shift: pfc_alpha_shift(),
             headroom_bytes: None,
             headroom_artifact: false,
+            ingress_pool: IngressPool::Buffer,
             frame_bytes: pfc_frame(),
             watchdog_ps: pfc_watchdog(),
         }

@@ -24,7 +24,7 @@
 //! With headroom sized for the link's round trip neither drops, which `tests/pfc.rs` and the
 //! property tests check.
 
-use crate::config::{PfcConfig, PfcModel};
+use crate::config::{IngressPool, PfcConfig, PfcModel};
 use crate::core::PortId;
 use crate::packet::PRIORITIES;
 
@@ -56,8 +56,10 @@ pub struct Pfc {
     /// Per switch — hpcc: shared-pool bytes in use; sonic: all buffered bytes.
     shared_used: Vec<u64>,
     /// Per switch — hpcc: buffer − Σ headroom − ports·reserve (saturating at 0); sonic: the
-    /// ingress pool (the buffer).
+    /// ingress pool (`IngressPool`; `UNBOUNDED` where the artifact's subtraction wraps).
     base: Vec<u64>,
+    /// sonic, per switch: the buffer pool; a packet that would take the switch past it drops.
+    limit: Vec<u64>,
     /// sonic, per switch: headroom bytes in use, and the total headroom (Σ over ports × priorities).
     hdrm_used: Vec<u64>,
     hdrm_total: Vec<u64>,
@@ -106,13 +108,17 @@ impl Pfc {
             hdrm_total[sw as usize] += if cfg.model == PfcModel::Sonic { headroom * PRIORITIES as u64 } else { headroom };
             n_ports[sw as usize] += 1;
         }
-        let base = match cfg.model {
-            PfcModel::Sonic => vec![buffer; switches],
-            PfcModel::Hpcc => {
-                (0..switches).map(|s| buffer.saturating_sub(hdrm_total[s]).saturating_sub(n_ports[s] * cfg.reserve_bytes)).collect()
+        let (base, limit) = match (cfg.model, cfg.ingress_pool) {
+            (PfcModel::Sonic, IngressPool::Buffer) => (vec![buffer; switches], hdrm_total.iter().map(|h| buffer + h).collect()),
+            (PfcModel::Sonic, IngressPool::BufferMinusHeadroom) => {
+                (hdrm_total.iter().map(|&h| buffer.checked_sub(h).unwrap_or(UNBOUNDED)).collect(), vec![buffer; switches])
             }
+            (PfcModel::Hpcc, _) => (
+                (0..switches).map(|s| buffer.saturating_sub(hdrm_total[s]).saturating_sub(n_ports[s] * cfg.reserve_bytes)).collect(),
+                vec![],
+            ),
         };
-        Pfc { cfg, shared_used: vec![0; switches], base, hdrm_used: vec![0; switches], hdrm_total, ingress }
+        Pfc { cfg, shared_used: vec![0; switches], base, limit, hdrm_used: vec![0; switches], hdrm_total, ingress }
     }
 
     #[inline]
@@ -146,7 +152,7 @@ impl Pfc {
                 let hdrm = i.q[p].hdrm;
                 !((size + hdrm > i.headroom && hdrm > 0)
                     || (size + self.hdrm_used[s] > self.hdrm_total[s] && hdrm > 0)
-                    || size + self.shared_used[s] > self.base[s] + self.hdrm_total[s])
+                    || size + self.shared_used[s] > self.limit[s])
             }
             PfcModel::Hpcc => !(size + i.q[p].hdrm > i.headroom && size + self.shared_of(q, p) > self.threshold(q)),
         }
@@ -258,6 +264,10 @@ impl Pfc {
         self.ingress[q as usize].headroom
     }
 }
+
+/// A sonic ingress pool the artifact's unsigned `buffer − Σ headroom` wrapped around: its
+/// threshold α × (pool − use) is then far beyond any buffer (2^50 bytes: within `scaled`'s range).
+pub const UNBOUNDED: u64 = 1 << 50;
 
 /// ⌊α·bytes⌋ as `(α * bytes as f64) as u64` computes it, through the signed conversions (one
 /// instruction each on x86-64; the unsigned ones take a branchy sequence): the same value whenever
@@ -438,6 +448,29 @@ mod tests {
         }
         assert_eq!(n, 4);
         assert_eq!(p.ingress[0].q[0].bytes, 8000);
+    }
+
+    #[test]
+    fn sonic_workload_pool_is_the_buffer_less_all_headroom_and_unbounded_when_that_wraps() {
+        // two ports × 8 priorities × 9375 B = 150 000 B of headroom
+        let ports = [Some((0, 25_000_000_000, 1_000_000)), Some((0, 25_000_000_000, 1_000_000))];
+        let cfg = |pool| PfcConfig { headroom_bytes: Some(ARTIFACT_25G_1US), ingress_pool: pool, ..PfcConfig::default() };
+        // buffer 200 000: the burst program's pool (the buffer) pauses at k = 23 (23000 >
+        // 177000/8 = 22125; k = 22: 22000 ≤ 178000/8 = 22250); the workload program's (50 000)
+        // at k = 6 (6000 > 44000/8 = 5500; k = 5: 5000 ≤ 45000/8 = 5625)
+        let mut burst = Pfc::new(cfg(IngressPool::Buffer), 200_000, 1, &ports, 25_000_000_000, 1090);
+        assert_eq!(packets_until_pause(&mut burst), 23);
+        let mut workload = Pfc::new(cfg(IngressPool::BufferMinusHeadroom), 200_000, 1, &ports, 25_000_000_000, 1090);
+        assert_eq!(packets_until_pause(&mut workload), 6);
+        // buffer 100 000 < 150 000 of headroom: the artifact's subtraction wraps, no threshold
+        // is ever reached, and the buffer pool (the buffer itself) is what refuses the 101st
+        let mut wrapped = Pfc::new(cfg(IngressPool::BufferMinusHeadroom), 100_000, 1, &ports, 25_000_000_000, 1090);
+        let mut admitted = 0;
+        while wrapped.admits(0, 0, 1000) {
+            assert_eq!(wrapped.enqueue(0, 0, 1000), Frame::None, "paused at {admitted}");
+            admitted += 1;
+        }
+        assert_eq!(admitted, 100);
     }
 
     #[test]
