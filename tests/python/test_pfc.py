@@ -84,7 +84,10 @@ def test_ingress_pool_workload_reaches_the_engine_round_trips_and_is_checked():
     assert "ingress_pool" not in dump_toml(default)
     for text, msg in (
         ('pfc = { ingress_pool = "half" }', "allowed: buffer, buffer-minus-headroom"),
-        ('pfc = { model = "hpcc", ingress_pool = "buffer-minus-headroom" }', 'applies to model = "sonic" only'),
+        (
+            'pfc = { model = "hpcc", ingress_pool = "buffer-minus-headroom" }',
+            'applies to model = "sonic" only',
+        ),
     ):
         with pytest.raises(ScenarioError) as e:
             loads(INCAST.replace("PFC", text))

@@ -78,7 +78,8 @@ pub enum IngressPool {
     #[default]
     Buffer,
     /// powertcp-evaluation-workload.cc (the program behind the paper's Fig. 6 and 7): ingress
-    /// pool = the buffer − Σ headroom (over ports × 8 priorities), buffer pool = the buffer. Where
+    /// pool = the buffer − Σ headroom (over ports × 8 priorities, the artifact's 3 × rate × delay
+    /// unless `headroom_bytes` is set), buffer pool = the buffer. Where
     /// the headroom exceeds the buffer (the 256-host FatTree's core switches: 4 × 8 × 187.5 KB >
     /// 4 MiB) its unsigned subtraction wraps and the threshold is unbounded: no PAUSE there.
     BufferMinusHeadroom,

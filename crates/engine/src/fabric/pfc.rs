@@ -89,6 +89,9 @@ impl Pfc {
     ) -> Self {
         let mut ingress = vec![Ingress::default(); ports.len()];
         let mut hdrm_total = vec![0u64; switches];
+        // what the workload program subtracts from its ingress pool: its own 3 × rate × delay per
+        // port and priority (our floor, when it raises a port's headroom, is not subtracted)
+        let mut artifact_hdrm_total = vec![0u64; switches];
         let mut n_ports = vec![0u64; switches];
         for (i, p) in ports.iter().enumerate() {
             let Some((sw, rate, delay_ps)) = *p else { continue };
@@ -106,12 +109,13 @@ impl Pfc {
             ingress[i] = Ingress { headroom, shift, switch: sw, ..Ingress::default() };
             // sonic: headroom per port *and priority* (burst.cc loops over the 8 queues)
             hdrm_total[sw as usize] += if cfg.model == PfcModel::Sonic { headroom * PRIORITIES as u64 } else { headroom };
+            artifact_hdrm_total[sw as usize] += cfg.headroom_bytes.unwrap_or(artifact_headroom(rate, delay_ps)) * PRIORITIES as u64;
             n_ports[sw as usize] += 1;
         }
         let (base, limit) = match (cfg.model, cfg.ingress_pool) {
             (PfcModel::Sonic, IngressPool::Buffer) => (vec![buffer; switches], hdrm_total.iter().map(|h| buffer + h).collect()),
             (PfcModel::Sonic, IngressPool::BufferMinusHeadroom) => {
-                (hdrm_total.iter().map(|&h| buffer.checked_sub(h).unwrap_or(UNBOUNDED)).collect(), vec![buffer; switches])
+                (artifact_hdrm_total.iter().map(|&h| buffer.checked_sub(h).unwrap_or(UNBOUNDED)).collect(), vec![buffer; switches])
             }
             (PfcModel::Hpcc, _) => (
                 (0..switches).map(|s| buffer.saturating_sub(hdrm_total[s]).saturating_sub(n_ports[s] * cfg.reserve_bytes)).collect(),
@@ -471,6 +475,26 @@ mod tests {
             admitted += 1;
         }
         assert_eq!(admitted, 100);
+    }
+
+    #[test]
+    fn workload_pool_of_the_powertcp_fattree_switches() {
+        // 4 MiB; a ToR: 32 host ports (25G, 1 µs) + 2 uplinks (100G, 1 µs); an aggregation switch:
+        // 2 downlinks (100G, 1 µs) + 2 uplinks (100G, 5 µs); a core: 4 downlinks (100G, 5 µs).
+        // The pool subtracts the artifact's 3 × rate × delay × 8 priorities even where our
+        // headroom (auto) is larger: 9375 B at 25G/1 µs, 37 500 B at 100G/1 µs, 187 500 B at 5 µs
+        let mut ports = vec![];
+        ports.extend(std::iter::repeat_n(Some((0, 25_000_000_000, 1_000_000)), 32));
+        ports.extend(std::iter::repeat_n(Some((0, 100_000_000_000, 1_000_000)), 2));
+        ports.extend(std::iter::repeat_n(Some((1, 100_000_000_000, 1_000_000)), 2));
+        ports.extend(std::iter::repeat_n(Some((1, 100_000_000_000, 5_000_000)), 2));
+        ports.extend(std::iter::repeat_n(Some((2, 100_000_000_000, 5_000_000)), 4));
+        let cfg = PfcConfig { ingress_pool: IngressPool::BufferMinusHeadroom, ..PfcConfig::default() };
+        let p = Pfc::new(cfg, 4 << 20, 3, &ports, 25_000_000_000, 1090);
+        assert_eq!(p.base, vec![4_194_304 - 3_000_000, 4_194_304 - 3_600_000, UNBOUNDED]);
+        assert_eq!(p.limit, vec![4_194_304; 3]);
+        let burst = Pfc::new(PfcConfig::default(), 4 << 20, 3, &ports, 25_000_000_000, 1090);
+        assert_eq!(burst.base, vec![4_194_304; 3]);
     }
 
     #[test]
