@@ -1,6 +1,6 @@
-//! Cache prefetch hints: the event loop knows which port and packet the next events will touch
-//! (the wheel's current slot is already sorted), and those were last touched microseconds of
-//! simulated time ago, so they have usually left L1. A hint never changes a result.
+//! Cache prefetch hints: the event loop knows which packet the next event will move (the wheel's
+//! current slot is already sorted), and that packet was last touched microseconds of simulated
+//! time ago, so it has usually left L1. A hint never changes a result.
 
 /// Ask the CPU to bring the first `lines` 64-byte cache lines of `*r` toward L1.
 #[inline(always)]
@@ -10,7 +10,7 @@ pub fn lines<T>(r: &T, lines: usize) {
         let base = r as *const T as *const i8;
         for k in 0..lines.min(std::mem::size_of::<T>().div_ceil(64)) {
             // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-            // The address stays within (or one line past the start of the last line of) `*r`.
+            // The address stays within `*r` (64·k < size_of::<T>() for every k here).
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 _mm_prefetch(base.wrapping_add(64 * k), _MM_HINT_T0);

@@ -134,7 +134,6 @@ impl Fabric {
         }
     }
 
-    /// The head packet of `port`'s link reaches the peer.
     /// Prefetch the packet the next event on `port` will move: the link's head for a
     /// `LinkArrive` (with its INT stack when a host receives it), the queue's head for a
     /// `TxDone` (which stamps INT).
@@ -153,6 +152,7 @@ impl Fabric {
         }
     }
 
+    /// The head packet of `port`'s link reaches the peer.
     pub fn link_arrive(&mut self, core: &mut Core, port: PortId) -> Handoff {
         core.stats.packet_hops += 1;
         let p = &mut self.ports[port as usize];
