@@ -11,7 +11,8 @@
 //! RESUME when the headroom is empty and the ingress holds < xon bytes or its bytes + xon offset
 //! ≤ T (`CheckShouldResume`); a packet is dropped only when the ingress's headroom, the switch's
 //! total headroom or the buffer plus headroom is exhausted (`CheckIngressAdmission`). Headroom is
-//! per port and priority.
+//! per port and priority. `IngressPool::BufferMinusHeadroom` is the other PowerTCP program's
+//! configuration (powertcp-evaluation-workload.cc): pool = buffer − Σ headroom, buffer pool = buffer.
 //!
 //! **hpcc** — HPCC's simulator's (alibaba-edu/High-Precision-Congestion-Control,
 //! simulation/src/point-to-point/model/switch-mmu.cc, per-port values in simulation/scratch/
