@@ -25,11 +25,7 @@ impl PrioQueues {
     /// (packet, its enqueue time, the packet after it, to prefetch).
     #[inline]
     pub fn pop(&mut self, paused: u8) -> Option<(PktId, Time, Option<PktId>)> {
-        let ready = self.nonempty & !paused;
-        if ready == 0 {
-            return None;
-        }
-        let p = ready.trailing_zeros() as usize;
+        let p = self.first_ready(paused)?;
         let (pkt, at) = self.q[p].pop_front()?;
         if self.q[p].is_empty() {
             self.nonempty &= !(1 << p);
@@ -39,11 +35,13 @@ impl PrioQueues {
     /// The packet `pop(paused)` would return, without removing it.
     #[inline]
     pub fn peek(&self, paused: u8) -> Option<PktId> {
+        self.q[self.first_ready(paused)?].front().map(|e| e.0)
+    }
+    /// The highest non-empty priority that is not `paused`.
+    #[inline]
+    fn first_ready(&self, paused: u8) -> Option<usize> {
         let ready = self.nonempty & !paused;
-        if ready == 0 {
-            return None;
-        }
-        self.q[ready.trailing_zeros() as usize].front().map(|e| e.0)
+        (ready != 0).then(|| ready.trailing_zeros() as usize)
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
