@@ -83,6 +83,7 @@ def cases() -> list[Case]:
         mut(p, SIZES)
     mut("host.header", ["4294967295B", "-1B", "1.5B", NAN])
     mut("host.int_header", ["5000B", "1kb"])
+    mut("host.ts_header", ["5000B", "-8B", NAN])
     mut("host.ack", ["0B", "1GB"])
     mut("topology.hosts", COUNTS)
     mut("seed", [-1, 2**64, 1.5, "1", NAN, True])

@@ -25,6 +25,8 @@ def test_the_artifact_profile_sets_pfc_the_rdma_nic_and_red_by_rate():
     cfg = scn.to_engine_config(scn.variants()[0])
     # the study's NIC: the maxBdp window except for DCQCN and TIMELY (script-workload.sh windowCheck=0)
     assert cfg["host"]["nic"] == "rdma-study"
+    # TIMELY's packets carry the simulator's 8-byte TS header (int-header.cc, IntHeader::TS)
+    assert cfg["host"]["ts_header_bytes"] == 8
     assert cfg["switch"]["pfc"]["alpha_shift"] == 3
     assert cfg["switch"]["int_bytes_mode"] == "rx"
     rules = {
@@ -36,6 +38,16 @@ def test_the_artifact_profile_sets_pfc_the_rdma_nic_and_red_by_rate():
     # the written scenario is the expanded one and loads to the same engine config
     again = loads(dump_toml(scn))
     assert again.to_engine_config(again.variants()[0]) == cfg
+
+
+def test_ts_header_is_read_written_and_reaches_the_engine():
+    text = BASE.replace("[cc]", '[host]\nts_header = "12B"\n\n[cc]', 1)
+    scn = loads(text)
+    assert scn.host.ts_header_bytes == 12
+    assert loads(dump_toml(scn)).host.ts_header_bytes == 12
+    assert scn.to_engine_config(None)["host"]["ts_header_bytes"] == 12
+    # the default: the NIC timestamps in hardware
+    assert loads(BASE).to_engine_config(None)["host"]["ts_header_bytes"] == 0
 
 
 def test_keys_in_the_file_override_the_profile():

@@ -46,7 +46,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let expanded = closed_loop::expand(cfg, net.n_hosts, rack, nic_rate)?;
     let cfg = expanded.as_ref().unwrap_or(cfg);
     let wire = Wire::new(&cfg.host, cfg.switch.int_enabled);
-    let full_data = wire.payload + wire.data_header;
+    let full_data = wire.largest_data_packet();
     let ack = cfg.host.ack_bytes as u64;
     check_links(&net)?;
     check_counts(cfg, &net)?;
@@ -172,7 +172,7 @@ type Endpoints = (Vec<Endpoint>, Vec<Connection>, Vec<(FlowId, u32)>);
 /// becomes a connection of that many endpoints (consecutive flow ids, one controller each).
 fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpoints, ConfigError> {
     let h = net.n_hosts;
-    let full_data = wire.payload + wire.data_header;
+    let largest = wire.largest_data_packet();
     let ack = cfg.host.ack_bytes as u64;
     let mut flows = Vec::with_capacity(cfg.flows.len());
     let mut conns = Vec::new();
@@ -190,24 +190,33 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
         }
         check_follows(cfg, i, &mut followed)?;
         let nic_rate = net.ports[net.host_port(f.src).unwrap() as usize].rate_bps;
-        let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
-        let ctx = CcContext {
+        // the controller's context for data packets of `full` bytes on the wire
+        let ctx_for = |full: u64| CcContext {
             host_rate_bps: nic_rate as f64,
             base_rtt: secs(tau),
-            path_rtt: secs(base_rtt),
+            path_rtt: secs(net.base_rtt(f.src, f.dst, full, ack)),
             mss: wire.payload as f64,
-            wire_bytes: full_data as f64,
+            wire_bytes: full as f64,
         };
         let spec = f.cc.as_ref().unwrap_or(&cfg.cc);
-        let make = || {
-            cc::build(&spec.algorithm, &spec.params, &ctx).map_err(|mut e| {
+        let make = |ctx: &CcContext| {
+            cc::build(&spec.algorithm, &spec.params, ctx).map_err(|mut e| {
                 if f.cc.is_some() {
                     e.field = format!("flows[{i}].{}", e.field);
                 }
                 e
             })
         };
-        let cc = make()?;
+        // The NIC profile or else the law decides its packets' header (cc::Telemetry), the header
+        // its packet size, and the packet size its context: built for the largest packet, rebuilt
+        // if its own is smaller.
+        let probe = make(&ctx_for(largest))?;
+        let telemetry = cfg.host.nic.telemetry(&spec.algorithm).unwrap_or_else(|| probe.telemetry());
+        let data_header = wire.data_header(telemetry);
+        let full_data = wire.payload + data_header;
+        let ctx = ctx_for(full_data);
+        let cc = if full_data == largest { probe } else { make(&ctx)? };
+        let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
         if cc.needs_int() && !cfg.switch.int_enabled {
             return Err(ConfigError::new(
                 "switch.int_enabled",
@@ -227,7 +236,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             Some(s) => {
                 let pkts = s.div_ceil(wire.payload);
                 let rate = net.path_rate(f.src, f.dst);
-                base_rtt + tx_time(s + pkts * wire.data_header, rate) - tx_time(full_data, rate)
+                base_rtt + tx_time(s + pkts * data_header, rate) - tx_time(full_data, rate)
             }
             None => 0,
         };
@@ -250,6 +259,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             dst: f.dst,
             size,
             start: f.start_ps,
+            data_header: data_header as u32,
             base_rtt,
             switch_hops,
             ideal_fct,
@@ -274,7 +284,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
         for k in 0..f.subflows {
             let mut c = match cc.take() {
                 Some(c) => c,
-                None => make()?,
+                None => make(&ctx)?,
             };
             c.on_flow_start(f.size_bytes);
             // a subflow's size is its sending limit (multipath.rs): open while data is left

@@ -6,9 +6,10 @@ mod common;
 
 use dccsim_engine::config::*;
 use dccsim_engine::time::US;
+use serde_json::json;
 
 fn lone_dcqcn(nic: NicModel) -> Config {
-    let mut cfg = common::star(1, 25_000_000_000, US, "dcqcn", serde_json::json!({}));
+    let mut cfg = common::star(1, 25_000_000_000, US, "dcqcn", json!({}));
     cfg.host.nic = nic;
     cfg
 }
@@ -35,7 +36,7 @@ fn the_study_nic_leaves_dcqcn_and_timely_unwindowed_and_caps_the_others() {
     // senders put more than their BDP each in flight before their laws react; capped, no flow
     // holds more than one BDP, so the bottleneck holds at most 10 BDPs.
     let run = |cc: &str, nic: NicModel| {
-        let mut cfg = common::star(10, 25_000_000_000, US, cc, serde_json::json!({}));
+        let mut cfg = common::star(10, 25_000_000_000, US, cc, json!({}));
         cfg.host.nic = nic;
         dccsim_engine::run(&cfg).unwrap()
     };
@@ -61,7 +62,7 @@ fn red_by_rate_marks_each_port_by_its_own_rule_and_refuses_a_rate_without_one() 
     // DCTCP on a 10:1 star incast at 25G: marking at a Kmin of 1 KB holds the queue near it, at
     // 1 MB the queue grows far beyond; the rule for the port's rate decides which.
     let run = |rules: Vec<RateRed>| {
-        let mut cfg = common::star(10, 25_000_000_000, US, "dctcp", serde_json::json!({}));
+        let mut cfg = common::star(10, 25_000_000_000, US, "dctcp", json!({}));
         cfg.switch.ecn = Ecn::RedByRate { rules };
         dccsim_engine::run(&cfg)
     };
@@ -72,4 +73,36 @@ fn red_by_rate_marks_each_port_by_its_own_rule_and_refuses_a_rate_without_one() 
     let e = run(vec![rule(100_000_000_000, 1_000, 2_000)]).err().expect("no rule for 25G");
     assert_eq!(e.field, "switch.ecn.rules");
     assert!(e.message.contains("25000000000 bps"), "{}", e.message);
+}
+
+/// Bytes on the wire per data packet of a lone 50-packet flow run by `cc` (with INT on): what the
+/// switch port toward the receiver transmitted, over the packet count.
+fn data_packet_bytes(cc: &str, params: serde_json::Value, nic: NicModel) -> u64 {
+    let mut cfg = common::star(1, 25_000_000_000, US, cc, params);
+    cfg.host.nic = nic;
+    cfg.host.ts_header_bytes = 8;
+    cfg.flows[0].size_bytes = Some(50_000);
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.summary.flows_completed, 1, "{cc}");
+    assert_eq!(r.summary.data_packets_sent, 50, "{cc}: no retransmission in this test");
+    r.port_series.tx_bytes.iter().max().unwrap() / 50
+}
+
+#[test]
+fn a_data_packet_carries_the_header_its_law_reads() {
+    // payload 1000 B + header 48 B, + int_header 42 B for a law that reads INT, + ts_header (8 B
+    // here) for one that reads a send timestamp; a window/ECN law carries neither.
+    for (cc, want) in
+        [("hpcc", 1090), ("powertcp", 1090), ("poseidon", 1090), ("dcqcn", 1048), ("dctcp", 1048), ("timely", 1056), ("swift", 1056)]
+    {
+        assert_eq!(data_packet_bytes(cc, json!({}), NicModel::Tcp), want, "{cc}");
+    }
+    // θ-PowerTCP is delay-only (a timestamp); its artifact laws are the study's CC mode 3, which
+    // sends HPCC's INT header
+    assert_eq!(data_packet_bytes("theta-powertcp", json!({}), NicModel::Tcp), 1056);
+    assert_eq!(data_packet_bytes("theta-powertcp", json!({"variant": "rdma-hw"}), NicModel::Tcp), 1090);
+    // the study's NIC sizes the header by CC mode, whatever the law's variant
+    for (cc, want) in [("theta-powertcp", 1090), ("hpcc", 1090), ("timely", 1056), ("dcqcn", 1048), ("dctcp-rdma", 1048)] {
+        assert_eq!(data_packet_bytes(cc, json!({}), NicModel::RdmaStudy), want, "{cc} on rdma-study");
+    }
 }

@@ -104,7 +104,8 @@ class Switch:
 class Host:
     payload_bytes: int = 1000
     header_bytes: int = 48
-    int_header_bytes: int = 42
+    int_header_bytes: int = 42  # on data packets of INT-reading laws (engine cc::Telemetry::Int)
+    ts_header_bytes: int = 0  # on data packets of laws that read a send timestamp (Telemetry::Timestamp)
     ack_bytes: int = 60
     rto_ps: int = 1_000_000_000
     nack_interval_ps: int = 500_000_000

@@ -113,12 +113,13 @@ ARTIFACT_PROFILE = {
         },
     },
     # the PowerTCP study's scripts: no NIC window for DCQCN and TIMELY (`windowCheck=0`), the
-    # maxBdp window for every other controller (docs/scenario.md, docs/models.md cross-check)
-    "host": {"nic": "rdma-study"},
+    # maxBdp window for every other controller (docs/scenario.md, docs/models.md cross-check);
+    # TIMELY's packets carry the simulator's 8-byte TS header (int-header.cc, IntHeader::TS)
+    "host": {"nic": "rdma-study", "ts_header": "8B"},
 }
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
-HOST_KEYS = ("payload", "header", "int_header", "ack", "rto", "nack_interval", "nic")
+HOST_KEYS = ("payload", "header", "int_header", "ts_header", "ack", "rto", "nack_interval", "nic")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
@@ -405,6 +406,7 @@ def _host(data) -> Host:
         payload_bytes=t.opt("payload", ranged_size(1, MAX_PAYLOAD), d.payload_bytes),
         header_bytes=t.opt("header", ranged_size(0, MAX_HEADER), d.header_bytes),
         int_header_bytes=t.opt("int_header", ranged_size(0, MAX_HEADER), d.int_header_bytes),
+        ts_header_bytes=t.opt("ts_header", ranged_size(0, MAX_HEADER), d.ts_header_bytes),
         ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
         rto_ps=t.opt("rto", pos_time, d.rto_ps),
         nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
@@ -678,12 +680,14 @@ def _check_consistency(scn: Scenario) -> None:
     if scn.metrics.interval_ps and scn.metrics.start_ps >= end:
         raise ScenarioError("metrics.start", f"must be before the end of the run (duration {end} ps)")
     h = scn.host
-    packet = h.payload_bytes + h.header_bytes + h.int_header_bytes
+    # the engine's largest data packet (transport::Wire::largest_data_packet)
+    extra = max(h.int_header_bytes if scn.switch.int_enabled else 0, h.ts_header_bytes)
+    packet = h.payload_bytes + h.header_bytes + extra
     if scn.switch.buffer_bytes < packet:
         raise ScenarioError(
             "switch.buffer",
-            f"must hold at least one full packet ({packet} B = payload + header + int_header), "
-            f"got {scn.switch.buffer_bytes} B",
+            f"must hold at least one full packet ({packet} B = payload + header + the larger of "
+            f"int_header and ts_header), got {scn.switch.buffer_bytes} B",
         )
 
 

@@ -74,6 +74,7 @@ def to_dict(s: Scenario) -> dict:
             "payload": units.format_size_exact(h.payload_bytes),
             "header": units.format_size_exact(h.header_bytes),
             "int_header": units.format_size_exact(h.int_header_bytes),
+            "ts_header": units.format_size_exact(h.ts_header_bytes),
             "ack": units.format_size_exact(h.ack_bytes),
             "rto": units.format_time_exact(h.rto_ps),
             "nack_interval": units.format_time_exact(h.nack_interval_ps),

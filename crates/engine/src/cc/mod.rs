@@ -93,6 +93,20 @@ pub struct CcContext {
     pub wire_bytes: f64,
 }
 
+/// The per-packet header a controller needs on its flow's data packets (`CongestionControl::
+/// telemetry`). The study's simulator sizes its IntHeader by CC mode the same way
+/// (powertcp-evaluation-burst.cc, `IntHeader::mode`: NORMAL for HPCC/PowerTCP/θ-PowerTCP (CC mode
+/// 3), TS for TIMELY (7), NONE for DCQCN (1) and DCTCP (8); int-header.cc `GetStaticSize`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Telemetry {
+    /// No extra header (window/ECN laws, Homa).
+    None,
+    /// A send timestamp the receiver echoes: `host.ts_header` bytes.
+    Timestamp,
+    /// INT hop records: `host.int_header` bytes (when INT is on).
+    Int,
+}
+
 /// A congestion-control algorithm: owns only its own state.
 pub trait CongestionControl: Send {
     /// Called for every ACK (including duplicates, with `acked_bytes == 0`).
@@ -136,6 +150,16 @@ pub trait CongestionControl: Send {
     /// the engine refuses to run it with INT off.
     fn needs_int(&self) -> bool {
         false
+    }
+    /// What the flow's data packets carry for this law besides payload and base header: an INT
+    /// header (`host.int_header`) for a law that reads INT, none otherwise. Delay-based laws
+    /// that read a send timestamp say `Timestamp` (`host.ts_header`).
+    fn telemetry(&self) -> Telemetry {
+        if self.needs_int() {
+            Telemetry::Int
+        } else {
+            Telemetry::None
+        }
     }
     /// For a receiver-driven transport (Homa): how the receiver grants. None = sender-driven.
     fn grant_policy(&self) -> Option<GrantPolicy> {

@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{clamp, AckEvent, CcContext, CongestionControl};
+use super::{clamp, AckEvent, CcContext, CongestionControl, Telemetry};
 use crate::time::{secs, Time};
 
 /// Swift parameters.
@@ -134,6 +134,10 @@ impl Swift {
 }
 
 impl CongestionControl for Swift {
+    /// Delay from a send timestamp the receiver echoes (NIC timestamps in Swift §3.1).
+    fn telemetry(&self) -> Telemetry {
+        Telemetry::Timestamp
+    }
     fn on_ack(&mut self, ev: &AckEvent) {
         let prev = self.cwnd;
         let delay = secs(ev.rtt);

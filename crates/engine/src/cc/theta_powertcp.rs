@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::powertcp::{OldWindow, PowerMeter};
-use super::{clamp, AckEvent, CcContext, CongestionControl};
+use super::{clamp, AckEvent, CcContext, CongestionControl, Telemetry};
 use crate::time::{secs, Time};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -236,6 +236,15 @@ impl ThetaPowerTcp {
 }
 
 impl CongestionControl for ThetaPowerTcp {
+    /// Delay-only: a send timestamp (Algorithm 2), except where the law is the study's
+    /// simulator's, which runs θ-PowerTCP as CC mode 3 and so sends HPCC's INT header with every
+    /// packet (powertcp-evaluation-burst.cc `IntHeader::mode`).
+    fn telemetry(&self) -> Telemetry {
+        match self.variant {
+            Variant::Artifact | Variant::RdmaHw => Telemetry::Int,
+            Variant::Paper | Variant::Linux => Telemetry::Timestamp,
+        }
+    }
     fn on_ack(&mut self, ev: &AckEvent) {
         match self.variant {
             Variant::Linux => return self.on_ack_linux(ev),

@@ -160,6 +160,11 @@ impl Timely {
 }
 
 impl super::CongestionControl for Timely {
+    /// RTT from a send timestamp the receiver echoes (the study's simulator: the 8-byte TS
+    /// IntHeader of CC mode 7).
+    fn telemetry(&self) -> super::Telemetry {
+        super::Telemetry::Timestamp
+    }
     fn on_ack(&mut self, ev: &AckEvent) {
         if !self.completes(ev) {
             return; // not a completion event: no update

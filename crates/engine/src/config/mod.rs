@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use crate::cc::Telemetry;
+
 mod ecn;
 mod pfc;
 pub use ecn::{Ecn, RateRed};
@@ -216,8 +218,14 @@ pub struct HostConfig {
     pub payload_bytes: u32,
     /// Header bytes per data packet (without INT).
     pub header_bytes: u32,
-    /// Extra header bytes when INT is enabled.
+    /// Extra header bytes of a data packet whose controller reads INT (`cc::Telemetry::Int`),
+    /// when INT is enabled.
     pub int_header_bytes: u32,
+    /// Extra header bytes of a data packet whose controller reads a send timestamp
+    /// (`cc::Telemetry::Timestamp`: TIMELY, Swift, θ-PowerTCP). 0 = the NIC timestamps in
+    /// hardware; the artifact profile sets 8 B, the TS header of the study's simulator.
+    #[serde(default)]
+    pub ts_header_bytes: u32,
     /// ACK/NACK size on the wire.
     pub ack_bytes: u32,
     /// Retransmission timeout (ps).
@@ -255,6 +263,21 @@ impl NicModel {
             NicModel::RdmaStudy => !matches!(algorithm, "dcqcn" | "timely"),
         }
     }
+    /// The header this NIC puts on the data packets of `algorithm`, where the NIC rather than the
+    /// law decides (None: the law's own `CongestionControl::telemetry`). The study's NIC sizes it
+    /// by CC mode (powertcp-evaluation-burst.cc, `IntHeader::mode`): HPCC's INT header for CC
+    /// mode 3, which runs HPCC, PowerTCP and θ-PowerTCP (`wien`, `delayWien`); the TS header for
+    /// TIMELY (mode 7); none for DCQCN (1) and DCTCP (8).
+    pub fn telemetry(self, algorithm: &str) -> Option<Telemetry> {
+        match self {
+            NicModel::Tcp | NicModel::Rdma => None,
+            NicModel::RdmaStudy => Some(match algorithm {
+                "hpcc" | "powertcp" | "theta-powertcp" => Telemetry::Int,
+                "timely" => Telemetry::Timestamp,
+                _ => Telemetry::None,
+            }),
+        }
+    }
 }
 
 impl Default for HostConfig {
@@ -263,6 +286,7 @@ impl Default for HostConfig {
             payload_bytes: 1000,
             header_bytes: 48,
             int_header_bytes: 42,
+            ts_header_bytes: 0,
             ack_bytes: 60,
             rto_ps: 1_000_000_000,         // 1 ms
             nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC

@@ -9,7 +9,7 @@ pub mod multipath;
 pub mod receiver;
 pub mod sender;
 
-use crate::cc::CongestionControl;
+use crate::cc::{CongestionControl, Telemetry};
 use crate::config::HostConfig;
 use crate::core::{Core, FlowId, HostId};
 use crate::sched::EvKind;
@@ -23,6 +23,8 @@ pub struct FlowInfo {
     /// u64::MAX for a long-lived flow.
     pub size: u64,
     pub start: Time,
+    /// Header bytes of each data packet (`Wire::data_header` for the flow's law).
+    pub data_header: u32,
     pub base_rtt: Time,
     /// Switches on the forward path (every equal-cost path has the same number): the hop count a
     /// receiver reads off the TTL, independent of INT (Swift's target uses it).
@@ -156,8 +158,12 @@ impl Endpoint {
 #[derive(Clone, Copy)]
 pub struct Wire {
     pub payload: u64,
-    /// Header bytes of a data packet (with the INT header when INT is on).
-    pub data_header: u64,
+    /// Header bytes of every data packet.
+    pub header: u64,
+    /// Extra bytes of a packet of an INT-reading law (0 when INT is off).
+    pub int_header: u64,
+    /// Extra bytes of a packet of a law that reads a send timestamp.
+    pub ts_header: u64,
     pub ack_bytes: u32,
     pub rto: Time,
     pub nack_interval: Time,
@@ -167,11 +173,27 @@ impl Wire {
     pub fn new(h: &HostConfig, int_enabled: bool) -> Self {
         Wire {
             payload: h.payload_bytes as u64,
-            data_header: (h.header_bytes + if int_enabled { h.int_header_bytes } else { 0 }) as u64,
+            header: h.header_bytes as u64,
+            int_header: if int_enabled { h.int_header_bytes as u64 } else { 0 },
+            ts_header: h.ts_header_bytes as u64,
             ack_bytes: h.ack_bytes,
             rto: h.rto_ps,
             nack_interval: h.nack_interval_ps,
         }
+    }
+    /// Header bytes of a data packet of a flow whose law needs `t`.
+    pub fn data_header(&self, t: Telemetry) -> u64 {
+        self.header
+            + match t {
+                Telemetry::None => 0,
+                Telemetry::Timestamp => self.ts_header,
+                Telemetry::Int => self.int_header,
+            }
+    }
+    /// The largest data packet any flow may send: what the fabric is sized for (buffer floor,
+    /// PFC headroom, the automatic base RTT τ).
+    pub fn largest_data_packet(&self) -> u64 {
+        self.payload + self.header + self.int_header.max(self.ts_header)
     }
 }
 

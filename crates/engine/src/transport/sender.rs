@@ -32,7 +32,7 @@ impl Transport {
         let f = &mut self.flows[fid as usize];
         let seq = f.tx.snd_nxt;
         let payload = if f.conn == NO_CONN { w.payload.min(f.info.size - seq) } else { mp_payload };
-        let size = payload + w.data_header;
+        let size = payload + f.info.data_header as u64;
         if seq < f.tx.high_sent {
             f.stats.retransmits += 1;
         }
