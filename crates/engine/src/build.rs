@@ -197,6 +197,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             path_rtt: secs(net.base_rtt(f.src, f.dst, full, ack)),
             mss: wire.payload as f64,
             wire_bytes: full as f64,
+            int_bytes: cfg.switch.int_bytes_mode,
         };
         let spec = f.cc.as_ref().unwrap_or(&cfg.cc);
         let make = |ctx: &CcContext| {

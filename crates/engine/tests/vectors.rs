@@ -129,7 +129,14 @@ fn run_algorithm(alg: &str) -> Tally {
         match alg {
             "powertcp" | "theta-powertcp" => {
                 let (tau, bdp) = (num(p, "tau_s"), num(p, "host_bdp_bytes"));
-                let ctx = CcContext { host_rate_bps: bdp * 8.0 / tau, base_rtt: tau, path_rtt: tau, mss, wire_bytes: mss + 66.0 };
+                let ctx = CcContext {
+                    host_rate_bps: bdp * 8.0 / tau,
+                    base_rtt: tau,
+                    path_rtt: tau,
+                    mss,
+                    wire_bytes: mss + 66.0,
+                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
+                };
                 let params = json!({"variant": "linux", "gamma": num(p, "gamma"), "beta_bytes": num(p, "beta_bytes"),
                                     "power_floor": num(p, "power_floor"), "init_cwnd_bytes": num(init, "cwnd_bytes")});
                 cc = build(alg, &params, &ctx).unwrap();
@@ -139,7 +146,14 @@ fn run_algorithm(alg: &str) -> Tally {
                 assert_eq!(cc.probe("smoothed_power"), Some(num(init, "smoothed_power")), "{alg}/{name}: initial power");
             }
             "dctcp" => {
-                let ctx = CcContext { host_rate_bps: 1e9, base_rtt: 100e-6, path_rtt: 100e-6, mss, wire_bytes: mss + 66.0 };
+                let ctx = CcContext {
+                    host_rate_bps: 1e9,
+                    base_rtt: 100e-6,
+                    path_rtt: 100e-6,
+                    mss,
+                    wire_bytes: mss + 66.0,
+                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
+                };
                 assert_eq!(num(p, "min_cwnd_bytes"), 2.0 * mss, "the engine's DCTCP floor is 2 MSS");
                 let params = json!({"variant": "linux", "g": num(p, "g"), "init_alpha": num(init, "alpha"),
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
@@ -147,7 +161,14 @@ fn run_algorithm(alg: &str) -> Tally {
                 cc.on_start(seq(init, "snd_una"), seq(init, "snd_nxt"));
             }
             "tbtcp" => {
-                let ctx = CcContext { host_rate_bps: 1e9, base_rtt: 100e-6, path_rtt: 100e-6, mss, wire_bytes: mss + 66.0 };
+                let ctx = CcContext {
+                    host_rate_bps: 1e9,
+                    base_rtt: 100e-6,
+                    path_rtt: 100e-6,
+                    mss,
+                    wire_bytes: mss + 66.0,
+                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
+                };
                 let params = json!({"variant": "linux", "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
                                     "qcd_min_cwnd_mss": num(p, "min_cwnd_bytes") / mss,
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
@@ -259,7 +280,14 @@ fn a_wrong_law_or_a_perturbed_window_fails() {
     let case = &doc["algorithms"]["tbtcp"][3]; // burst-of-marks-50pct-floor: the round floor matters
     let (p, init) = (&case["params"], &case["init"]);
     let mss = num(p, "mss_bytes");
-    let ctx = CcContext { host_rate_bps: 1e9, base_rtt: 100e-6, path_rtt: 100e-6, mss, wire_bytes: mss + 66.0 };
+    let ctx = CcContext {
+        host_rate_bps: 1e9,
+        base_rtt: 100e-6,
+        path_rtt: 100e-6,
+        mss,
+        wire_bytes: mss + 66.0,
+        int_bytes: dccsim_engine::config::IntBytesMode::Tx,
+    };
     let mut fails = [0usize; 2];
     for (which, variant) in ["paper", "linux"].iter().enumerate() {
         let params = json!({"variant": variant, "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),

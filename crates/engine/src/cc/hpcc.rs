@@ -14,8 +14,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::int_history::IntHistory;
+use super::int_history::{bytes_sent, IntHistory};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
+use crate::config::IntBytesMode;
 use crate::packet::IntHop;
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -70,6 +71,8 @@ pub struct Hpcc {
     inc_stage: u32,
     u: f64,
     int: IntHistory,
+    /// What the INT byte counter counts (txRate is read through `bytes_sent`).
+    counter: IntBytesMode,
     last_update_seq: u64,
     per_rtt: bool,
 }
@@ -95,6 +98,7 @@ impl Hpcc {
             inc_stage: 0,
             u: 1.0, // artifact: hp.u = 1
             int: IntHistory::default(),
+            counter: ctx.int_bytes,
             last_update_seq: 0,
             per_rtt: p.per_rtt,
         }
@@ -102,10 +106,10 @@ impl Hpcc {
 
     /// MeasureInflight(ack): returns the smoothed normalised inflight U, or None on the first ACK.
     fn measure_inflight(&mut self, hops: &[IntHop]) -> Option<f64> {
-        let t = self.t;
+        let (t, counter) = (self.t, self.counter);
         let (u, dt) = self.int.max_per_hop(hops, |h, p, dt| {
             let b = h.rate_bps as f64 / 8.0;
-            let tx_rate = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt;
+            let tx_rate = bytes_sent(h, p, counter) / dt;
             h.qlen.min(p.qlen) as f64 / (b * t) + tx_rate / b
         })?;
         let tau = dt.min(self.t);
@@ -177,7 +181,14 @@ mod tests {
     use crate::time::US;
 
     fn ctx() -> CcContext {
-        CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
+        CcContext {
+            host_rate_bps: 25e9,
+            base_rtt: 20e-6,
+            path_rtt: 20e-6,
+            mss: 1000.0,
+            wire_bytes: 1090.0,
+            int_bytes: crate::config::IntBytesMode::Tx,
+        }
     }
     fn hop(qlen: u64, tx: u64, ts: u64) -> IntHop {
         IntHop { qlen, tx_bytes: tx, ts, rate_bps: 25_000_000_000 }
@@ -196,6 +207,18 @@ mod tests {
             hops: 1,
             cwnd_limited: true,
         }
+    }
+
+    #[test]
+    fn tx_rate_is_the_same_through_either_int_counter() {
+        // The records of multiplicative_decrease_matches_hand_computation read through a
+        // bytes-received counter (sent + queue: 0 + 30 000, then 6250 + 40 000): txRate is still
+        // 6250 B over 2 µs, so U = 1.048 as there. Read as bytes sent (before the fix) the same
+        // counter gave txRate = 16 250 B / 2 µs and u = 3.08, U = 1.208.
+        let mut c = Hpcc::new(Params::default(), &CcContext { int_bytes: crate::config::IntBytesMode::Rx, ..ctx() });
+        c.on_ack(&ack(&[hop(30_000, 30_000, 10 * US)], 1000, 62_000));
+        c.on_ack(&ack(&[hop(40_000, 46_250, 12 * US)], 2000, 63_000));
+        assert!((c.u - 1.048).abs() < 1e-12, "{}", c.u);
     }
 
     #[test]

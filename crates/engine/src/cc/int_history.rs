@@ -3,8 +3,32 @@
 //! MeasureInflight; PowerTCP Algorithm 1 lines 15–29). The law's per-hop quantity is the
 //! caller's; the bottleneck is the hop where it is largest.
 
+use crate::config::IntBytesMode;
 use crate::packet::{IntHop, MAX_INT_HOPS};
 use crate::time::secs;
+
+/// Bytes the hop transmitted between two of its records. Its counter counts bytes sent
+/// (including the stamped packet) or bytes received into the queue (`switch.int_bytes`); every
+/// record is stamped after its packet's dequeue, so received = sent + the queue left behind, and
+/// either counter gives both quantities exactly.
+#[inline]
+pub fn bytes_sent(h: &IntHop, p: &IntHop, counter: IntBytesMode) -> f64 {
+    let d = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64;
+    match counter {
+        IntBytesMode::Tx => d,
+        IntBytesMode::Rx => d - (h.qlen as f64 - p.qlen as f64),
+    }
+}
+
+/// Bytes that arrived into the hop's queue between two of its records (see `bytes_sent`).
+#[inline]
+pub fn bytes_arrived(h: &IntHop, p: &IntHop, counter: IntBytesMode) -> f64 {
+    let d = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64;
+    match counter {
+        IntBytesMode::Tx => d + (h.qlen as f64 - p.qlen as f64),
+        IntBytesMode::Rx => d,
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct IntHistory {

@@ -5,7 +5,7 @@
 //! window (bytes) and a pacing rate (bits/s). No algorithm reaches into engine internals, so every
 //! control law can be unit-tested with hand-built events against its paper's equations.
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, IntBytesMode};
 use crate::packet::IntHop;
 use crate::time::Time;
 
@@ -91,6 +91,9 @@ pub struct CcContext {
     pub mss: f64,
     /// Bytes on the wire of a full data packet (payload + headers).
     pub wire_bytes: f64,
+    /// What an INT record's byte counter counts (`switch.int_bytes`): the laws read it through
+    /// `int_history::bytes_sent` / `bytes_arrived`, which give the same rates either way.
+    pub int_bytes: IntBytesMode,
 }
 
 /// The per-packet header a controller needs on its flow's data packets (`CongestionControl::
@@ -390,7 +393,14 @@ mod describe_tests {
         let all = describe();
         let names: Vec<&str> = all.iter().map(|a| a.name).collect();
         assert_eq!(names, algorithms());
-        let ctx = CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1048.0 };
+        let ctx = CcContext {
+            host_rate_bps: 25e9,
+            base_rtt: 20e-6,
+            path_rtt: 20e-6,
+            mss: 1000.0,
+            wire_bytes: 1048.0,
+            int_bytes: crate::config::IntBytesMode::Tx,
+        };
         for a in &all {
             assert!(a.params.is_object() && !a.source.is_empty(), "{}", a.name);
             // the dumped defaults are accepted back unchanged (nulls dropped: "derived")

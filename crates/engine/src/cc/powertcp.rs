@@ -7,8 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::int_history::IntHistory;
+use super::int_history::{bytes_arrived, bytes_sent, IntHistory};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
+use crate::config::IntBytesMode;
 use crate::packet::IntHop;
 use crate::time::Time;
 
@@ -110,9 +111,12 @@ pub struct PowerMeter {
     pub current_floor: f64,
     /// Floor on Γ_norm and Γ_smooth (−∞ = none, the paper; 0.01 in the Linux variant).
     pub power_floor: f64,
-    /// The current is the INT byte counter's rate alone, Δbytes/Δt (the RDMA artifact's
-    /// `rxRate`), instead of q̇ + μ.
+    /// The current is the arrival rate read off the byte counter, Δbytes-arrived/Δt (the RDMA
+    /// artifact's `rxRate`), instead of q̇ + μ (the same quantity, computed as the paper writes it).
     pub byte_rate_current: bool,
+    /// What the INT byte counter counts (`switch.int_bytes`); μ and the arrival rate are read
+    /// through `int_history::bytes_sent` / `bytes_arrived`.
+    pub counter: IntBytesMode,
     /// The first stack is differenced against the artifact's zero records (Params).
     pub first_against_zero: bool,
 }
@@ -126,6 +130,7 @@ impl PowerMeter {
             current_floor: 0.0,
             power_floor: f64::NEG_INFINITY,
             byte_rate_current: false,
+            counter: IntBytesMode::Tx,
             first_against_zero: false,
         }
     }
@@ -146,14 +151,18 @@ impl PowerMeter {
         if self.first_against_zero {
             self.int.prime_as_artifact_zero(hops);
         }
-        let (tau, current_floor, byte_rate) = (self.tau, self.current_floor, self.byte_rate_current);
+        let (tau, current_floor, byte_rate, counter) = (self.tau, self.current_floor, self.byte_rate_current, self.counter);
         let (norm, dt) = self.int.max_per_hop(hops, |h, p, dt| {
             // dt: line 18
             let b = h.rate_bps as f64 / 8.0; // bytes/s
-                                             // line 19: dq/dt (the RDMA artifact's current is the byte counter's rate alone)
-            let qdot = if byte_rate { 0.0 } else { (h.qlen as f64 - p.qlen as f64) / dt };
-            let mu = h.tx_bytes.wrapping_sub(p.tx_bytes) as f64 / dt; // line 20: txRate
-            let current = (qdot + mu).max(current_floor * b); // line 21: λ
+            let lambda = if byte_rate {
+                bytes_arrived(h, p, counter) / dt // the RDMA artifact's rxRate
+            } else {
+                let qdot = (h.qlen as f64 - p.qlen as f64) / dt; // line 19: dq/dt
+                let mu = bytes_sent(h, p, counter) / dt; // line 20: txRate
+                qdot + mu
+            };
+            let current = lambda.max(current_floor * b); // line 21: λ
             let voltage = h.qlen as f64 + b * tau; // lines 22–23: ν = qlen + BDP
             let power = current * voltage; // line 24: Γ'
             let e = b * b * tau; // line 25: base power
@@ -242,6 +251,7 @@ impl PowerTcp {
                 current_floor,
                 power_floor,
                 byte_rate_current,
+                counter: ctx.int_bytes,
                 first_against_zero: p.first_int_against_zero,
                 ..PowerMeter::new(tau)
             },
@@ -333,7 +343,14 @@ mod tests {
 
     pub(crate) fn ctx() -> CcContext {
         // 25 Gb/s host, τ = 20 µs: host BDP = 62 500 B
-        CcContext { host_rate_bps: 25e9, base_rtt: 20e-6, path_rtt: 20e-6, mss: 1000.0, wire_bytes: 1090.0 }
+        CcContext {
+            host_rate_bps: 25e9,
+            base_rtt: 20e-6,
+            path_rtt: 20e-6,
+            mss: 1000.0,
+            wire_bytes: 1090.0,
+            int_bytes: crate::config::IntBytesMode::Tx,
+        }
     }
 
     fn hop(qlen: u64, tx: u64, ts: u64) -> IntHop {
@@ -510,9 +527,14 @@ mod tests {
     }
 
     /// A controller of `variant` after two INT records of one 100 Gb/s hop, 1 µs apart: the queue
-    /// goes q0 → q1 and the byte counter advances by `bytes`.
+    /// goes q0 → q1 and the byte counter advances by `bytes`; the counter counts bytes sent.
     fn after_two_records(variant: Variant, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
-        let mut c = PowerTcp::new(Params { variant, ..Params::default() }, &ctx());
+        after_two_records_counting(variant, IntBytesMode::Tx, q0, q1, bytes)
+    }
+
+    /// The same with a counter of `kind` (`switch.int_bytes`).
+    fn after_two_records_counting(variant: Variant, kind: IntBytesMode, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
+        let mut c = PowerTcp::new(Params { variant, ..Params::default() }, &CcContext { int_bytes: kind, ..ctx() });
         c.on_ack(&ack(&[hop(q0, 1_000_000, 10 * US)], 1000, 62_000));
         c.on_ack(&ack(&[hop(q1, 1_000_000 + bytes, 11 * US)], 2000, 63_000));
         c
@@ -535,7 +557,8 @@ mod tests {
         // 2^20)·128 = 513 924·128 B → λ = 2.0411e10 B/s (above the 0.5·b floor), Γn = λ·550 000 /
         // (b²τ); Δt capped at τ, so Γs = Γn; R = 0.9·(25e9·0.95/Γs + 150e6) + 0.1·25e9.
         let p = Params { variant: Variant::RdmaHw, current_floor: Some(0.5), first_int_against_zero: true, ..Params::default() };
-        let mut c = PowerTcp::new(p.clone(), &ctx());
+        let ctx = CcContext { int_bytes: IntBytesMode::Rx, ..ctx() }; // the artifact's counter: bytes received
+        let mut c = PowerTcp::new(p.clone(), &ctx);
         c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
         let lambda = 513_924.0 * 128.0 / 3_222_784e-9;
         let norm = lambda * 550_000.0 / (12.5e9 * 12.5e9 * 20e-6);
@@ -543,11 +566,11 @@ mod tests {
         let r = 0.9 * (25e9 * 0.95 / norm + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
         // an idle-looking first record (2 KB counted over 0.5 ms) is raised to the 0.5·b floor
-        let mut c = PowerTcp::new(p, &ctx());
+        let mut c = PowerTcp::new(p, &ctx);
         c.on_ack(&ack(&[hop(300_000, 2_000, 500 * US)], 1000, 62_000));
         assert_close(c.smoothed_power(), 6.25e9 * 550_000.0 / (12.5e9 * 12.5e9 * 20e-6)); // 1.1
                                                                                           // without the option the first ACK only stores the INT: line rate, Γs = 1
-        let mut c = PowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx());
+        let mut c = PowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx);
         c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
         assert_eq!((c.smoothed_power(), c.pacing_rate()), (1.0, 25e9));
     }
@@ -560,7 +583,7 @@ mod tests {
         //   ν = 12 500 + 12.5e9·20e-6 = 262 500 B, Γ' = 6.5625e14, e = 3.125e15 → Γn = 0.21
         //   Γs = (1·19 + 0.21·1)/20 = 0.9605; c = 0.9605/0.95 = 1.011053 (> 0.5, EWMA anyway)
         //   R = 0.9·(25e9/1.011053 + 150e6) + 0.1·25e9 = 22.254e9 + 0.135e9 + 2.5e9 = 24.889e9
-        let c = after_two_records(Variant::RdmaHw, 10_000, 12_500, 2500);
+        let c = after_two_records_counting(Variant::RdmaHw, IntBytesMode::Rx, 10_000, 12_500, 2500);
         assert_close(c.smoothed_power(), 0.9605);
         let r = 0.9 * (25e9 / (0.9605 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
@@ -575,5 +598,20 @@ mod tests {
         assert!(crate::cc::parse::<Params>("powertcp", serde_json::json!({"variant": "artifact"})).is_err());
         let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "rdma-hw"})).unwrap();
         assert_eq!(p.variant, Variant::RdmaHw);
+    }
+
+    #[test]
+    fn the_same_events_give_the_same_power_through_either_int_counter() {
+        // One 100 Gb/s hop, 1 µs apart: 2500 B sent and the queue grows 10 000 → 12 500 B, so
+        // 5000 B arrived. A bytes-sent counter advances 2500 B, a bytes-received counter (sent +
+        // queue) 5000 B. Algorithm 1's λ = q̇ + μ = 2.5e9 + 2.5e9 = 5e9 B/s either way; reading
+        // the received counter as bytes sent (before the fix) gave μ = 5e9 and λ = 7.5e9.
+        for variant in [Variant::Paper, Variant::RdmaHw] {
+            let tx = after_two_records_counting(variant, IntBytesMode::Tx, 10_000, 12_500, 2500);
+            let rx = after_two_records_counting(variant, IntBytesMode::Rx, 10_000, 12_500, 5000);
+            assert_close(tx.smoothed_power(), rx.smoothed_power());
+            // Γn = 5e9·262 500/3.125e15 = 0.42, Γs = (19 + 0.42)/20
+            assert_close(tx.smoothed_power(), (19.0 + 0.42) / 20.0);
+        }
     }
 }
