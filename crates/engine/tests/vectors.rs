@@ -64,6 +64,19 @@ impl Tally {
     }
 }
 
+/// A controller's context on the Linux testbed: TCP segments of `mss` plus 66 B of headers (TCP/IP
+/// with timestamps and Ethernet), τ = the path's RTT, a bytes-sent INT counter.
+fn testbed_ctx(host_rate_bps: f64, tau: f64, mss: f64) -> CcContext {
+    CcContext {
+        host_rate_bps,
+        base_rtt: tau,
+        path_rtt: tau,
+        mss,
+        wire_bytes: mss + 66.0,
+        int_bytes: dccsim_engine::config::IntBytesMode::Tx,
+    }
+}
+
 fn vectors() -> Value {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/cc_vectors.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -129,14 +142,7 @@ fn run_algorithm(alg: &str) -> Tally {
         match alg {
             "powertcp" | "theta-powertcp" => {
                 let (tau, bdp) = (num(p, "tau_s"), num(p, "host_bdp_bytes"));
-                let ctx = CcContext {
-                    host_rate_bps: bdp * 8.0 / tau,
-                    base_rtt: tau,
-                    path_rtt: tau,
-                    mss,
-                    wire_bytes: mss + 66.0,
-                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
-                };
+                let ctx = testbed_ctx(bdp * 8.0 / tau, tau, mss);
                 let params = json!({"variant": "linux", "gamma": num(p, "gamma"), "beta_bytes": num(p, "beta_bytes"),
                                     "power_floor": num(p, "power_floor"), "init_cwnd_bytes": num(init, "cwnd_bytes")});
                 cc = build(alg, &params, &ctx).unwrap();
@@ -146,14 +152,7 @@ fn run_algorithm(alg: &str) -> Tally {
                 assert_eq!(cc.probe("smoothed_power"), Some(num(init, "smoothed_power")), "{alg}/{name}: initial power");
             }
             "dctcp" => {
-                let ctx = CcContext {
-                    host_rate_bps: 1e9,
-                    base_rtt: 100e-6,
-                    path_rtt: 100e-6,
-                    mss,
-                    wire_bytes: mss + 66.0,
-                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
-                };
+                let ctx = testbed_ctx(1e9, 100e-6, mss);
                 assert_eq!(num(p, "min_cwnd_bytes"), 2.0 * mss, "the engine's DCTCP floor is 2 MSS");
                 let params = json!({"variant": "linux", "g": num(p, "g"), "init_alpha": num(init, "alpha"),
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
@@ -161,14 +160,7 @@ fn run_algorithm(alg: &str) -> Tally {
                 cc.on_start(seq(init, "snd_una"), seq(init, "snd_nxt"));
             }
             "tbtcp" => {
-                let ctx = CcContext {
-                    host_rate_bps: 1e9,
-                    base_rtt: 100e-6,
-                    path_rtt: 100e-6,
-                    mss,
-                    wire_bytes: mss + 66.0,
-                    int_bytes: dccsim_engine::config::IntBytesMode::Tx,
-                };
+                let ctx = testbed_ctx(1e9, 100e-6, mss);
                 let params = json!({"variant": "linux", "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
                                     "qcd_min_cwnd_mss": num(p, "min_cwnd_bytes") / mss,
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
@@ -280,14 +272,7 @@ fn a_wrong_law_or_a_perturbed_window_fails() {
     let case = &doc["algorithms"]["tbtcp"][3]; // burst-of-marks-50pct-floor: the round floor matters
     let (p, init) = (&case["params"], &case["init"]);
     let mss = num(p, "mss_bytes");
-    let ctx = CcContext {
-        host_rate_bps: 1e9,
-        base_rtt: 100e-6,
-        path_rtt: 100e-6,
-        mss,
-        wire_bytes: mss + 66.0,
-        int_bytes: dccsim_engine::config::IntBytesMode::Tx,
-    };
+    let ctx = testbed_ctx(1e9, 100e-6, mss);
     let mut fails = [0usize; 2];
     for (which, variant) in ["paper", "linux"].iter().enumerate() {
         let params = json!({"variant": variant, "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),

@@ -118,14 +118,7 @@ mod tests {
 
     fn ctx() -> CcContext {
         // 25 Gb/s, τ = 20 µs → RTTbytes = 62 500
-        CcContext {
-            host_rate_bps: 25e9,
-            base_rtt: 20e-6,
-            path_rtt: 20e-6,
-            mss: 1000.0,
-            wire_bytes: 1090.0,
-            int_bytes: crate::config::IntBytesMode::Tx,
-        }
+        crate::cc::test_ctx(20e-6, 1090.0)
     }
 
     #[test]

@@ -96,6 +96,13 @@ pub struct CcContext {
     pub int_bytes: IntBytesMode,
 }
 
+/// The context of the unit tests: a 25 Gb/s host, τ = the path's RTT, 1000-B payload, a
+/// bytes-sent INT counter.
+#[cfg(test)]
+pub(crate) fn test_ctx(base_rtt: f64, wire_bytes: f64) -> CcContext {
+    CcContext { host_rate_bps: 25e9, base_rtt, path_rtt: base_rtt, mss: 1000.0, wire_bytes, int_bytes: IntBytesMode::Tx }
+}
+
 /// The per-packet header a controller needs on its flow's data packets (`CongestionControl::
 /// telemetry`). The study's simulator sizes its IntHeader by CC mode the same way
 /// (powertcp-evaluation-burst.cc, `IntHeader::mode`: NORMAL for HPCC/PowerTCP/θ-PowerTCP (CC mode
@@ -393,14 +400,7 @@ mod describe_tests {
         let all = describe();
         let names: Vec<&str> = all.iter().map(|a| a.name).collect();
         assert_eq!(names, algorithms());
-        let ctx = CcContext {
-            host_rate_bps: 25e9,
-            base_rtt: 20e-6,
-            path_rtt: 20e-6,
-            mss: 1000.0,
-            wire_bytes: 1048.0,
-            int_bytes: crate::config::IntBytesMode::Tx,
-        };
+        let ctx = test_ctx(20e-6, 1048.0);
         for a in &all {
             assert!(a.params.is_object() && !a.source.is_empty(), "{}", a.name);
             // the dumped defaults are accepted back unchanged (nulls dropped: "derived")

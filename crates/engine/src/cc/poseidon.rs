@@ -240,14 +240,7 @@ mod tests {
 
     /// 25 Gb/s host, MTU = MSS = 1000 B (so one packet per 32 µs is 250 Mb/s).
     fn ctx() -> CcContext {
-        CcContext {
-            host_rate_bps: 25e9,
-            base_rtt: 32e-6,
-            path_rtt: 32e-6,
-            mss: 1000.0,
-            wire_bytes: 1000.0,
-            int_bytes: crate::config::IntBytesMode::Tx,
-        }
+        crate::cc::test_ctx(32e-6, 1000.0)
     }
 
     fn ackm(now: Time, mpd: Time) -> AckEvent<'static> {

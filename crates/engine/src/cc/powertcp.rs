@@ -343,14 +343,7 @@ mod tests {
 
     pub(crate) fn ctx() -> CcContext {
         // 25 Gb/s host, τ = 20 µs: host BDP = 62 500 B
-        CcContext {
-            host_rate_bps: 25e9,
-            base_rtt: 20e-6,
-            path_rtt: 20e-6,
-            mss: 1000.0,
-            wire_bytes: 1090.0,
-            int_bytes: crate::config::IntBytesMode::Tx,
-        }
+        crate::cc::test_ctx(20e-6, 1090.0)
     }
 
     fn hop(qlen: u64, tx: u64, ts: u64) -> IntHop {

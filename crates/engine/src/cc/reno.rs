@@ -183,14 +183,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub fn ctx() -> CcContext {
-        CcContext {
-            host_rate_bps: 25e9,
-            base_rtt: 10e-6,
-            path_rtt: 10e-6,
-            mss: 1000.0,
-            wire_bytes: 1048.0,
-            int_bytes: crate::config::IntBytesMode::Tx,
-        }
+        crate::cc::test_ctx(10e-6, 1048.0)
     }
 
     /// A plain ACK for tests: `acked` new bytes, given snd_una/snd_nxt.
