@@ -21,6 +21,7 @@ pub mod hpcc;
 pub mod int_history;
 pub mod mptcp_lia;
 pub mod poseidon;
+pub mod power_meter;
 pub mod powertcp;
 pub mod reno;
 pub mod retcp;
