@@ -9,10 +9,10 @@ use crate::packet::IntHop;
 /// 14–34): previous INT stack and the smoothed normalised power.
 #[derive(Clone, Debug)]
 pub struct PowerMeter {
-    pub(crate) int: IntHistory,
+    int: IntHistory,
     /// Γ_smooth, starts at 1 (the equilibrium power).
     pub smooth: f64,
-    pub(crate) tau: f64,
+    tau: f64,
     /// Floor on the current λ as a fraction of the link rate (0 in the paper; 0.5 in tcp-advanced).
     pub current_floor: f64,
     /// Floor on Γ_norm and Γ_smooth (−∞ = none, the paper; 0.01 in the Linux variant).
@@ -39,6 +39,18 @@ impl PowerMeter {
             counter: IntBytesMode::Tx,
             first_against_zero: false,
         }
+    }
+
+    /// The meter of a law: its floors, how it reads the current, and the run's INT counter.
+    pub fn configured(
+        tau: f64,
+        current_floor: f64,
+        power_floor: f64,
+        byte_rate_current: bool,
+        counter: IntBytesMode,
+        first_against_zero: bool,
+    ) -> Self {
+        PowerMeter { current_floor, power_floor, byte_rate_current, counter, first_against_zero, ..PowerMeter::new(tau) }
     }
 
     /// The path changed: the previous ACK's records are of other ports.

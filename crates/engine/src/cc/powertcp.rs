@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::power_meter::{OldWindow, PowerMeter};
+use super::power_meter::{OldWindow, PowerMeter};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
 use crate::time::Time;
 
@@ -136,14 +136,7 @@ impl PowerTcp {
             rate: ctx.host_rate_bps,
             mss: ctx.mss,
             line_rate: ctx.host_rate_bps,
-            meter: PowerMeter {
-                current_floor,
-                power_floor,
-                byte_rate_current,
-                counter: ctx.int_bytes,
-                first_against_zero: p.first_int_against_zero,
-                ..PowerMeter::new(tau)
-            },
+            meter: PowerMeter::configured(tau, current_floor, power_floor, byte_rate_current, ctx.int_bytes, p.first_int_against_zero),
             old: OldWindow::new(cwnd),
             next_update_at: 0,
             p,
@@ -333,7 +326,8 @@ mod tests {
     fn current_floor_bounds_the_power_of_a_draining_queue() {
         // The queue drains at line rate with no arrivals: λ = q̇ + μ = 0. With the artifact's
         // floor λ ≥ 0.5·b: Γn = 0.5·(q + bτ)/(bτ) = 0.5·(250 000 + 250 000)/250 000 = 1.0.
-        let mut m = PowerMeter { current_floor: 0.5, ..PowerMeter::new(20e-6) };
+        let mut m = PowerMeter::new(20e-6);
+        m.current_floor = 0.5;
         m.update(&[hop(262_500, 0, 0)]);
         let s = m.update(&[hop(250_000, 12_500, US)]).unwrap();
         assert_close(s, (19.0 + 1.0) / 20.0);
@@ -403,7 +397,7 @@ mod tests {
 
     #[test]
     fn power_floor_is_a_parameter_of_every_variant() {
-        let mut m = PowerMeter { power_floor: 0.2, ..PowerMeter::new(20e-6) };
+        let mut m = PowerMeter::new(20e-6).with_power_floor(0.2);
         assert_close(m.smooth_with(0.0, 20e-6), 0.2);
         let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "linux", "power_floor": 0.05})).unwrap();
         assert_eq!(p.variant, Variant::Linux);

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::powertcp::{OldWindow, PowerMeter};
+use super::power_meter::{OldWindow, PowerMeter};
 use super::{clamp, AckEvent, CcContext, CongestionControl, Telemetry};
 use crate::time::{secs, Time};
 
