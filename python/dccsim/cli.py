@@ -171,6 +171,12 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_claims(args) -> int:
+    from .claims_merge import main
+
+    return main(args.dirs, as_json=args.json, allow_different=args.allow_different_scenarios)
+
+
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
@@ -287,6 +293,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")
     s.add_argument("--out", metavar="PAGE.html", help="where to write it (default DIR/report.html)")
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser(
+        "claims",
+        help="an experiment's claims over variants run in several directories (run --variant pieces)",
+    )
+    s.add_argument("dirs", nargs="+", metavar="DIR[:VARIANT,...]")
+    s.add_argument("--json", action="store_true", help="the merged claims and their sources as JSON")
+    s.add_argument(
+        "--allow-different-scenarios",
+        action="store_true",
+        help="merge pieces whose experiment name, scenario or flow list differ (each difference is printed)",
+    )
+    s.set_defaults(func=cmd_claims)
 
     s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
     s.add_argument("sql", metavar="SQL")

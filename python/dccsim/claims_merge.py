@@ -1,0 +1,139 @@
+"""`dccsim claims DIR[:VARIANTS] ...` — an experiment's claims over variants run in several invocations.
+
+A paper-scale experiment takes hours, so its variants are often run in pieces (`dccsim run
+EXPERIMENT --variant ...`), each into its own directory. This command evaluates the experiment's
+claims over the union of their variants, exactly as one run of all of them would (the analysis's
+`claims` over the per-variant metrics stored in each summary.json), and prints the report table.
+It writes nothing.
+
+The pieces must be one experiment: the same experiment name, seed, analysis, scenario.toml and
+flow list (flows_input.parquet) — otherwise the comparison would pair different flows. A variant
+may come from one directory only; `DIR:slug1,slug2` takes only those variants of DIR.
+`--allow-different-scenarios` relaxes the first rule (experiment name, scenario.toml, flow list)
+to a warning per difference, for pieces that differ in what their variants do not use — e.g. a
+variant of `powertcp-load` at 60 % beside `powertcp-websearch`'s run of the same point, or a
+run made before a scenario key that the variant does not read was added. Seed and analysis must
+still agree; whether the paired variants ran on the same flows is then the user's to check.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .errors import ScenarioError
+
+
+def _source(arg: str) -> tuple[Path, set[str] | None]:
+    """DIR or DIR:slug1,slug2 (a directory whose name holds ':' is taken whole)."""
+    if not Path(arg).is_dir() and ":" in arg:
+        d, picks = arg.rsplit(":", 1)
+        return Path(d), {p for p in picks.split(",") if p}
+    return Path(arg), None
+
+
+def _raise(field: str, message: str) -> None:
+    raise ScenarioError(field, message)
+
+
+def _first_difference(a: str, b: str) -> str:
+    for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
+        if x != y:
+            return f"line {i}: {x!r} vs {y!r}"
+    return "one is longer"
+
+
+def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]:
+    """(scenario, summary) of the union of the runs in `args`; ScenarioError naming what differs
+    (with allow_different, the experiment, scenario and flow-list differences go to "warnings")."""
+    from .analysis import ANALYSES
+    from .scenario import loads
+
+    if not args:
+        raise ScenarioError("claims", "give at least one result directory")
+    first: dict | None = None
+    runs: dict[str, dict] = {}
+    sources: dict[str, str] = {}
+    complete = True
+    warnings: list[str] = []
+
+    def differs(field: str, message: str) -> None:
+        if not allow_different:
+            raise ScenarioError(field, message)
+        warnings.append(f"{field}: {message}")
+
+    for arg in args:
+        d, picks = _source(arg)
+        try:
+            summary = json.loads((d / "summary.json").read_text())
+            text = (d / "scenario.toml").read_text()
+            flows = (d / "flows_input.parquet").read_bytes()
+        except (OSError, ValueError) as e:
+            raise ScenarioError(str(d), f"not a result directory of `dccsim run` ({e})") from None
+        if first is None:
+            first = {"dir": d, "summary": summary, "text": text, "flows": flows}
+        ref = first["summary"]
+        for key in ("experiment", "seed", "analysis", "schema"):
+            if summary.get(key) != ref.get(key):
+                report = differs if key == "experiment" else _raise
+                report(f"{d}: {key}", f"is {summary.get(key)!r}, but {ref.get(key)!r} in {first['dir']}")
+        if text != first["text"]:
+            differs(
+                f"{d}/scenario.toml",
+                f"differs from {first['dir']}'s ({_first_difference(first['text'], text)}): not one experiment",
+            )
+        if flows != first["flows"]:
+            differs(f"{d}/flows_input.parquet", f"differs from {first['dir']}'s: not the same flows")
+        if picks is not None and picks - set(summary["runs"]):
+            raise ScenarioError(
+                str(arg),
+                f"no variant {sorted(picks - set(summary['runs']))} here; it has {list(summary['runs'])}",
+            )
+        for slug, run in summary["runs"].items():
+            if picks is not None and slug not in picks:
+                continue
+            if slug in runs:
+                raise ScenarioError(
+                    slug, f"is in both {sources[slug]} and {d}; pick one with DIR:{slug} or leave it out"
+                )
+            runs[slug] = run
+            sources[slug] = str(d)
+        complete = complete and bool(summary.get("complete"))
+    ref = first["summary"]
+    if ref.get("analysis") not in ANALYSES:
+        raise ScenarioError(f"{first['dir']}: analysis", f"{ref.get('analysis')!r} has no claims to evaluate")
+    scn = loads(first["text"], default_name=ref["experiment"])
+    order = [v.slug for v in scn.variants() if v.slug in runs]
+    metrics = {slug: runs[slug]["metrics"] for slug in order}
+    merged = {
+        **{k: ref[k] for k in ("schema", "experiment", "title", "seed", "analysis")},
+        "order": order,
+        "runs": {slug: runs[slug] for slug in order},
+        "sources": {slug: sources[slug] for slug in order},
+        "all_sources_complete": complete,
+        "warnings": warnings,
+        "claims": ANALYSES[ref["analysis"]].claims(scn, metrics),
+    }
+    return scn, merged
+
+
+def main(args: list[str], as_json: bool, allow_different: bool = False) -> int:
+    from . import runner
+    from .results import json_text
+
+    scn, merged = merge(args, allow_different)
+    if as_json:
+        sys.stdout.write(json_text({k: v for k, v in merged.items() if k != "runs"}))
+        return 0
+    print(runner.report(scn, merged))
+    print()
+    for slug, d in merged["sources"].items():
+        print(f"{slug}: {d}")
+    for w in merged["warnings"]:
+        print(f"warning: {w}")
+    if not merged["all_sources_complete"]:
+        print(
+            "note: some directories hold an interrupted run (complete: false); only its finished variants are used"
+        )
+    return 0
