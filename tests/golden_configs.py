@@ -40,6 +40,7 @@ SCALE_BENCHMARKS = {
 # tests/python/test_powertcp_dc.py.
 SCALE_BENCHMARKS |= {
     "powertcp-websearch",
+    "powertcp-websearch-artifact-pattern",
     "powertcp-load",
     "powertcp-burst-rate",
     "powertcp-burst-size",

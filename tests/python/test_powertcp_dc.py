@@ -20,6 +20,7 @@ pytestmark = pytest.mark.engine
 
 PAPER_SCALE = (
     "powertcp-websearch",
+    "powertcp-websearch-artifact-pattern",
     "powertcp-load",
     "powertcp-burst-rate",
     "powertcp-burst-size",
@@ -184,6 +185,11 @@ def _check_pipeline(scn, summary, out: Path, paper: str):
             ["PowerTCP 60%", "HPCC 60%", "PowerTCP 20%", "HPCC 20%", "PowerTCP 60% lossy", "HPCC 60% lossy"],
             {0.2, 0.6},
         ),
+        (
+            "powertcp-websearch-artifact-pattern",
+            ["PowerTCP 60%", "HPCC 60%", "PowerTCP 20%", "HPCC 20%"],
+            {0.2, 0.6},
+        ),
         ("powertcp-load", ["PowerTCP 20%", "HPCC 20%", "PowerTCP 90%", "HPCC 90%"], {0.2, 0.9}),
         ("powertcp-burst-rate", ["PowerTCP 1/s", "HPCC 1/s", "PowerTCP 16/s", "HPCC 16/s"], {1.0, 16.0}),
         ("powertcp-burst-size", ["PowerTCP 1MB", "HPCC 1MB", "PowerTCP 8MB", "HPCC 8MB"], {1e6, 8e6}),
@@ -205,6 +211,13 @@ def test_scaled_down_pipeline(tmp_path, name, variants, points):
         lossy_rows = [c for c in summary["claims"] if c["variant"].endswith(", lossy fabric")]
         assert [c["variant"] for c in lossy_rows] == ["powertcp vs hpcc, lossy fabric"]
         assert "at 60% load" in lossy_rows[0]["claim"]
+    if name == "powertcp-websearch-artifact-pattern":  # only racks 0 and 1 send, never to a lower rack
+        rack = 12  # servers per ToR of small()
+        for v in scn.variants():
+            fl = scn.flow_list(v)
+            src, dst = np.asarray(fl.src), np.asarray(fl.dst)
+            assert len(src) and src.max() < 2 * rack and (dst // rack >= src // rack).all()
+            assert (dst // rack == 0).any() and (dst // rack == 1).any() and (dst < 2 * rack).all()
     if name == "powertcp-buffer":
         for r in summary["runs"].values():
             b = r["metrics"]["buffer"]
