@@ -56,11 +56,13 @@ def cmd_list(args) -> int:
     if args.algorithms:
         print(listing.format_algorithms(listing.algorithms_table()))
         return 0
-    for e in listing.experiments_table():
+    table = listing.experiments_table()
+    w = max((len(e["name"]) for e in table), default=0)
+    for e in table:
         if "error" in e:
-            print(f"{e['name']:24s} (cannot be loaded: {e['error']})")
+            print(f"{e['name']:{w}s}  (cannot be loaded: {e['error']})")
         else:
-            print(f"{e['name']:24s} {listing.first_sentence(e['title'])}")
+            print(f"{e['name']:{w}s}  {listing.first_sentence(e['title'])}")
     return 0
 
 

@@ -12,6 +12,11 @@ def test_list():
     assert {"bench-fattree-perm", "powertcp-incast"} <= set(names)
     assert names == sorted(names) == experiments.list_experiments()
     assert "cannot be loaded" not in p.stdout  # every packaged experiment is a valid scenario
+    # the titles start in one column, after the longest name and two spaces
+    lines = p.stdout.splitlines()
+    assert {len(line) - len(line[len(line.split()[0]) :].lstrip()) for line in lines} == {
+        max(map(len, names)) + 2
+    }
 
 
 def test_show_is_loadable_toml():
