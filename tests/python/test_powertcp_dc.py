@@ -280,6 +280,40 @@ def test_lossy_variants_are_compared_only_with_lossy_variants():
     assert c["variant"] == "powertcp vs hpcc, lossy fabric" and c["ours_pct"] == pytest.approx(-50.0)
 
 
+def test_a_second_law_of_one_algorithm_gets_claims_of_its_own():
+    """θ-PowerTCP with the artifact's law beside the printed one: each is compared with the
+    reference at its default law, the second labelled with its parameters; the default-law
+    claims are those without it."""
+    scn = experiments.get("powertcp-websearch-artifact-pattern")
+    v = {x.name: x for x in scn.variants()}
+    assert powertcp_dc.law(scn, v["θ-PowerTCP 60%"]) == ""
+    assert powertcp_dc.law(scn, v["θ-PowerTCP 60% (artifact law)"]) == "tau=min-rtt, variant=rdma-hw"
+    homa = experiments.get("powertcp-homa-websearch")  # the point (overcommitment) is not a law
+    assert {powertcp_dc.law(homa, x) for x in homa.variants()} == {""}
+
+    def m(alg, value, law=""):
+        g = {"tail": {"value": value, "n": 20_000, "above": 20, "meaningful": True}, "boot": [value] * 30}
+        return {
+            "algorithm": alg,
+            "point": 0.6,
+            "lossless": True,
+            "law": law,
+            "groups": {"short": g},
+            "buffer": {},
+        }
+
+    printed = {"t": m("theta-powertcp", 8.0), "h": m("hpcc", 4.0)}
+    both = {**printed, "ta": m("theta-powertcp", 2.0, "tau=min-rtt, variant=rdma-hw")}
+    rows = [c for c in powertcp_dc.claims(scn, both) if c["claim"].startswith("short p99.9 -36% at 60%")]
+    assert [(c["variant"], round(c["ours_pct"])) for c in rows] == [
+        ("theta-powertcp vs hpcc", 100),
+        ("theta-powertcp [tau=min-rtt, variant=rdma-hw] vs hpcc", -50),
+    ]
+    assert [c for c in powertcp_dc.claims(scn, both) if "[" not in c["variant"]] == powertcp_dc.claims(
+        scn, printed
+    )
+
+
 def test_variant_pfc_switches_the_fabric_and_bad_values_name_the_field():
     base = to_dict(experiments.get("powertcp-websearch"))
     scn = from_dict(base)

@@ -21,7 +21,11 @@ a_i / b_i − 1).
 That interval is the tolerance: it is the sampling uncertainty of our own estimate, nothing tuned.
 Variants with ``pfc = false`` (the lossy fabric beside the paper's lossless one) are compared only
 with each other: every claim is evaluated once per fabric that has both of its variants, the lossy
-rows labelled so.
+rows labelled so. A variant whose controller sets parameters (``cc = { algorithm = "theta-powertcp",
+variant = "rdma-hw", tau = "min-rtt" }``: the public artifact's law beside the paper's) is a law of
+its own (``law``, e.g. "tau=min-rtt, variant=rdma-hw"): the claims naming its algorithm are
+evaluated once more with it in the algorithm's place, against the reference at its default law,
+and labelled with it.
 
 * holds: the paper's r lies inside our interval;
 * same direction, smaller/larger: our interval excludes 0 on the paper's side but not the paper's r;
@@ -197,6 +201,7 @@ def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
         "algorithm": variant.cc.algorithm,
         "point": point(scenario, variant),
         "lossless": scenario.variant_pfc(variant) is not None,
+        "law": law(scenario, variant),
         "short_below_bytes": short,
         "groups": groups,
     }
@@ -214,19 +219,29 @@ def _stat(m: dict, what: str):
     return s["value"], m["groups"][what]["boot"], s["meaningful"], f"n={s['n']}, {s['above']} above"
 
 
-def _find(metrics: dict, alg: str, pt, lossless: bool = True) -> list:
+def law(scenario, variant) -> str:
+    """The controller parameters a variant sets, as "key=value, ..." ("" = the law's defaults);
+    the figure's point (Homa's overcommitment under appD) is not part of it."""
+    point_key = POINTS[scenario.experiment.params["paper"]][0]
+    return ", ".join(f"{k}={v}" for k, v in sorted(variant.cc.params.items()) if k != point_key)
+
+
+def _find(metrics: dict, alg: str, pt, lossless: bool = True, law: str = "") -> list:
     return [
         m
         for m in metrics.values()
         if m["algorithm"] == alg
         and m["lossless"] == lossless
+        and m.get("law", "") == law
         and (pt is None or math.isclose(m["point"], pt))
     ]
 
 
 def _series(m: dict) -> str:
-    """A curve's name: the algorithm, marked when its variant ran in the lossy fabric."""
-    return m["algorithm"] if m["lossless"] else f"{m['algorithm']} (lossy)"
+    """A curve's name: the algorithm, with its law when not the default, marked when its variant
+    ran in the lossy fabric."""
+    name = m["algorithm"] + (f" [{m['law']}]" if m.get("law") else "")
+    return name if m["lossless"] else f"{name} (lossy)"
 
 
 def _verdict(paper: float, ours: float, lo: float, hi: float, meaningful: bool) -> str:
@@ -256,11 +271,11 @@ def _pt_text(paper: str, pt) -> str:
     return f"at {pt:g} {label}"
 
 
-def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key, lossless=True) -> dict | None:
+def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key, lossless=True, law="") -> dict | None:
     pts = sorted({m["point"] for m in metrics.values() if m["lossless"] == lossless}) if pt is None else [pt]
     pairs = []
     for x in pts:
-        a, b = _find(metrics, alg, x, lossless), _find(metrics, ref, x, lossless)
+        a, b = _find(metrics, alg, x, lossless, law), _find(metrics, ref, x, lossless)
         if a and b:
             pairs.append((_stat(a[0], what), _stat(b[0], what), x))
     if not pairs or (pt is None and len(pairs) < 2):
@@ -280,7 +295,10 @@ def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key, lossless=True)
     lo, hi = float(np.quantile(rep, CI[0])), float(np.quantile(rep, CI[1]))
     stat = f"{what} {tail_key}" if what != "buffer" else "ToR buffer p99"
     return {
-        "variant": f"{alg} vs {ref}" + ("" if lossless else ", lossy fabric"),
+        "variant": f"{alg}"
+        + (f" [{law}]" if law else "")
+        + f" vs {ref}"
+        + ("" if lossless else ", lossy fabric"),
         "claim": f"{stat} {r_paper * 100:+.0f}% {_pt_text(paper, pt)}",
         "measured": f"{ours * 100:+.0f}% [95% CI {lo * 100:+.0f}%, {hi * 100:+.0f}%] ({'; '.join(notes)})",
         "verdict": _verdict(r_paper, ours, lo, hi, ok),
@@ -294,11 +312,13 @@ def claims(scenario, metrics: dict) -> list[dict]:
     paper = scenario.experiment.params["paper"]
     tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
     rows = []
+    laws = sorted({m.get("law", "") for m in metrics.values()})  # "" (the defaults) first
     for lossless in sorted({m["lossless"] for m in metrics.values()}, reverse=True):
-        for what, alg, ref, pt, r in CLAIMS[paper]:
-            c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless)
-            if c is not None:
-                rows.append(c)
+        for law_ in laws:
+            for what, alg, ref, pt, r in CLAIMS[paper]:
+                c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless, law_)
+                if c is not None:
+                    rows.append(c)
     if paper == "appD":
         rows += _overcommit_claim(metrics, tail_key)
     return rows
@@ -378,9 +398,9 @@ def figure(scenario, series: dict, path) -> None:
     algs = list(dict.fromkeys(_series(m) for m in ms))
     pts = sorted({m["point"] for m in ms})
     base = list(dict.fromkeys(m["algorithm"] for m in ms))
-    # one colour per algorithm; its lossy-fabric curve dashed
-    colour = {a: f"C{base.index(a.removesuffix(' (lossy)'))}" for a in algs}
-    style = {a: "--" if a.endswith(" (lossy)") else "-" for a in algs}
+    # one colour per algorithm; its lossy-fabric curve dashed, a curve of another law dotted
+    colour = {_series(m): f"C{base.index(m['algorithm'])}" for m in ms}
+    style = {_series(m): "--" if not m["lossless"] else ":" if m.get("law") else "-" for m in ms}
     with_buf = any(m["buffer"].get("samples") for m in ms)
     if paper == "fig6":
         fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
