@@ -18,6 +18,7 @@ still agree; whether the paired variants ran on the same flows is then the user'
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -37,10 +38,18 @@ def _raise(field: str, message: str) -> None:
     raise ScenarioError(field, message)
 
 
-def _first_difference(a: str, b: str) -> str:
+def _window(t: str, lo: int, hi: int) -> str:
+    return ("…" if lo else "") + t[lo:hi] + ("…" if len(t) > hi else "")
+
+
+def _first_difference(a: str, b: str, context: int = 30) -> str:
+    """Where two texts first differ: the line, and a short window of each around the first
+    differing character (a description line can be a paragraph long)."""
     for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), 1):
         if x != y:
-            return f"line {i}: {x!r} vs {y!r}"
+            k = next((j for j, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+            lo, hi = max(0, k - context), k + context
+            return f"line {i}, column {k + 1}: {_window(x, lo, hi)!r} vs {_window(y, lo, hi)!r}"
     return "one is longer"
 
 
@@ -57,6 +66,7 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
     sources: dict[str, str] = {}
     complete = True
     warnings: list[str] = []
+    texts: dict[str, str] = {}
 
     def differs(field: str, message: str) -> None:
         if not allow_different:
@@ -99,12 +109,24 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
                 )
             runs[slug] = run
             sources[slug] = str(d)
+        texts[str(d)] = text
         complete = complete and bool(summary.get("complete"))
     ref = first["summary"]
     if ref.get("analysis") not in ANALYSES:
         raise ScenarioError(f"{first['dir']}: analysis", f"{ref.get('analysis')!r} has no claims to evaluate")
     scn = loads(first["text"], default_name=ref["experiment"])
-    order = [v.slug for v in scn.variants() if v.slug in runs]
+    # the first scenario's variants in its order, then those only another piece's scenario has
+    # (pieces of different scenarios), so that the report lists every merged variant
+    variants = {v.slug: v for v in scn.variants() if v.slug in runs}
+    for d, text in texts.items():
+        if len(variants) < len(runs) and text != first["text"]:
+            for v in loads(text, default_name=ref["experiment"]).variants():
+                if v.slug in runs and sources[v.slug] == d:
+                    variants.setdefault(v.slug, v)
+    order = list(variants)
+    scn = dataclasses.replace(
+        scn, experiment=dataclasses.replace(scn.experiment, variants=tuple(variants.values()))
+    )
     metrics = {slug: runs[slug]["metrics"] for slug in order}
     merged = {
         **{k: ref[k] for k in ("schema", "experiment", "title", "seed", "analysis")},

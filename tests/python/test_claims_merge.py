@@ -73,5 +73,18 @@ def test_pieces_of_different_experiments_are_refused(pieces, tmp_path):
     lenient = dccsim("claims", root / "low", changed, "--allow-different-scenarios", "--json")
     assert lenient.returncode == 0, lenient.stderr
     assert [w.split(":")[0] for w in json.loads(lenient.stdout)["warnings"]] == [f"{changed}/scenario.toml"]
+    # a variant only the second scenario has is merged too, after the first scenario's
+    extra = small("powertcp-load", variants=VARIANTS + ["θ-PowerTCP 20%"])
+    runner.run(
+        extra, tmp_path / "theta", variants=["θ-PowerTCP 20%"], progress=False, argv=["x"], figures=False
+    )
+    both = dccsim("claims", root / "low", tmp_path / "theta", "--allow-different-scenarios", "--json")
+    assert both.returncode == 0, both.stderr
+    merged = json.loads(both.stdout)
+    assert merged["order"] == ["powertcp-20", "hpcc-20", "theta-powertcp-20"]
+    assert merged["sources"]["theta-powertcp-20"] == str(tmp_path / "theta")
+    text = dccsim("claims", root / "low", tmp_path / "theta", "--allow-different-scenarios").stdout
+    rows = [line.split("  ")[0] for line in text.splitlines() if "0.2 " in line]  # the table's rows
+    assert rows == ["PowerTCP 20%", "HPCC 20%", "θ-PowerTCP 20%"]
     assert_input_error(dccsim("claims", tmp_path), f"{tmp_path}")
     assert_input_error(dccsim("claims", root / "low", tmp_path / "missing"), f"{tmp_path / 'missing'}")
