@@ -88,3 +88,13 @@ def test_pieces_of_different_experiments_are_refused(pieces, tmp_path):
     assert rows == ["PowerTCP 20%", "HPCC 20%", "θ-PowerTCP 20%"]
     assert_input_error(dccsim("claims", tmp_path), f"{tmp_path}")
     assert_input_error(dccsim("claims", root / "low", tmp_path / "missing"), f"{tmp_path / 'missing'}")
+
+
+def test_a_scenario_difference_is_shown_as_a_short_window():
+    from dccsim.claims_merge import _first_difference
+
+    a = "name = 'x'\ndescription = '" + "w" * 500 + "A" + "w" * 500 + "'\n"
+    b = a.replace("A", "B")
+    d = _first_difference(a, b)
+    assert d.startswith("line 2, column 517: ") and "A" in d and "B" in d and len(d) < 160
+    assert _first_difference("a\n", "a\nb\n") == "one is longer"
