@@ -96,5 +96,5 @@ def test_a_scenario_difference_is_shown_as_a_short_window():
     a = "name = 'x'\ndescription = '" + "w" * 500 + "A" + "w" * 500 + "'\n"
     b = a.replace("A", "B")
     d = _first_difference(a, b)
-    assert d.startswith("line 2, column 517: ") and "A" in d and "B" in d and len(d) < 160
+    assert d.startswith("line 2, column 516: ") and "A" in d and "B" in d and len(d) < 160
     assert _first_difference("a\n", "a\nb\n") == "one is longer"
