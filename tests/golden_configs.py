@@ -42,6 +42,7 @@ SCALE_BENCHMARKS |= {
     "powertcp-websearch",
     "powertcp-websearch-artifact-pattern",
     "powertcp-load",
+    "powertcp-load-artifact-pattern",
     "powertcp-burst-rate",
     "powertcp-burst-size",
     "powertcp-buffer",

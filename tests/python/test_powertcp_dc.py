@@ -22,6 +22,7 @@ PAPER_SCALE = (
     "powertcp-websearch",
     "powertcp-websearch-artifact-pattern",
     "powertcp-load",
+    "powertcp-load-artifact-pattern",
     "powertcp-burst-rate",
     "powertcp-burst-size",
     "powertcp-buffer",
@@ -191,6 +192,11 @@ def _check_pipeline(scn, summary, out: Path, paper: str):
             {0.2, 0.6},
         ),
         ("powertcp-load", ["PowerTCP 20%", "HPCC 20%", "PowerTCP 90%", "HPCC 90%"], {0.2, 0.9}),
+        (
+            "powertcp-load-artifact-pattern",
+            ["PowerTCP 20%", "HPCC 20%", "θ-PowerTCP 20% (artifact law)", "PowerTCP 90%", "HPCC 90%"],
+            {0.2, 0.9},
+        ),
         ("powertcp-burst-rate", ["PowerTCP 1/s", "HPCC 1/s", "PowerTCP 16/s", "HPCC 16/s"], {1.0, 16.0}),
         ("powertcp-burst-size", ["PowerTCP 1MB", "HPCC 1MB", "PowerTCP 8MB", "HPCC 8MB"], {1e6, 8e6}),
         ("powertcp-buffer", ["PowerTCP", "HPCC", "PowerTCP 2MB 16/s", "HPCC 2MB 16/s"], {0.0, 16.0}),
@@ -211,7 +217,7 @@ def test_scaled_down_pipeline(tmp_path, name, variants, points):
         lossy_rows = [c for c in summary["claims"] if c["variant"].endswith(", lossy fabric")]
         assert [c["variant"] for c in lossy_rows] == ["powertcp vs hpcc, lossy fabric"]
         assert "at 60% load" in lossy_rows[0]["claim"]
-    if name == "powertcp-websearch-artifact-pattern":  # only racks 0 and 1 send, never to a lower rack
+    if name.endswith("-artifact-pattern"):  # only racks 0 and 1 send, never to a lower rack
         rack = 12  # servers per ToR of small()
         for v in scn.variants():
             fl = scn.flow_list(v)
