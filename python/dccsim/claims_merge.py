@@ -81,6 +81,8 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
             flows = (d / "flows_input.parquet").read_bytes()
         except (OSError, ValueError) as e:
             raise ScenarioError(str(d), f"not a result directory of `dccsim run` ({e})") from None
+        if not isinstance(summary, dict) or not isinstance(summary.get("runs"), dict):
+            raise ScenarioError(f"{d}/summary.json", "not a run's summary (no `runs` table)")
         if first is None:
             first = {"dir": d, "summary": summary, "text": text, "flows": flows}
         ref = first["summary"]

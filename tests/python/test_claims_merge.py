@@ -87,6 +87,10 @@ def test_pieces_of_different_experiments_are_refused(pieces, tmp_path):
     rows = [line.split("  ")[0] for line in text.splitlines() if "0.2 " in line]  # the table's rows
     assert rows == ["PowerTCP 20%", "HPCC 20%", "θ-PowerTCP 20%"]
     assert_input_error(dccsim("claims", tmp_path), f"{tmp_path}")
+    broken = tmp_path / "broken"
+    shutil.copytree(root / "low", broken)
+    (broken / "summary.json").write_text("[1, 2]")
+    assert_input_error(dccsim("claims", broken), f"{broken}/summary.json")
     assert_input_error(dccsim("claims", root / "low", tmp_path / "missing"), f"{tmp_path / 'missing'}")
 
 
