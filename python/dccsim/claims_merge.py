@@ -109,6 +109,8 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
                 raise ScenarioError(
                     slug, f"is in both {sources[slug]} and {d}; pick one with DIR:{slug} or leave it out"
                 )
+            if not isinstance(run, dict) or not isinstance(run.get("metrics"), dict):
+                raise ScenarioError(f"{d}/summary.json: runs.{slug}", "has no metrics (not a run's summary)")
             runs[slug] = run
             sources[slug] = str(d)
         texts[str(d)] = text

@@ -91,6 +91,8 @@ def test_pieces_of_different_experiments_are_refused(pieces, tmp_path):
     shutil.copytree(root / "low", broken)
     (broken / "summary.json").write_text("[1, 2]")
     assert_input_error(dccsim("claims", broken), f"{broken}/summary.json")
+    (broken / "summary.json").write_text('{"runs": {"hpcc-20": {"name": "HPCC 20%"}}}')
+    assert_input_error(dccsim("claims", broken), f"{broken}/summary.json: runs.hpcc-20")
     assert_input_error(dccsim("claims", root / "low", tmp_path / "missing"), f"{tmp_path / 'missing'}")
 
 
