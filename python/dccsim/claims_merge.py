@@ -34,10 +34,6 @@ def _source(arg: str) -> tuple[Path, set[str] | None]:
     return Path(arg), None
 
 
-def _raise(field: str, message: str) -> None:
-    raise ScenarioError(field, message)
-
-
 def _window(t: str, lo: int, hi: int) -> str:
     return ("…" if lo else "") + t[lo:hi] + ("…" if len(t) > hi else "")
 
@@ -88,8 +84,13 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
         ref = first["summary"]
         for key in ("experiment", "seed", "analysis", "schema"):
             if summary.get(key) != ref.get(key):
-                report = differs if key == "experiment" else _raise
-                report(f"{d}: {key}", f"is {summary.get(key)!r}, but {ref.get(key)!r} in {first['dir']}")
+                field, message = (
+                    f"{d}: {key}",
+                    f"is {summary.get(key)!r}, but {ref.get(key)!r} in {first['dir']}",
+                )
+                if key != "experiment":  # only the name may differ, and only when allowed
+                    raise ScenarioError(field, message)
+                differs(field, message)
         if text != first["text"]:
             differs(
                 f"{d}/scenario.toml",
