@@ -14,6 +14,7 @@ pub mod prefetch;
 pub mod results;
 pub mod rng;
 pub mod sched;
+pub mod schema;
 pub mod sim;
 pub mod telemetry;
 pub mod time;

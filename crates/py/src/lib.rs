@@ -9,6 +9,7 @@
 mod columns;
 mod describe;
 mod parquet_out;
+mod scenario_schema;
 
 use columns::{to_py_tables, SCHEMA_TABLES};
 use dccsim_engine::{cc, config::Config};
@@ -96,6 +97,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topology_facts, m)?)?;
     m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::parquet_table, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema::scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema::check_section, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ConfigError;
+
 /// ECN marking at dequeue from the instantaneous egress queue.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
@@ -79,5 +81,42 @@ impl Ecn {
         }
         let x = (q - tmin_bytes) as f64;
         (x / (bdp_bytes as f64 + x)).min(pmax)
+    }
+}
+
+impl Ecn {
+    /// Thresholds ordered and probabilities in range; errors name `prefix.key`.
+    pub fn check(&self, prefix: &str) -> Result<(), ConfigError> {
+        let err = |key: &str, msg: &str| Err(ConfigError::new(&format!("{prefix}.{key}"), msg));
+        match self {
+            &Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
+                if kmax_bytes <= kmin_bytes {
+                    return err("kmax", "must be greater than kmin");
+                }
+                if !(0.0..=1.0).contains(&pmax) {
+                    return err("pmax", "must lie in [0, 1]");
+                }
+            }
+            &Ecn::Curve { bdp_bytes, pmax, .. } => {
+                if bdp_bytes == 0 {
+                    return err("bdp", "must be > 0 bytes");
+                }
+                if !(pmax > 0.0 && pmax <= 1.0) {
+                    return err("pmax", "must lie in (0, 1]");
+                }
+            }
+            Ecn::RedByRate { rules } => {
+                for (i, r) in rules.iter().enumerate() {
+                    if r.kmax_bytes <= r.kmin_bytes {
+                        return err(&format!("rules[{i}].kmax"), "must be greater than kmin");
+                    }
+                    if !(0.0..=1.0).contains(&r.pmax) {
+                        return err(&format!("rules[{i}].pmax"), "must lie in [0, 1]");
+                    }
+                }
+            }
+            Ecn::Step { .. } | Ecn::None => {}
+        }
+        Ok(())
     }
 }

@@ -6,12 +6,18 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::cc::Telemetry;
+use crate::schema::Section;
 
 mod ecn;
+mod host;
+mod metrics;
 mod pfc;
+mod switch;
 pub use ecn::{Ecn, RateRed};
+pub use host::{HostConfig, NicModel};
+pub use metrics::MetricsConfig;
 pub use pfc::{IngressPool, PfcConfig, PfcModel};
+pub use switch::{IntBytesMode, SwitchConfig, MAX_BUFFER_BYTES};
 
 /// A configuration error: which field, and what is wrong with it (including the allowed values).
 #[derive(Clone, Debug, PartialEq)]
@@ -164,137 +170,6 @@ pub struct LinkSpec {
     pub delay_ps: u64,
 }
 
-/// The largest switch buffer (the front end's largest size, units.py): keeps α·bytes of the PFC
-/// threshold exact in signed arithmetic (fabric/pfc.rs `scaled`).
-pub const MAX_BUFFER_BYTES: u64 = 1 << 50;
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SwitchConfig {
-    /// Shared buffer per switch (bytes).
-    pub buffer_bytes: u64,
-    /// Dynamic Thresholds α: a port may queue up to α·(free buffer).
-    pub dt_alpha: f64,
-    pub ecn: Ecn,
-    /// Push INT records at egress dequeue.
-    pub int_enabled: bool,
-    /// Brownfield: names of the switches that support INT (they push INT records and
-    /// max-aggregate the per-hop delay field); None = every switch.
-    #[serde(default)]
-    pub int_switches: Option<Vec<String>>,
-    /// INT byte counter: "tx" (bytes transmitted, the paper) or "rx" (bytes received into the
-    /// egress queue, the public ns-3 artifact).
-    pub int_bytes_mode: IntBytesMode,
-    /// Priority flow control (lossless fabric); None = lossy, Dynamic Thresholds admission.
-    #[serde(default)]
-    pub pfc: Option<PfcConfig>,
-}
-
-impl Default for SwitchConfig {
-    fn default() -> Self {
-        SwitchConfig {
-            buffer_bytes: 4 * 1024 * 1024,
-            dt_alpha: 1.0 / 8.0,
-            ecn: Ecn::None,
-            int_enabled: true,
-            int_switches: None,
-            int_bytes_mode: IntBytesMode::Tx,
-            pfc: None,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum IntBytesMode {
-    Tx,
-    Rx,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostConfig {
-    /// Payload bytes per data packet (MSS).
-    pub payload_bytes: u32,
-    /// Header bytes per data packet (without INT).
-    pub header_bytes: u32,
-    /// Extra header bytes of a data packet whose controller reads INT (`cc::Telemetry::Int`),
-    /// when INT is enabled.
-    pub int_header_bytes: u32,
-    /// Extra header bytes of a data packet whose controller reads a send timestamp
-    /// (`cc::Telemetry::Timestamp`: TIMELY, Swift, θ-PowerTCP). 0 = the NIC timestamps in
-    /// hardware; the artifact profile sets 8 B, the TS header of the study's simulator.
-    #[serde(default)]
-    pub ts_header_bytes: u32,
-    /// ACK/NACK size on the wire.
-    pub ack_bytes: u32,
-    /// Retransmission timeout (ps).
-    pub rto_ps: u64,
-    /// Minimum spacing of NACKs for the same expected sequence (ps).
-    pub nack_interval_ps: u64,
-    /// The hosts' NIC model: "tcp" (the controller's window alone), "rdma" (the ns-3 artifact's
-    /// RDMA NIC: bytes in flight also capped at the flow's NIC rate × τ, its `maxBdp` window) or
-    /// "rdma-study" (that cap except for DCQCN and TIMELY, as the PowerTCP study runs them).
-    #[serde(default)]
-    pub nic: NicModel,
-}
-
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum NicModel {
-    #[default]
-    Tcp,
-    Rdma,
-    /// The RDMA NIC as the PowerTCP study's scripts configure it per controller
-    /// (inet-tub/ns3-datacenter examples/PowerTCP/script-burst.sh and script-workload.sh:
-    /// `windowCheck=0` for TIMELY and DCQCN, 1 for the others; with 0, `HAS_WIN` and `VAR_WIN`
-    /// are off and `RdmaQueuePair::GetWin` returns 0, no window): DCQCN and TIMELY flows have no
-    /// cap on bytes in flight, every other controller the `maxBdp` cap of `Rdma`.
-    #[serde(rename = "rdma-study")]
-    RdmaStudy,
-}
-
-impl NicModel {
-    /// Whether this NIC caps a flow run by `algorithm` at one BDP of its NIC rate.
-    pub fn caps_window(self, algorithm: &str) -> bool {
-        match self {
-            NicModel::Tcp => false,
-            NicModel::Rdma => true,
-            NicModel::RdmaStudy => !matches!(algorithm, "dcqcn" | "timely"),
-        }
-    }
-    /// The header this NIC puts on the data packets of `algorithm`, where the NIC rather than the
-    /// law decides (None: the law's own `CongestionControl::telemetry`). The study's NIC sizes it
-    /// by CC mode (powertcp-evaluation-burst.cc, `IntHeader::mode`): HPCC's INT header for CC
-    /// mode 3, which runs HPCC, PowerTCP and θ-PowerTCP (`wien`, `delayWien`); the TS header for
-    /// TIMELY (mode 7); none for DCQCN (1) and DCTCP (8).
-    pub fn telemetry(self, algorithm: &str) -> Option<Telemetry> {
-        match self {
-            NicModel::Tcp | NicModel::Rdma => None,
-            NicModel::RdmaStudy => Some(match algorithm {
-                "hpcc" | "powertcp" | "theta-powertcp" => Telemetry::Int,
-                "timely" => Telemetry::Timestamp,
-                _ => Telemetry::None,
-            }),
-        }
-    }
-}
-
-impl Default for HostConfig {
-    fn default() -> Self {
-        HostConfig {
-            payload_bytes: 1000,
-            header_bytes: 48,
-            int_header_bytes: 42,
-            ts_header_bytes: 0,
-            ack_bytes: 60,
-            rto_ps: 1_000_000_000,         // 1 ms
-            nack_interval_ps: 500_000_000, // 500 µs, as the ns-3 RDMA NIC
-            nic: NicModel::Tcp,
-        }
-    }
-}
-
 /// Which controller, with its parameter table (fields documented per algorithm).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -351,39 +226,26 @@ fn one_u32() -> u32 {
 
 pub const MAX_SUBFLOWS: u32 = 64; // most subflows of one connection
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetricsConfig {
-    /// Sampling interval of the time series (ps); 0 disables sampling.
-    pub sample_interval_ps: u64,
-    /// Names of the egress ports to sample ("<node>-><peer>", e.g. "tor0->h16"; "*" for all).
-    pub ports: Vec<String>,
-    /// Sample per-flow window and rate (all flows) when true.
-    pub flows: bool,
-    /// Start of sampling (ps).
-    pub start_ps: u64,
-    /// Egress ports whose packets are captured at transmission start (names as `ports`).
-    #[serde(default)]
-    pub capture_ports: Vec<String>,
-    /// At most this many packets are captured (the rest are counted in `capture_overflow`).
-    #[serde(default = "capture_max_default")]
-    pub capture_max: u64,
+/// Every section of the scenario schema (`schema::Section::describe`), for the front
+/// (`_engine.scenario_schema()`), in the order a scenario file writes them.
+pub fn sections() -> Vec<serde_json::Value> {
+    vec![SwitchConfig::describe(), PfcConfig::describe(), HostConfig::describe(), MetricsConfig::describe()]
 }
 
-fn capture_max_default() -> u64 {
-    1_000_000
-}
-
-impl Default for MetricsConfig {
-    fn default() -> Self {
-        MetricsConfig {
-            sample_interval_ps: 0,
-            ports: vec![],
-            flows: false,
-            start_ps: 0,
-            capture_ports: vec![],
-            capture_max: capture_max_default(),
-        }
+/// Read one section from its engine JSON (`section` is its schema name, e.g. `switch.pfc`) and
+/// check its keys and rules; errors name `prefix.key`. The front validates each table of a
+/// scenario with this, so a variant's override is named where it was written.
+pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), ConfigError> {
+    fn read<T: Section>(json: &str, prefix: &str) -> Result<(), ConfigError> {
+        let v: T = serde_json::from_str(json).map_err(|e| ConfigError::new(prefix, e.to_string()))?;
+        v.check(prefix)
+    }
+    match section {
+        "switch" => read::<SwitchConfig>(json, prefix),
+        "switch.pfc" => read::<PfcConfig>(json, prefix),
+        "host" => read::<HostConfig>(json, prefix),
+        "metrics" => read::<MetricsConfig>(json, prefix),
+        _ => Err(ConfigError::new("section", format!("unknown section {section:?}"))),
     }
 }
 
@@ -478,67 +340,13 @@ impl Config {
                 }
             }
         }
-        if self.switch.buffer_bytes == 0 || self.switch.buffer_bytes > MAX_BUFFER_BYTES {
-            return Err(ConfigError::new("switch.buffer", "must lie in (0, 1024 TiB]"));
-        }
-        if !(self.switch.dt_alpha > 0.0 && self.switch.dt_alpha.is_finite()) {
-            return Err(ConfigError::new("switch.dt_alpha", "must be a finite number > 0"));
-        }
+        self.switch.check("switch")?;
         if let Some(pfc) = &self.switch.pfc {
-            if !(pfc.alpha > 0.0 && pfc.alpha <= 64.0) {
-                return Err(ConfigError::new("switch.pfc.alpha", format!("must lie in (0, 64], got {}", pfc.alpha)));
-            }
-            if pfc.alpha_shift > 16 {
-                return Err(ConfigError::new(
-                    "switch.pfc.alpha_shift",
-                    format!("must lie in 0..=16 (α = 2^-shift), got {}", pfc.alpha_shift),
-                ));
-            }
-            if pfc.frame_bytes == 0 || pfc.frame_bytes > 1500 {
-                return Err(ConfigError::new("switch.pfc.frame_bytes", format!("must lie in 1..=1500, got {}", pfc.frame_bytes)));
-            }
-            if pfc.model != PfcModel::Sonic && pfc.ingress_pool != IngressPool::Buffer {
-                return Err(ConfigError::new("switch.pfc.ingress_pool", "applies to model \"sonic\" only"));
-            }
-            if pfc.reserve_bytes >= self.switch.buffer_bytes {
-                return Err(ConfigError::new("switch.pfc.reserve_bytes", "must be smaller than the switch buffer"));
-            }
+            pfc.check("switch.pfc")?;
         }
-        match &self.switch.ecn {
-            &Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
-                if kmax_bytes <= kmin_bytes {
-                    return Err(ConfigError::new("switch.ecn.kmax", "must be greater than kmin"));
-                }
-                if !(0.0..=1.0).contains(&pmax) {
-                    return Err(ConfigError::new("switch.ecn.pmax", "must lie in [0, 1]"));
-                }
-            }
-            &Ecn::Curve { bdp_bytes, pmax, .. } => {
-                if bdp_bytes == 0 {
-                    return Err(ConfigError::new("switch.ecn.bdp", "must be > 0 bytes"));
-                }
-                if !(pmax > 0.0 && pmax <= 1.0) {
-                    return Err(ConfigError::new("switch.ecn.pmax", "must lie in (0, 1]"));
-                }
-            }
-            Ecn::RedByRate { rules } => {
-                for (i, r) in rules.iter().enumerate() {
-                    if r.kmax_bytes <= r.kmin_bytes {
-                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].kmax"), "must be greater than kmin"));
-                    }
-                    if !(0.0..=1.0).contains(&r.pmax) {
-                        return Err(ConfigError::new(&format!("switch.ecn.rules[{i}].pmax"), "must lie in [0, 1]"));
-                    }
-                }
-            }
-            Ecn::Step { .. } | Ecn::None => {}
-        }
-        pos("host.payload", self.host.payload_bytes as u64)?;
-        if self.host.payload_bytes > u16::MAX as u32 {
-            return Err(ConfigError::new("host.payload", format!("at most {} bytes", u16::MAX)));
-        }
-        pos("host.ack_bytes", self.host.ack_bytes as u64)?;
-        pos("host.rto", self.host.rto_ps)?;
+        self.switch.ecn.check("switch.ecn")?;
+        self.host.check("host")?;
+        self.metrics.check("metrics")?;
         for (i, f) in self.flows.iter().enumerate() {
             if f.size_bytes == Some(0) {
                 return Err(ConfigError::new(&format!("flows[{i}].size"), "must be > 0 (omit it for a long flow)"));

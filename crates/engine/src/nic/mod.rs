@@ -5,6 +5,8 @@
 //! sender), ahead of round-robin flows. A NIC whose flows are all paced sleeps until the earliest
 //! of them may send (`NicWake`).
 
+mod profile;
+
 use crate::core::{Core, FlowId, HostId, PortId};
 use crate::fabric::Fabric;
 use crate::sched::EvKind;

@@ -1,0 +1,61 @@
+//! The hosts' section (`[host]`): packet sizes, timers and the NIC model.
+
+use serde::{Deserialize, Serialize};
+
+use crate::schema::{Range, Type};
+
+/// The largest header of any kind (data, INT, ACK), bytes.
+const MAX_HEADER: f64 = 4096.0;
+
+crate::section! {
+    pub struct HostConfig ("host") {
+        payload_bytes: u32 = 1000,
+            key "payload", Type::Size, Range::closed(1.0, 65535.0),
+            "Payload bytes per data packet (MSS).",
+            source "the PowerTCP and HPCC artifacts' 1000-B payload";
+        header_bytes: u32 = 48,
+            key "header", Type::Size, Range::closed(0.0, MAX_HEADER),
+            "Header bytes per data packet (without INT or timestamp).",
+            source "the artifacts' 48 B (Ethernet, IP, UDP, BTH)";
+        int_header_bytes: u32 = 42,
+            key "int_header", Type::Size, Range::closed(0.0, MAX_HEADER),
+            "Extra header bytes of a data packet whose controller reads INT, when INT is on.",
+            source "HPCC's INT header (int-header.cc GetStaticSize, 5 hops)";
+        ts_header_bytes: u32 = 0,
+            key "ts_header", Type::Size, Range::closed(0.0, MAX_HEADER),
+            "Extra header bytes of a data packet whose controller reads a send timestamp (TIMELY, Swift, θ-PowerTCP); 0 = the NIC timestamps in hardware.",
+            source "ours: hardware timestamps; the artifact profile sets the study's 8-B TS header";
+        ack_bytes: u32 = 60,
+            key "ack", Type::Size, Range::closed(1.0, MAX_HEADER),
+            "ACK/NACK size on the wire.",
+            source "the artifacts' 60-B ACK";
+        rto_ps: u64 = 1_000_000_000,
+            key "rto", Type::Time, Range::POSITIVE,
+            "Retransmission timeout.",
+            source "ours: 1 ms (datacenter RTO; Linux's minimum is 200 ms)";
+        nack_interval_ps: u64 = 500_000_000,
+            key "nack_interval", Type::Time, Range::ANY,
+            "Minimum spacing of NACKs for the same expected sequence.",
+            source "the ns-3 RDMA NIC's 500 µs (rdma-hw.cc nack_interval)";
+        nic: NicModel = NicModel::Tcp,
+            key "nic", Type::Choice(&["tcp", "rdma", "rdma-study"]), Range::ANY,
+            "The hosts' NIC: tcp (the controller's window alone), rdma (bytes in flight also capped at the flow's NIC rate × τ, the artifact's maxBdp window) or rdma-study (that cap except for DCQCN and TIMELY, as the PowerTCP study runs them).",
+            source "ours: tcp (no NIC cap)";
+    }
+    rules {}
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NicModel {
+    #[default]
+    Tcp,
+    Rdma,
+    /// The RDMA NIC as the PowerTCP study's scripts configure it per controller
+    /// (inet-tub/ns3-datacenter examples/PowerTCP/script-burst.sh and script-workload.sh:
+    /// `windowCheck=0` for TIMELY and DCQCN, 1 for the others; with 0, `HAS_WIN` and `VAR_WIN`
+    /// are off and `RdmaQueuePair::GetWin` returns 0, no window): DCQCN and TIMELY flows have no
+    /// cap on bytes in flight, every other controller the `maxBdp` cap of `Rdma`.
+    #[serde(rename = "rdma-study")]
+    RdmaStudy,
+}

@@ -1,0 +1,33 @@
+//! What a run records (`[metrics]`): time series of ports and flows, packet captures.
+
+use crate::schema::{Range, Type};
+
+crate::section! {
+    pub struct MetricsConfig ("metrics") {
+        sample_interval_ps: u64 = 0,
+            key "interval", Type::Time, Range::ANY,
+            "Sampling interval of the time series; 0 = no sampling.",
+            source "ours: off";
+        ports: Vec<String> = vec![],
+            key "ports", Type::Names, Range::ANY,
+            "Egress ports to sample, \"<node>-><peer>\" (e.g. \"tor0->h16\"), or \"*\" for all.",
+            source "ours: none";
+        flows: bool = false,
+            key "flows", Type::Bool, Range::ANY,
+            "Sample every flow's window and rate.",
+            source "ours: off";
+        start_ps: u64 = 0,
+            key "start", Type::Time, Range::ANY,
+            "Start of sampling.",
+            source "ours: the run's start";
+        capture_ports: Vec<String> = vec![],
+            key "pcap", Type::Names, Range::ANY,
+            "Egress ports whose packets are captured at transmission start (packets.parquet, packets.pcap); names as ports.",
+            source "ours: none";
+        capture_max: u64 = 1_000_000,
+            key "pcap_max", Type::Count, Range::closed(1.0, 1e8),
+            "At most this many packets are captured (the rest are counted in capture_overflow).",
+            source "ours: a million packets (≈ 40 MB of records)";
+    }
+    rules {}
+}
