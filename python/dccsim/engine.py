@@ -50,6 +50,21 @@ def describe_algorithms() -> list[dict]:
     return json.loads(_module().describe_algorithms())
 
 
+def scenario_schema() -> str:
+    """The scenario sections the engine declares, as JSON (scenario/schema.py reads it)."""
+    return _module().scenario_schema()
+
+
+def check_section(section: str, values: dict, prefix: str) -> None:
+    """The engine's check of one scenario section (its engine JSON): ranges and cross-field rules;
+    a ScenarioError naming `prefix.key` when one fails."""
+    try:
+        _module().check_section(section, json.dumps(values), prefix)
+    except ValueError as e:
+        field, _, msg = str(e).partition(": ")
+        raise ScenarioError(field, msg) from None
+
+
 def topology_facts(topology: dict) -> tuple[int, tuple[str, ...], int]:
     """(hosts, node names with hosts first, egress ports) of a topology in the engine's JSON form,
     as the engine builds it; ScenarioError naming the field when it cannot be built."""

@@ -63,18 +63,18 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let (ports, switches) = ports_and_switches(cfg, &net, [full_data, ack]);
     let pfc = cfg.switch.pfc.clone().map(|p| pfc_accounting(p, cfg.switch.buffer_bytes, &net, &ports, switches.len(), full_data));
     let port_ecn = per_port_ecn(&cfg.switch.ecn, &ports)?;
-    let captured = named_ports(&cfg.metrics.capture_ports, "metrics.capture_ports", &net)?;
+    let captured = named_ports(&cfg.metrics.pcap, "metrics.pcap", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     fabric.subflow_of = subflow_of;
     if !captured.is_empty() {
-        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.capture_max as usize)));
+        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize)));
     }
     fabric.ecmp_key = ecmp_keys(cfg);
     if let crate::config::Topology::Rdcn { tors, servers_per_tor, ref circuit, .. } = cfg.topology {
         fabric.circuit = Some(Box::new(circuit_of(&fabric.net, circuit, tors, servers_per_tor)));
     }
     let m = &cfg.metrics;
-    let telemetry = Telemetry::new(&fabric, monitored, m.sample_interval_ps, m.start_ps, cfg.duration_ps, m.flows);
+    let telemetry = Telemetry::new(&fabric, monitored, m.interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     let mut transport = Transport::new(flows, wire, h as usize, conns);
     transport.deps = connection_deps(cfg);
     Ok(Parts { fabric, nics, transport, telemetry, tau })

@@ -24,7 +24,7 @@ pub struct Summary {
     pub pfc_paused_ps: u64,
     /// When the PFC watchdog found a deadlock and ended the run (ps); 0 = none.
     pub pfc_deadlock_at_ps: u64,
-    /// Packets on captured ports beyond `metrics.capture_max` (not recorded).
+    /// Packets on captured ports beyond `metrics.pcap_max` (not recorded).
     pub capture_overflow: u64,
 }
 
@@ -67,7 +67,7 @@ pub struct PortTable {
     pub rate_bps: Vec<u64>,
 }
 
-/// Packets captured at the start of their transmission on chosen ports (`metrics.capture_ports`).
+/// Packets captured at the start of their transmission on chosen ports (`metrics.pcap`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PacketTable {
     pub time_ps: Vec<u64>,

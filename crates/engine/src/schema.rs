@@ -95,28 +95,43 @@ impl Range {
         lo && hi
     }
 
-    /// `"(0 B, 1125899906842624 B]"`, `"[0 ps, inf)"`.
+    /// `"> 0 B"`, `">= 1"`, `"in [1 B, 64 KiB]"`, `"in (0, 64]"`.
     pub fn describe(&self, ty: Type) -> String {
-        let end = |x: f64| {
-            if x.is_infinite() {
-                if x > 0.0 {
-                    "inf".to_string()
-                } else {
-                    "-inf".to_string()
-                }
-            } else {
-                show(x, ty)
-            }
-        };
-        format!("{}{}, {}{}", if self.min_open { '(' } else { '[' }, end(self.min), end(self.max), if self.max_open { ')' } else { ']' })
+        if self.max.is_infinite() {
+            return format!("{} {}", if self.min_open { ">" } else { ">=" }, show(self.min, ty));
+        }
+        format!(
+            "in {}{}, {}{}",
+            if self.min_open { '(' } else { '[' },
+            if self.min.is_infinite() { "-inf".to_string() } else { show(self.min, ty) },
+            show(self.max, ty),
+            if self.max_open { ')' } else { ']' }
+        )
     }
 }
 
 fn show(x: f64, ty: Type) -> String {
-    let n = if x.fract() == 0.0 && x.abs() < 1e18 { format!("{}", x as i64) } else { format!("{x}") };
-    match ty.unit() {
-        "" => n,
-        u => format!("{n} {u}"),
+    let n = |x: f64| if x.fract() == 0.0 && x.abs() < 1e18 { format!("{}", x as i64) } else { format!("{x}") };
+    let scaled = |units: &[(f64, &str)]| {
+        let exact = units.iter().filter(|(f, _)| x != 0.0 && (x / f).fract() == 0.0);
+        let (f, u) = exact.max_by(|a, b| a.0.total_cmp(&b.0)).unwrap_or(&units[0]);
+        format!("{} {u}", n(x / f))
+    };
+    match ty {
+        Type::Size => scaled(&[
+            (1.0, "B"),
+            (1e3, "KB"),
+            (1024.0, "KiB"),
+            (1e6, "MB"),
+            (1048576.0, "MiB"),
+            (1e9, "GB"),
+            (1073741824.0, "GiB"),
+            (1e12, "TB"),
+            (1099511627776.0, "TiB"),
+        ]),
+        Type::Time => scaled(&[(1.0, "ps"), (1e3, "ns"), (1e6, "us"), (1e9, "ms"), (1e12, "s")]),
+        Type::Rate => scaled(&[(1.0, "bps"), (1e3, "Kbps"), (1e6, "Mbps"), (1e9, "Gbps")]),
+        _ => n(x),
     }
 }
 
@@ -190,7 +205,7 @@ pub trait Section: Sized + Default + Serialize + serde::de::DeserializeOwned {
             if !k.range.contains(x) {
                 return Err(ConfigError::new(
                     &dotted(prefix, if k.key.is_empty() { k.field } else { k.key }),
-                    format!("must lie in {}, got {}", k.range.describe(k.ty), show(x, k.ty)),
+                    format!("must be {}, got {}", k.range.describe(k.ty), show(x, k.ty)),
                 ));
             }
         }
@@ -215,6 +230,26 @@ pub trait Section: Sized + Default + Serialize + serde::de::DeserializeOwned {
         let rules: Vec<Value> = Self::rules().iter().map(|r| serde_json::json!({ "key": r.key, "message": r.message })).collect();
         serde_json::json!({ "name": Self::NAME, "keys": keys, "rules": rules })
     }
+}
+
+/// The first key of `value` (a section's JSON object) that the section cannot read on its own
+/// (a number too large for its field, a wrong type), as an error naming `prefix.key`.
+pub fn unreadable_key<T: Section>(value: &Value, prefix: &str) -> Option<ConfigError> {
+    let base = serde_json::to_value(T::default()).ok()?;
+    let keys = T::keys();
+    value.as_object()?.iter().find_map(|(field, v)| {
+        let mut one = base.clone();
+        one.as_object_mut()?.insert(field.clone(), v.clone());
+        let err = serde_json::from_value::<T>(one).err()?;
+        let k = keys.iter().find(|k| k.field == field);
+        let name = k.map_or(field.as_str(), |k| if k.key.is_empty() { k.field } else { k.key });
+        let text = err.to_string();
+        let message = match (k, v.as_f64()) {
+            (Some(k), Some(x)) if !k.range.contains(x) => format!("must be {}, got {}", k.range.describe(k.ty), show(x, k.ty)),
+            _ => text.split(" at line").next().unwrap_or(&text).to_string(),
+        };
+        Some(ConfigError::new(&dotted(prefix, name), message))
+    })
 }
 
 pub fn dotted(prefix: &str, key: &str) -> String {
@@ -295,9 +330,12 @@ mod tests {
 
     #[test]
     fn ranges_describe_their_ends_with_the_unit() {
-        assert_eq!(Range::closed(1.0, 65535.0).describe(Type::Size), "[1 B, 65535 B]");
-        assert_eq!(Range::POSITIVE.describe(Type::Time), "(0 ps, inf]");
-        assert_eq!(Range::above(0.0, 64.0).describe(Type::Number), "(0, 64]");
+        assert_eq!(Range::closed(1.0, 65535.0).describe(Type::Size), "in [1 B, 65535 B]");
+        assert_eq!(Range::above(0.0, (1u64 << 50) as f64).describe(Type::Size), "in (0 B, 1024 TiB]");
+        assert_eq!(Range::POSITIVE.describe(Type::Time), "> 0 ps");
+        assert_eq!(Range::at_least(1e6).describe(Type::Time), ">= 1 us");
+        assert_eq!(Range::above(0.0, 64.0).describe(Type::Number), "in (0, 64]");
+        assert_eq!(show(25e9, Type::Rate), "25 Gbps");
         assert!(Range::POSITIVE.contains(1.0) && !Range::POSITIVE.contains(0.0));
         assert!(Range::closed(0.0, 16.0).contains(16.0) && !Range::closed(0.0, 16.0).contains(17.0));
     }

@@ -47,8 +47,8 @@ fn scenario(algorithm: &str, policy: CircuitPolicy, voq_bytes: u64) -> Config {
         flows,
         stop_when_done: false,
         metrics: MetricsConfig {
-            capture_ports: (0..TORS).map(|i| format!("tor{i}->ocs0")).collect(),
-            capture_max: 1_000_000,
+            pcap: (0..TORS).map(|i| format!("tor{i}->ocs0")).collect(),
+            pcap_max: 1_000_000,
             ..MetricsConfig::default()
         },
     }
@@ -123,7 +123,7 @@ fn sample(r: &Results, flow: u32, t: u64) -> (f64, u64) {
 #[test]
 fn retcp_windows_jump_when_the_circuit_of_their_racks_changes() {
     let mut cfg = scenario("retcp", CircuitPolicy::Exclusive, 400_000);
-    cfg.metrics.sample_interval_ps = US;
+    cfg.metrics.interval_ps = US;
     cfg.metrics.flows = true;
     let r = run(&cfg);
     // flow 0 (h0 → h2, rack 0 → rack 1): circuit 0→1 is up in slots 0, 3, 6, … (round robin with

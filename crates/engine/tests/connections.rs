@@ -84,8 +84,8 @@ fn a_connections_messages_to_one_destination_keep_one_ecmp_path() {
     let run = |chained: bool| {
         let mut cfg = common::incast("dctcp", 0, 2 * MS);
         cfg.flows = (0..8).map(|i| msg(0, 200, 20_000, i as u64 * 20 * US, (chained && i > 0).then(|| i - 1))).collect();
-        cfg.metrics.capture_ports = vec!["tor0->agg0".into(), "tor0->agg1".into()];
-        cfg.metrics.capture_max = 100_000;
+        cfg.metrics.pcap = vec!["tor0->agg0".into(), "tor0->agg1".into()];
+        cfg.metrics.pcap_max = 100_000;
         let r = dccsim_engine::run(&cfg).unwrap();
         assert!(r.flows.end_ps.iter().all(|&e| e > 0));
         let mut used: Vec<u32> = r.packets.port.clone();

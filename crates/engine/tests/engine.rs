@@ -239,7 +239,7 @@ fn packet_capture_records_chosen_ports_up_to_its_maximum() {
     }
     let off = dccsim_engine::run(&cfg).unwrap();
     assert!(off.packets.time_ps.is_empty());
-    cfg.metrics.capture_ports = vec!["h0->sw0".into(), "sw0->h2".into()];
+    cfg.metrics.pcap = vec!["h0->sw0".into(), "sw0->h2".into()];
     let r = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(r.summary, Summary { capture_overflow: 0, ..off.summary.clone() }, "capture changes nothing else");
     let n = |port: &str| {
@@ -250,7 +250,7 @@ fn packet_capture_records_chosen_ports_up_to_its_maximum() {
     assert_eq!(n("sw0->h2"), 100, "both flows' data reach h2");
     assert!(r.packets.kind.iter().all(|&k| k == 0));
     assert!(r.packets.time_ps.windows(2).all(|w| w[0] <= w[1]), "in transmission order");
-    cfg.metrics.capture_max = 30;
+    cfg.metrics.pcap_max = 30;
     let capped = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(capped.packets.time_ps.len(), 30);
     assert_eq!(capped.summary.capture_overflow, 120);
@@ -263,7 +263,7 @@ fn stop_when_done_ends_the_run_at_the_last_completion_with_identical_flow_record
     // the last finite flow finishes (the last end_ps), and every flow record is the same as in
     // the full run (stopping early cannot change what happened before).
     let mut cfg = cross_pod_permutation(3);
-    cfg.metrics.sample_interval_ps = 0;
+    cfg.metrics.interval_ps = 0;
     let full = dccsim_engine::run(&cfg).unwrap();
     cfg.stop_when_done = true;
     let early = dccsim_engine::run(&cfg).unwrap();
@@ -279,7 +279,7 @@ fn stop_when_done_ends_the_run_at_the_last_completion_with_identical_flow_record
 fn stop_when_done_ignores_long_lived_flows() {
     // A long-lived flow never finishes, so the run goes on to the cap.
     let mut cfg = common::incast("powertcp", 0, MS / 2);
-    cfg.metrics.sample_interval_ps = 0;
+    cfg.metrics.interval_ps = 0;
     cfg.stop_when_done = true;
     let r = dccsim_engine::run(&cfg).unwrap();
     assert_eq!(r.summary.sim_time_ps, MS / 2);

@@ -31,7 +31,7 @@ fn two_path(host_rate: u64, flows: Vec<FlowSpec>, algorithm: &str) -> Config {
         stop_when_done: true,
         flows,
         metrics: MetricsConfig {
-            sample_interval_ps: 10 * US,
+            interval_ps: 10 * US,
             ports: vec!["tor0->path0".into(), "tor0->path1".into()],
             ..MetricsConfig::default()
         },
@@ -149,7 +149,7 @@ fn amp_star_with(n: u32, sub: u32, algorithm: &str, params: serde_json::Value, s
     let mut cfg = common::star(n, 10 * G, 2 * US, algorithm, params);
     amp_fabric(&mut cfg, 144_000);
     cfg.duration_ps = duration;
-    cfg.metrics.sample_interval_ps = 100 * US;
+    cfg.metrics.interval_ps = 100 * US;
     for (f, s) in cfg.flows.iter_mut().zip(sizes) {
         f.size_bytes = *s;
         f.subflows = sub;
@@ -195,7 +195,7 @@ fn amp_suppresses_at_the_floor_and_releases_when_the_crowd_leaves() {
     cfg.stop_when_done = false;
     cfg.duration_ps = 60 * MS;
     cfg.metrics.flows = true;
-    cfg.metrics.sample_interval_ps = 100 * US;
+    cfg.metrics.interval_ps = 100 * US;
     let r = dccsim_engine::run(&cfg).unwrap();
     let f = &r.flows;
     assert!(f.suppressions[0] >= 1, "no suppression: {:?}", f.suppressions);

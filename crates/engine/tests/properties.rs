@@ -131,7 +131,7 @@ fn assert_fair_share(alg: &str, ecn: Ecn) {
     let mut cfg = common::star(4, 25_000_000_000, US, alg, json!({}));
     cfg.switch.ecn = ecn;
     cfg.duration_ps = 20 * MS;
-    cfg.metrics.sample_interval_ps = 10 * US;
+    cfg.metrics.interval_ps = 10 * US;
     let r = run(&cfg);
     let g = goodputs(&r, 10 * MS, 20 * MS);
     eprintln!("{alg}: Jain {:.3}: {g:?}", jain(&g));
@@ -156,7 +156,7 @@ fn tbtcp_steady_queue_is_alpha_times_n_packets() {
         };
         cfg.host.rto_ps = 10 * MS;
         cfg.duration_ps = 30 * MS;
-        cfg.metrics.sample_interval_ps = 10 * US;
+        cfg.metrics.interval_ps = 10 * US;
         cfg.metrics.flows = false;
         let r = run(&cfg);
         let q = common::mean_queue(&r, 15 * MS, 30 * MS) / 1500.0;
@@ -178,7 +178,7 @@ fn dctcp_queue_oscillates_around_k() {
     cfg.switch.ecn = Ecn::Step { k_bytes: k as u64 };
     cfg.host.rto_ps = 10 * MS;
     cfg.duration_ps = 20 * MS;
-    cfg.metrics.sample_interval_ps = 10 * US;
+    cfg.metrics.interval_ps = 10 * US;
     cfg.metrics.flows = false;
     let r = run(&cfg);
     let q = queue_samples(&r, 10 * MS, 20 * MS);
@@ -208,7 +208,7 @@ fn tbtcp_on_eight_step_red_keeps_the_queue_in_the_marking_range() {
         };
         cfg.host.rto_ps = 10 * MS;
         cfg.duration_ps = 60 * MS;
-        cfg.metrics.sample_interval_ps = 10 * US;
+        cfg.metrics.interval_ps = 10 * US;
         cfg.metrics.flows = false;
         let r = run(&cfg);
         let ps = &r.port_series;

@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
 from ..workloads.generate import flow_list
+from . import schema
 from .to_engine import ecn_to_engine, topology_to_engine
 
 # ----------------------------------------------------------------------------------------------
@@ -61,55 +62,23 @@ class Ecn:
     # kind "red_by_rate": ((rate_bps, kmin_bytes, kmax_bytes, pmax), ...), one RED per port rate
     rules: tuple = ()
 
-
-@dataclass(frozen=True)
-class Pfc:
-    """PFC as the authors' ns-3 switch MMUs (docs/scenario.md, [switch.pfc])."""
-
-    model: str = "sonic"  # "sonic" (the PowerTCP evaluation's) | "hpcc" (HPCC's simulator's)
-    alpha: float = 0.125  # sonic
-    xon_bytes: int = 1248  # sonic
-    xon_offset_bytes: int = 2496  # sonic
-    reserve_bytes: int = 4096
-    resume_offset_bytes: int = 3072
-    alpha_shift: int = 3
-    headroom_bytes: Optional[int] = None  # None: 3 × rate × link delay per port, at least the lossless floor
-    headroom_artifact: bool = False  # with headroom_bytes None: exactly 3 × rate × delay (the artifacts')
-    # sonic: "buffer" (powertcp-evaluation-burst.cc) | "buffer-minus-headroom" (…-workload.cc, Fig. 6/7)
-    ingress_pool: str = "buffer"
-    frame_bytes: int = 64
-    watchdog_ps: int = 1_000_000_000
-
     def to_engine(self) -> dict:
-        d = dataclasses.asdict(self)
-        if not self.headroom_artifact:
-            del d["headroom_artifact"]  # the engine's default; absent keeps older configs' JSON
-        if self.ingress_pool == "buffer":
-            del d["ingress_pool"]  # likewise
-        return d
+        return ecn_to_engine(self)
 
 
-@dataclass(frozen=True)
-class Switch:
-    buffer_bytes: int = 4 * 2**20
-    dt_alpha: float = 0.125
-    int_enabled: bool = True
-    int_bytes_mode: str = "tx"
-    ecn: Ecn = Ecn()
-    int_switches: Optional[tuple] = None  # brownfield: switches with INT (None = all)
-    pfc: Optional[Pfc] = None  # lossless fabric; None = lossy (Dynamic Thresholds)
+def __getattr__(name: str):
+    """`Switch`, `Pfc`, `Host`, `Metrics`: the records of the engine-declared sections
+    (scenario/schema.py), made on first use (they need the compiled engine's schema)."""
+    if name in _SECTIONS:
+        return schema.record_class(_SECTIONS[name])
+    raise AttributeError(name)
 
 
-@dataclass(frozen=True)
-class Host:
-    payload_bytes: int = 1000
-    header_bytes: int = 48
-    int_header_bytes: int = 42  # on data packets of INT-reading laws (engine cc::Telemetry::Int)
-    ts_header_bytes: int = 0  # on data packets of laws that read a send timestamp (Telemetry::Timestamp)
-    ack_bytes: int = 60
-    rto_ps: int = 1_000_000_000
-    nack_interval_ps: int = 500_000_000
-    nic: str = "tcp"  # "tcp" | "rdma" (window capped at NIC rate × τ, the artifact's maxBdp) | "rdma-study"
+_SECTIONS = {"Switch": "switch", "Pfc": "switch.pfc", "Host": "host", "Metrics": "metrics"}
+
+
+def _section(name: str):
+    return field(default_factory=lambda: schema.record(name, **({"ecn": Ecn()} if name == "switch" else {})))
 
 
 @dataclass(frozen=True)
@@ -243,7 +212,7 @@ class Variant:
     subflows: Optional[int] = None
     # PFC of this variant's fabric: None = the scenario's [switch] pfc, False = off (lossy Dynamic
     # Thresholds with the scenario's buffer and dt_alpha), a Pfc = lossless with those values
-    pfc: Union[Pfc, bool, None] = None
+    pfc: Any = None  # a switch.pfc record, False or None
 
     @property
     def slug(self) -> str:
@@ -267,11 +236,11 @@ class Scenario:
     description: str = ""
     seed: int = 1
     base_rtt_ps: Optional[int] = None  # None = "auto"
-    switch: Switch = Switch()
-    host: Host = Host()
+    switch: Any = _section("switch")
+    host: Any = _section("host")
     flows: tuple = ()
     workload: Optional[Workload] = None
-    metrics: Metrics = Metrics()
+    metrics: Any = _section("metrics")
     experiment: Optional[Experiment] = None
 
     @property
@@ -332,7 +301,7 @@ class Scenario:
     def engine_flows(self, variant: Optional[Variant] = None) -> list[dict]:
         return self.flow_list(variant).to_engine()
 
-    def variant_pfc(self, variant: Optional[Variant]) -> Optional[Pfc]:
+    def variant_pfc(self, variant: Optional[Variant]) -> Any:
         """The PFC a variant's fabric runs (None = lossy)."""
         if variant is not None and variant.pfc is not None:
             return variant.pfc or None
@@ -368,32 +337,19 @@ class Scenario:
             "duration_ps": self.duration_ps,
             "base_rtt_ps": self.base_rtt_ps,
             "topology": topology_to_engine(self.variant_topology(variant)),
-            "switch": {
-                "buffer_bytes": self.switch.buffer_bytes,
-                "dt_alpha": self.switch.dt_alpha,
-                "int_enabled": self.switch.int_enabled,
-                "int_bytes_mode": self.switch.int_bytes_mode,
-                "int_switches": self.variant_int_switches(variant),
-                "ecn": ecn_to_engine(
-                    variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn
-                ),
-                **({} if (pfc := self.variant_pfc(variant)) is None else {"pfc": pfc.to_engine()}),
-            },
-            "host": dataclasses.asdict(self.host),
+            "switch": schema.to_engine(
+                dataclasses.replace(
+                    self.switch,
+                    int_switches=self.variant_int_switches(variant),
+                    ecn=variant.ecn if variant is not None and variant.ecn is not None else self.switch.ecn,
+                    pfc=self.variant_pfc(variant),
+                )
+            ),
+            "host": schema.to_engine(self.host),
             "cc": cc.to_engine(),
             "flows": self._variant_flows(variant),
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
-            "metrics": {
-                "sample_interval_ps": self.metrics.interval_ps,
-                "ports": list(self.metrics.ports),
-                "flows": self.metrics.flows,
-                "start_ps": self.metrics.start_ps,
-                **(
-                    {"capture_ports": list(self.metrics.pcap), "capture_max": self.metrics.pcap_max}
-                    if self.metrics.pcap
-                    else {}
-                ),
-            },
+            "metrics": schema.to_engine(self.metrics),
         }
 
 

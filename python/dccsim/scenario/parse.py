@@ -11,10 +11,9 @@ from typing import Any, Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
-from . import cc_params, workload
+from . import cc_params, schema, workload
 from .fields import (
     Table,
-    boolean,
     choice,
     MAX_COUNT,
     integer,
@@ -22,7 +21,6 @@ from .fields import (
     pos_size,
     pos_time,
     ranged_number,
-    ranged_size,
     rate,
     seed,
     show,
@@ -31,16 +29,12 @@ from .fields import (
     time,
 )
 from .model import (
-    Pfc,
     CcSpec,
     Ecn,
     Experiment,
     Flow,
-    Host,
     Link,
-    Metrics,
     Scenario,
-    Switch,
     Topology,
     Variant,
 )
@@ -50,9 +44,6 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-MAX_PAYLOAD = 65_536  # bytes of payload per packet (a 64 KiB segment; jumbo frames are 9 000)
-MAX_HEADER = 4_096  # bytes of any header (data, INT, ACK)
-MAX_DT_ALPHA = 64.0  # Dynamic Thresholds α (chips use 1/128 .. 8)
 MAX_ECN_STEPS = 1_024
 
 TOP_KEYS = (
@@ -71,23 +62,6 @@ TOP_KEYS = (
     "experiment",
     "fabric",
 )
-SWITCH_KEYS = ("buffer", "dt_alpha", "int", "int_bytes", "int_switches", "ecn", "pfc")
-PFC_KEYS = (
-    "model",
-    "alpha",
-    "xon",
-    "xon_offset",
-    "reserve",
-    "resume_offset",
-    "alpha_shift",
-    "headroom",
-    "ingress_pool",
-    "frame",
-    "watchdog",
-)
-PFC_MODELS = ("sonic", "hpcc")
-PFC_INGRESS_POOLS = ("buffer", "buffer-minus-headroom")
-INT_BYTES_MODES = ("tx", "rx")
 ECN_KINDS = {
     "none": (),
     "step": ("k",),
@@ -95,7 +69,6 @@ ECN_KINDS = {
     "curve": ("bdp", "tmin", "pmax"),
     "red_by_rate": ("rules",),
 }
-NIC_MODELS = ("tcp", "rdma", "rdma-study")
 # `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
 # in docs/scenario.md); keys given in [switch] or [host] override it.
 ARTIFACT_PROFILE = {
@@ -119,12 +92,9 @@ ARTIFACT_PROFILE = {
 }
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
-HOST_KEYS = ("payload", "header", "int_header", "ts_header", "ack", "rto", "nack_interval", "nic")
 FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
-METRICS_KEYS = ("interval", "ports", "flows", "start", "pcap", "pcap_max")
-MAX_PCAP = 100_000_000  # packets kept by a capture (≈ 4 GB of records)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
 VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc")
 
@@ -265,63 +235,31 @@ def _check_rdcn(v: dict) -> None:
         raise ScenarioError("topology.prebuffer_voq", "must be >= topology.voq when prebuffering is on")
 
 
-def _switch(data) -> Switch:
-    t = Table(data, "switch", SWITCH_KEYS)
-    d = Switch()
-    alpha = t.opt("dt_alpha", ranged_number(0.0, MAX_DT_ALPHA, lo_open=True), d.dt_alpha)
-    return Switch(
-        buffer_bytes=t.opt("buffer", pos_size, d.buffer_bytes),
-        dt_alpha=float(alpha),
-        int_enabled=t.opt("int", boolean, d.int_enabled),
-        int_bytes_mode=t.opt("int_bytes", choice(INT_BYTES_MODES), d.int_bytes_mode),
-        int_switches=_int_switches(data["int_switches"]) if "int_switches" in data else None,
-        ecn=_ecn(data["ecn"]) if "ecn" in data else d.ecn,
-        pfc=_pfc(data["pfc"]) if "pfc" in data else None,
-    )
+def _switch(data):
+    """[switch]: the engine's `switch` section (scenario/schema.py); ECN, PFC and the INT switch
+    list read by their own readers."""
+    special = {"ecn": _ecn, "pfc": _pfc, "int_switches": _int_switches}
+    return schema.read("switch", data, "switch", special, base=schema.record("switch", ecn=Ecn()))
 
 
-def _headroom(v, field: str) -> Optional[int]:
-    """`"auto"` (None: 3 × rate × delay, at least the lossless floor), `"artifact"` (None: exactly
+def _headroom(v, field: str) -> dict:
+    """`"auto"` (3 × rate × delay per port, at least the lossless floor), `"artifact"` (exactly
     3 × rate × delay) or a size."""
     if v in ("auto", "artifact"):
-        return None
+        return {"headroom_bytes": None, "headroom_artifact": v == "artifact"}
     try:
-        return ranged_size(0, 2**30)(v, field)
+        return {"headroom_bytes": size(v, field), "headroom_artifact": False}
     except ScenarioError:
-        raise ScenarioError(
-            field, f'expected "auto", "artifact" or a size (0 B to 1 GiB), got {show(v)}'
-        ) from None
+        raise ScenarioError(field, f'expected "auto", "artifact" or a size, got {show(v)}') from None
 
 
-def _pfc(v, field: str = "switch.pfc") -> Optional[Pfc]:
-    """`pfc = true | false`, or a [switch.pfc] table overriding the artifact's values."""
+def _pfc(v, field: str = "switch.pfc"):
+    """`pfc = true | false`, or a [switch.pfc] table over the engine's defaults."""
     if isinstance(v, bool):
-        return Pfc() if v else None
+        return schema.record("switch.pfc") if v else None
     if not isinstance(v, dict):
         raise ScenarioError(field, f"expected true, false or a table of PFC values, got {show(v)}")
-    t = Table(v, field, PFC_KEYS)
-    d = Pfc()
-    headroom = v.get("headroom", "auto")
-    model = t.opt("model", choice(PFC_MODELS), d.model)
-    pool = t.opt("ingress_pool", choice(PFC_INGRESS_POOLS), d.ingress_pool)
-    if model != "sonic" and pool != d.ingress_pool:
-        raise ScenarioError(f"{field}.ingress_pool", 'applies to model = "sonic" only')
-    return Pfc(
-        model=model,
-        alpha=float(t.opt("alpha", ranged_number(0.0, 64.0, lo_open=True), d.alpha)),
-        xon_bytes=t.opt("xon", ranged_size(0, 2**30), d.xon_bytes),
-        xon_offset_bytes=t.opt("xon_offset", ranged_size(0, 2**30), d.xon_offset_bytes),
-        reserve_bytes=t.opt("reserve", ranged_size(0, 2**30), d.reserve_bytes),
-        resume_offset_bytes=t.opt("resume_offset", ranged_size(0, 2**30), d.resume_offset_bytes),
-        alpha_shift=integer(
-            t.opt("alpha_shift", lambda x, f: x, d.alpha_shift), f"{field}.alpha_shift", lo=0, hi=16
-        ),
-        headroom_bytes=_headroom(headroom, f"{field}.headroom"),
-        headroom_artifact=headroom == "artifact",
-        ingress_pool=pool,
-        frame_bytes=t.opt("frame", ranged_size(1, 1500), d.frame_bytes),
-        watchdog_ps=t.opt("watchdog", time, d.watchdog_ps),
-    )
+    return schema.read("switch.pfc", v, field, {"headroom": _headroom})
 
 
 def _int_switches(v, field: str = "switch.int_switches") -> tuple:
@@ -399,19 +337,8 @@ def _with_profile(data: dict) -> dict:
     return out
 
 
-def _host(data) -> Host:
-    t = Table(data, "host", HOST_KEYS)
-    d = Host()
-    return Host(
-        payload_bytes=t.opt("payload", ranged_size(1, MAX_PAYLOAD), d.payload_bytes),
-        header_bytes=t.opt("header", ranged_size(0, MAX_HEADER), d.header_bytes),
-        int_header_bytes=t.opt("int_header", ranged_size(0, MAX_HEADER), d.int_header_bytes),
-        ts_header_bytes=t.opt("ts_header", ranged_size(0, MAX_HEADER), d.ts_header_bytes),
-        ack_bytes=t.opt("ack", ranged_size(1, MAX_HEADER), d.ack_bytes),
-        rto_ps=t.opt("rto", pos_time, d.rto_ps),
-        nack_interval_ps=t.opt("nack_interval", time, d.nack_interval_ps),
-        nic=t.opt("nic", choice(NIC_MODELS), d.nic),
-    )
+def _host(data):
+    return schema.read("host", data, "host")
 
 
 def _host_index(n_hosts: int):
@@ -502,8 +429,7 @@ def _closed_loop(v, f: str):
     )
 
 
-def _metrics(data, topology: Topology) -> Metrics:
-    t = Table(data, "metrics", METRICS_KEYS)
+def _metrics(data, topology: Topology):
 
     def ports(v, f):
         if not isinstance(v, list):
@@ -528,14 +454,7 @@ def _metrics(data, topology: Topology) -> Metrics:
             out.append(p)
         return tuple(out)
 
-    return Metrics(
-        interval_ps=t.opt("interval", time, 0),
-        ports=t.opt("ports", ports, ()),
-        flows=t.opt("flows", boolean, False),
-        start_ps=t.opt("start", time, 0),
-        pcap=t.opt("pcap", ports, ()),
-        pcap_max=integer(t.opt("pcap_max", lambda v, f: v, 1_000_000), "metrics.pcap_max", lo=1, hi=MAX_PCAP),
-    )
+    return schema.read("metrics", data, "metrics", {"ports": ports, "pcap": ports})
 
 
 def _variant_topology(data, field: str, base: Topology) -> tuple:
@@ -744,12 +663,12 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         duration_ps=t.req("duration", pos_time),
         base_rtt_ps=base_rtt_ps,
         topology=topology,
-        switch=_switch(data["switch"]) if "switch" in data else Switch(),
-        host=_host(data["host"]) if "host" in data else Host(),
+        switch=_switch(data["switch"]) if "switch" in data else schema.record("switch", ecn=Ecn()),
+        host=_host(data["host"]) if "host" in data else schema.record("host"),
         cc=cc,
         flows=flows,
         workload=wl,
-        metrics=_metrics(data["metrics"], topology) if "metrics" in data else Metrics(),
+        metrics=_metrics(data["metrics"], topology) if "metrics" in data else schema.record("metrics"),
         experiment=_experiment(data["experiment"], algorithms, cc, topology, data.get("workload"), base_dir)
         if "experiment" in data
         else None,

@@ -8,9 +8,8 @@ import tomli_w
 
 from .. import topology as topo
 from .. import units
-from .model import CcSpec, Metrics, Scenario
-
-PCAP_MAX_DEFAULT = Metrics().pcap_max
+from . import schema
+from .model import CcSpec, Scenario
 
 # ----------------------------------------------------------------------------------------------
 # Writing back (dccsim show): to_dict(load(x)) loads to an equal Scenario
@@ -53,7 +52,6 @@ def to_dict(s: Scenario) -> dict:
         else:
             topology[key] = tv[key]
     ecn = _ecn_dict(s.switch.ecn)
-    h = s.host
     out: dict[str, Any] = {
         "name": s.name,
         "description": s.description,
@@ -61,25 +59,10 @@ def to_dict(s: Scenario) -> dict:
         "duration": units.format_time_exact(s.duration_ps),
         "base_rtt": "auto" if s.base_rtt_ps is None else units.format_time_exact(s.base_rtt_ps),
         "topology": topology,
-        "switch": {
-            "buffer": units.format_size_exact(s.switch.buffer_bytes),
-            "dt_alpha": s.switch.dt_alpha,
-            "int": s.switch.int_enabled,
-            "int_bytes": s.switch.int_bytes_mode,
-            "ecn": ecn,
-            **({} if s.switch.int_switches is None else {"int_switches": list(s.switch.int_switches)}),
-            **({} if s.switch.pfc is None else {"pfc": _pfc_dict(s.switch.pfc)}),
-        },
-        "host": {
-            "payload": units.format_size_exact(h.payload_bytes),
-            "header": units.format_size_exact(h.header_bytes),
-            "int_header": units.format_size_exact(h.int_header_bytes),
-            "ts_header": units.format_size_exact(h.ts_header_bytes),
-            "ack": units.format_size_exact(h.ack_bytes),
-            "rto": units.format_time_exact(h.rto_ps),
-            "nack_interval": units.format_time_exact(h.nack_interval_ps),
-            "nic": h.nic,
-        },
+        "switch": schema.to_toml(
+            "switch", s.switch, {"ecn": lambda r: ecn, "pfc": lambda r: _pfc_or_none(r.pfc)}
+        ),
+        "host": schema.to_toml("host", s.host),
         "cc": _cc_dict(s.cc),
     }
     if s.flows:
@@ -106,16 +89,7 @@ def to_dict(s: Scenario) -> dict:
         out["flows"] = flows
     if s.workload is not None:
         out["workload"] = _workload_dict(s.workload)
-    m = s.metrics
-    out["metrics"] = {
-        "interval": units.format_time_exact(m.interval_ps),
-        "ports": list(m.ports),
-        "flows": m.flows,
-        "start": units.format_time_exact(m.start_ps),
-        **({"pcap": list(m.pcap)} if m.pcap else {}),
-        # kept without ports too: `dccsim run --pcap PORT` adds ports to such a scenario
-        **({"pcap_max": m.pcap_max} if m.pcap or m.pcap_max != PCAP_MAX_DEFAULT else {}),
-    }
+    out["metrics"] = schema.to_toml("metrics", s.metrics)
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}
@@ -178,28 +152,17 @@ def _ecn_dict(e) -> dict:
     return ecn
 
 
+def _pfc_or_none(p):
+    return None if p is None else _pfc_dict(p)
+
+
 def _pfc_dict(p) -> dict:
-    out = {
-        "model": p.model,
-        "alpha": p.alpha,
-        "xon": units.format_size_exact(p.xon_bytes),
-        "xon_offset": units.format_size_exact(p.xon_offset_bytes),
-        "reserve": units.format_size_exact(p.reserve_bytes),
-        "resume_offset": units.format_size_exact(p.resume_offset_bytes),
-        "alpha_shift": p.alpha_shift,
-        "headroom": (
-            units.format_size_exact(p.headroom_bytes)
-            if p.headroom_bytes is not None
-            else "artifact"
-            if p.headroom_artifact
-            else "auto"
-        ),
-        "frame": units.format_size_exact(p.frame_bytes),
-        "watchdog": units.format_time_exact(p.watchdog_ps),
-    }
-    if p.ingress_pool != "buffer":
-        out["ingress_pool"] = p.ingress_pool
-    return out
+    def headroom(r):
+        if r.headroom_bytes is not None:
+            return units.format_size_exact(r.headroom_bytes)
+        return "artifact" if r.headroom_artifact else "auto"
+
+    return schema.to_toml("switch.pfc", p, {"headroom": headroom})
 
 
 def _workload_overrides(base, wl) -> dict:

@@ -4,7 +4,7 @@ use crate::schema::{Range, Type};
 
 crate::section! {
     pub struct MetricsConfig ("metrics") {
-        sample_interval_ps: u64 = 0,
+        interval_ps: u64 = 0,
             key "interval", Type::Time, Range::ANY,
             "Sampling interval of the time series; 0 = no sampling.",
             source "ours: off";
@@ -20,11 +20,11 @@ crate::section! {
             key "start", Type::Time, Range::ANY,
             "Start of sampling.",
             source "ours: the run's start";
-        capture_ports: Vec<String> = vec![],
+        pcap: Vec<String> = vec![],
             key "pcap", Type::Names, Range::ANY,
             "Egress ports whose packets are captured at transmission start (packets.parquet, packets.pcap); names as ports.",
             source "ours: none";
-        capture_max: u64 = 1_000_000,
+        pcap_max: u64 = 1_000_000,
             key "pcap_max", Type::Count, Range::closed(1.0, 1e8),
             "At most this many packets are captured (the rest are counted in capture_overflow).",
             source "ours: a million packets (≈ 40 MB of records)";

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::schema::Section;
+use crate::schema::{self, Section};
 
 mod ecn;
 mod host;
@@ -237,8 +237,11 @@ pub fn sections() -> Vec<serde_json::Value> {
 /// scenario with this, so a variant's override is named where it was written.
 pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), ConfigError> {
     fn read<T: Section>(json: &str, prefix: &str) -> Result<(), ConfigError> {
-        let v: T = serde_json::from_str(json).map_err(|e| ConfigError::new(prefix, e.to_string()))?;
-        v.check(prefix)
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| ConfigError::new(prefix, e.to_string()))?;
+        match serde_json::from_value::<T>(value.clone()) {
+            Ok(v) => v.check(prefix),
+            Err(e) => Err(schema::unreadable_key::<T>(&value, prefix).unwrap_or_else(|| ConfigError::new(prefix, e.to_string()))),
+        }
     }
     match section {
         "switch" => read::<SwitchConfig>(json, prefix),

@@ -1,0 +1,189 @@
+"""The scenario schema, as the engine declares it (crates/engine/src/schema.rs, `section!`).
+
+Each section of a scenario (``[host]``, ``[switch]``, ``[switch.pfc]``, ``[metrics]``) is declared
+once, in the engine, beside the field it fills: scenario key, engine field, type (and so the unit),
+range, default, description, source of the default, and the section's cross-field rules. This
+module reads that declaration and gives the front everything it needs from it:
+
+- :func:`read`: a TOML table -> a :func:`record` (frozen dataclass with the engine's field names),
+  every value converted from its units by its type, unknown keys refused, then checked by the
+  engine itself (`_engine.check_section`: ranges and rules, errors named by the dotted key);
+- :func:`record`: a section's values with the engine's defaults for the rest;
+- :func:`to_toml`: a record back to TOML keys with exact units (``dccsim show``);
+- :func:`to_engine`: a record as the engine's JSON.
+
+docs/scenario.md's key tables are generated from the same declaration (``scenario/docs.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from typing import Any, Callable, Optional
+
+from .. import engine, units
+from ..errors import ScenarioError
+from .fields import Table, boolean, choice, integer, number, rate, size, string, time
+
+
+@dataclasses.dataclass(frozen=True)
+class Key:
+    """One key of a section (the engine's `schema::Key`)."""
+
+    key: str  # in a scenario file ("" for a field derived from another key)
+    field: str  # in the engine's JSON and in the record
+    type: str  # size | time | rate | count | number | bool | choice | names | table
+    unit: str
+    default: Any
+    doc: str
+    source: str
+    min: Optional[float] = None
+    max: Optional[float] = None
+    min_open: bool = False
+    max_open: bool = False
+    choices: tuple = ()
+    section: Optional[str] = None  # type "table": the section it holds
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    name: str
+    keys: tuple  # of Key
+    rules: tuple  # of (key, message)
+
+    def key(self, name: str) -> Key:
+        return next(k for k in self.keys if k.key == name)
+
+    @property
+    def allowed(self) -> tuple:
+        return tuple(k.key for k in self.keys if k.key)
+
+
+@functools.lru_cache(maxsize=1)
+def sections() -> dict[str, Section]:
+    """Every section the engine declares, by name."""
+    out = {}
+    for s in json.loads(engine.scenario_schema()):
+        keys = tuple(
+            Key(**{**k, "choices": tuple(k.get("choices", ()))})
+            for k in s["keys"]  # fmt: skip
+        )
+        out[s["name"]] = Section(s["name"], keys, tuple((r["key"], r["message"]) for r in s["rules"]))
+    return out
+
+
+def _frozen(v):
+    return tuple(_frozen(x) for x in v) if isinstance(v, list) else v
+
+
+@functools.cache
+def record_class(section: str) -> type:
+    """The frozen dataclass of a section's values: one attribute per engine field, its default
+    the engine's (a table-typed field defaults to None here; its section reader fills it)."""
+    sec = sections()[section]
+    cls_name = "".join(p.capitalize() for p in section.replace(".", "_").split("_"))
+    fields = [
+        (
+            k.field,
+            Any,
+            dataclasses.field(default=None if k.type == "table" else _frozen(k.default)),
+        )
+        for k in sec.keys
+    ]
+    return dataclasses.make_dataclass(cls_name, fields, frozen=True)
+
+
+def record(section: str, **values):
+    """A section's record: `values` (engine fields) over the engine's defaults."""
+    return record_class(section)(**values)
+
+
+Converter = Callable[[Any, str], Any]
+
+_BY_TYPE: dict[str, Converter] = {
+    "size": size,
+    "time": time,
+    "rate": rate,
+    "count": lambda v, f: integer(v, f, lo=0),
+    "number": lambda v, f: float(number(v, f)),
+    "bool": boolean,
+    "names": lambda v, f: _names(v, f),
+}
+
+
+def _names(v, f):
+    if not isinstance(v, list):
+        raise ScenarioError(f, f"expected a list of names, got {type(v).__name__} {v!r}")
+    return tuple(string(x, f"{f}[{i}]") for i, x in enumerate(v))
+
+
+def read(section: str, data: Any, prefix: str, special: Optional[dict] = None, base=None):
+    """Read the TOML table `data` of `section` (named `prefix` in this scenario) over `base` (a
+    record; default: the engine's defaults). `special` maps a key to its own converter, for keys
+    whose form the type alone does not fix (a table, a port name checked against the topology):
+    it returns the value, or a dict of several fields. The engine then checks the whole record."""
+    sec = sections()[section]
+    t = Table(data, prefix, sec.allowed)
+    special = special or {}
+    values: dict[str, Any] = {}
+    for k in sec.keys:
+        if not k.key or k.key not in data:
+            continue
+        f = t.f(k.key)
+        if k.key in special:
+            got = special[k.key](data[k.key], f)
+            values.update(got if isinstance(got, dict) and k.type != "table" else {k.field: got})
+        elif k.type == "choice":
+            values[k.field] = choice(k.choices)(data[k.key], f)
+        elif k.type == "table":
+            raise AssertionError(f"{section}.{k.key}: a table key needs a reader")  # a front bug
+        else:
+            values[k.field] = _BY_TYPE[k.type](data[k.key], f)
+    rec = dataclasses.replace(base, **values) if base is not None else record(section, **values)
+    check(section, rec, prefix)
+    return rec
+
+
+def check(section: str, rec, prefix: str) -> None:
+    """The engine's own check of a section (ranges, rules); a ScenarioError naming the key."""
+    engine.check_section(section, to_engine(rec), prefix)
+
+
+def to_engine(rec) -> dict:
+    """A record as the engine's JSON object (tables by their own `to_engine`)."""
+    out = {}
+    for f in dataclasses.fields(rec):
+        v = getattr(rec, f.name)
+        if hasattr(v, "to_engine"):
+            v = v.to_engine()
+        elif dataclasses.is_dataclass(v):
+            v = to_engine(v)
+        elif isinstance(v, tuple):
+            v = list(v)
+        if v is not None:  # absent: the engine's None
+            out[f.name] = v
+    return out
+
+
+_FORMAT = {"size": units.format_size_exact, "time": units.format_time_exact, "rate": units.format_rate_exact}
+
+
+def to_toml(section: str, rec, special: Optional[dict] = None) -> dict:
+    """A record as TOML keys with exact units; `special` writes the keys `read` read specially
+    (a writer returning None leaves its key out)."""
+    out: dict[str, Any] = {}
+    special = special or {}
+    for k in sections()[section].keys:
+        if not k.key:
+            continue
+        if k.key in special:
+            v = special[k.key](rec)
+            if v is not None:
+                out[k.key] = v
+            continue
+        v = getattr(rec, k.field)
+        if v is None:
+            continue
+        out[k.key] = _FORMAT[k.type](v) if k.type in _FORMAT else list(v) if isinstance(v, tuple) else v
+    return out
