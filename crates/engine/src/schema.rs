@@ -138,10 +138,10 @@ fn show(x: f64, ty: Type) -> String {
 /// One key of a section.
 #[derive(Clone, Debug)]
 pub struct Key {
-    /// The key in a scenario file (`nack_interval`); empty for a field the front derives from
+    /// The key in a scenario file (`payload`); empty for a field the front derives from
     /// another key (the section's reader says which).
     pub key: &'static str,
-    /// The field in the engine's JSON and struct (`nack_interval_ps`).
+    /// The field in the engine's JSON and struct (`payload_bytes`).
     pub field: &'static str,
     pub ty: Type,
     pub range: Range,

@@ -8,6 +8,7 @@ use crate::schema::{Range, Type};
 const MAX_HEADER: f64 = 4096.0;
 
 crate::section! {
+    #[derive(Copy)]
     pub struct HostConfig ("host") {
         payload_bytes: u32 = 1000,
             key "payload", Type::Size, Range::closed(1.0, 65535.0),

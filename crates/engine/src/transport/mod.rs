@@ -165,8 +165,8 @@ pub struct Wire {
     /// Extra bytes of a packet of a law that reads a send timestamp.
     pub ts_header: u64,
     pub ack_bytes: u32,
-    pub rto: Time,
-    pub nack_interval: Time,
+    /// The host section itself, for the timers (`rto_ps`, the NACK spacing) read where they act.
+    pub host: HostConfig,
 }
 
 impl Wire {
@@ -177,8 +177,7 @@ impl Wire {
             int_header: if int_enabled { h.int_header_bytes as u64 } else { 0 },
             ts_header: h.ts_header_bytes as u64,
             ack_bytes: h.ack_bytes,
-            rto: h.rto_ps,
-            nack_interval: h.nack_interval_ps,
+            host: *h,
         }
     }
     /// Header bytes of a data packet of a flow whose law needs `t`.
@@ -276,7 +275,7 @@ impl Transport {
     /// The retransmission timer of `fid` fired. Returns the host whose NIC should be served, if any.
     pub fn rto(&mut self, core: &mut Core, fid: FlowId) -> Option<HostId> {
         let now = core.sched.now;
-        let rto = self.wire.rto;
+        let rto = self.wire.host.rto_ps;
         let f = &mut self.flows[fid as usize];
         f.timers.rto_pending = false;
         if f.stats.done || f.tx.snd_nxt == f.tx.snd_una {

@@ -52,7 +52,7 @@ impl Transport {
         let mut out = Replies::new();
         core.stats.data_packets_delivered += 1;
         let p = *core.pool.get(pkt);
-        let nack_interval = self.wire.nack_interval;
+        let nack_interval = self.wire.host.nack_interval_ps;
         let f = &mut self.flows[p.flow as usize];
         let r = &mut f.rx;
         let kind = if p.seq == r.rcv_nxt {

@@ -58,10 +58,10 @@ impl Transport {
         f.tx.cc.on_send(now, payload);
         if !f.timers.rto_pending {
             f.timers.rto_pending = true;
-            f.timers.rto_deadline = now + w.rto;
+            f.timers.rto_deadline = now + w.host.rto_ps;
             core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         } else if was_idle {
-            f.timers.rto_deadline = now + w.rto;
+            f.timers.rto_deadline = now + w.host.rto_ps;
         }
         let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
@@ -80,7 +80,7 @@ impl Transport {
         let now = core.sched.now;
         let p = *core.pool.get(pkt);
         let fid = p.flow;
-        let rto = self.wire.rto;
+        let rto = self.wire.host.rto_ps;
         let f = &mut self.flows[fid as usize];
         if f.stats.done {
             return AckOutcome::Ignored;
