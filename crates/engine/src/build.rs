@@ -29,14 +29,19 @@ pub struct Parts {
     pub tau: Time,
 }
 
+/// A layer's check of the config against the built network; errors name the scenario field.
+type Check = fn(&Config, &Network) -> Result<(), ConfigError>;
+
+/// Every layer's check, in the order their errors are reported: after the config's own
+/// (`Config::validate`: each section's keys and rules) and the topology's (`Network::build`).
+const CHECKS: &[Check] = &[crate::fabric::circuit::check, crate::traffic::check, check_links, check_int_switches];
+
 /// Validate `cfg` against its topology and build every part of the simulator.
 pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     cfg.validate()?;
     let net = Network::build(&cfg.topology)?;
-    for (i, f) in cfg.flows.iter().enumerate().filter(|(_, f)| f.closed_loop.is_some() && f.src < net.n_hosts) {
-        if net.host_port(f.src).is_none() {
-            return Err(ConfigError::new(&format!("flows[{i}].src"), "a closed-loop source needs a host with a NIC"));
-        }
+    for check in CHECKS {
+        check(cfg, &net)?;
     }
     let nic_rate = |h: u32| net.host_port(h).map_or(0, |p| net.ports[p as usize].rate_bps);
     let rack = match cfg.topology {
@@ -48,14 +53,12 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let wire = Wire::new(&cfg.host, cfg.switch.int_enabled);
     let full_data = wire.largest_data_packet();
     let ack = cfg.host.ack_bytes as u64;
-    check_links(&net)?;
-    check_counts(cfg, &net)?;
+    check_counts(cfg, &net)?; // after the closed-loop expansion: its flows count
     let tau = match cfg.base_rtt_ps {
         Some(0) => return Err(ConfigError::new("base_rtt", "must be > 0 or \"auto\"")),
         Some(t) => t,
         None => net.max_base_rtt(full_data, ack),
     };
-    check_int_switches(cfg, &net)?;
     let (flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
@@ -145,7 +148,7 @@ fn per_port_ecn(ecn: &Ecn, ports: &[EgressPort]) -> Result<Vec<Ecn>, ConfigError
         .collect()
 }
 
-fn check_links(net: &Network) -> Result<(), ConfigError> {
+fn check_links(_: &Config, net: &Network) -> Result<(), ConfigError> {
     for (i, p) in net.ports.iter().enumerate() {
         if p.rate_bps == 0 {
             return Err(ConfigError::new("topology", format!("link {} (port {i}) has zero rate", p.name)));
@@ -174,6 +177,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
     let h = net.n_hosts;
     let largest = wire.largest_data_packet();
     let ack = cfg.host.ack_bytes as u64;
+    check_counts(cfg, &net)?; // after the closed-loop expansion: its flows count
     let mut flows = Vec::with_capacity(cfg.flows.len());
     let mut conns = Vec::new();
     let mut subflow_of = Vec::new();

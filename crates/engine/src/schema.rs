@@ -12,7 +12,28 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::config::ConfigError;
+use std::fmt;
+
+/// A configuration error (`config::ConfigError`): which field, and what is wrong with it (including the allowed values).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        ConfigError { field: field.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 /// What a key holds, and so its unit in a scenario file (`"25Gbps"`, `"1us"`, `"4MiB"`) and in the
 /// engine's JSON (bits/s, picoseconds, bytes).

@@ -5,8 +5,8 @@ mod common;
 
 use common::*;
 use dccsim_engine::config::*;
+use dccsim_engine::config::{ClosedLoop, NextDestination};
 use dccsim_engine::time::{MS, US};
-use dccsim_engine::traffic::closed_loop::{ClosedLoop, NextDestination};
 
 const G: u64 = 1_000_000_000;
 

@@ -32,6 +32,14 @@ pub fn round_robin(tors: u32) -> Vec<Vec<u32>> {
     (0..tors - 1).map(|k| (0..tors).map(|i| (i + k + 1) % tors).collect()).collect()
 }
 
+/// The circuit schedule of an `rdcn` topology (a build check, `build::CHECKS`).
+pub fn check(cfg: &crate::config::Config, _: &crate::topo::Network) -> Result<(), ConfigError> {
+    match &cfg.topology {
+        crate::config::Topology::Rdcn { tors, circuit, .. } => check_matchings(&circuit.matchings, *tors),
+        _ => Ok(()),
+    }
+}
+
 /// Every matching has one entry per ToR, in range, and no ToR is the target of two ToRs.
 pub fn check_matchings(m: &[Vec<u32>], tors: u32) -> Result<(), ConfigError> {
     for (k, row) in m.iter().enumerate() {

@@ -113,6 +113,20 @@ impl Deps {
     }
 }
 
+/// Every flow's `after` and `closed_loop` (`check_flow`), and a closed-loop source's host has a
+/// NIC (a build check, `build::CHECKS`).
+pub fn check(cfg: &Config, net: &crate::topo::Network) -> Result<(), ConfigError> {
+    for i in 0..cfg.flows.len() {
+        check_flow(cfg, i)?;
+    }
+    for (i, f) in cfg.flows.iter().enumerate().filter(|(_, f)| f.closed_loop.is_some() && f.src < net.n_hosts) {
+        if net.host_port(f.src).is_none() {
+            return Err(ConfigError::new(&format!("flows[{i}].src"), "a closed-loop source needs a host with a NIC"));
+        }
+    }
+    Ok(())
+}
+
 /// `after` and `closed_loop` of flow i (checked with the config): earlier finite flows, each
 /// once, no `follows` beside them; a closed-loop source has no size of its own.
 pub fn check_flow(cfg: &Config, i: usize) -> Result<(), ConfigError> {
