@@ -244,6 +244,42 @@ def _ideal_rate(sc: Scenario, f) -> int:
     return min(sum(paths), sc.host_rate_bps * len(paths))
 
 
+def flow_record(sc: Scenario, f, k: int, fid: int, info: dict, i0: dict, acked: int, conn: int) -> dict:
+    """The flow record of subflow k of the scenario's flow `f` (a TCP flow: k = 0) from its tcp_info
+    at the end (`info`) and at the start (`i0`): the columns of testbed.results.flow_columns() (the
+    engine's flow record) with end_ps = -1 (the caller sets it), plus the testbed's own `_segs`,
+    `_error` and `_limits`. `acked`: the subflow's bytes acknowledged; `conn`: the connection's."""
+    base_rtt_ps = info.get("min_rtt_us", 0) * 1_000_000
+    if f.size_bytes is not None:
+        mss = info.get("snd_mss") or 1448
+        wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
+        ideal = base_rtt_ps + wire * 8 * 10**12 // _ideal_rate(sc, f)
+    else:
+        ideal = -1
+    return {
+        "flow_id": fid,
+        "src": f.src,
+        "dst": f.dst,
+        "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
+        "start_ps": f.start_ps,
+        "end_ps": -1,
+        "bytes_acked": acked,
+        "base_rtt_ps": base_rtt_ps,
+        "ideal_fct_ps": ideal,
+        "retransmits": info.get("total_retrans", 0) - i0.get("total_retrans", 0),
+        "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
+        "connection": f.flow_id,
+        "subflow": k,
+        "delivered_bytes": conn,
+        "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
+        "_error": None,
+        "_limits": {
+            key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
+            for key in ("busy", "rwnd_limited", "sndbuf_limited")
+        },
+    }
+
+
 def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
     paced = pace and alg in POWER_FAMILY
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
@@ -342,41 +378,15 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         conn_acked[f.flow_id] = conn
         infos = s.infos()
         for k, info in enumerate(infos):
-            i0 = infos0[f.flow_id][k] or {}
-            info = info or {}
-            fid = fid_of[(id(s), k)]
-            acked = conn if not s.mptcp else max(0, info.get("bytes_acked", 0) - s.subflow_acked0()[k])
-            base_rtt_ps = info.get("min_rtt_us", 0) * 1_000_000
-            if f.size_bytes is not None:
-                mss = info.get("snd_mss") or 1448
-                wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
-                ideal = base_rtt_ps + wire * 8 * 10**12 // _ideal_rate(sc, f)
-            else:
-                ideal = -1
-            flows.append(
-                {
-                    "flow_id": fid,
-                    "src": f.src,
-                    "dst": f.dst,
-                    "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
-                    "start_ps": f.start_ps,
-                    "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
-                    "bytes_acked": acked,
-                    "base_rtt_ps": base_rtt_ps,
-                    "ideal_fct_ps": ideal,
-                    "retransmits": info.get("total_retrans", 0) - i0.get("total_retrans", 0),
-                    "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
-                    "connection": f.flow_id,
-                    "subflow": k,
-                    "delivered_bytes": conn,
-                    "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
-                    "_error": s.error if k == 0 else None,
-                    "_limits": {
-                        key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
-                        for key in ("busy", "rwnd_limited", "sndbuf_limited")
-                    },
-                }
+            acked = (
+                conn if not s.mptcp else max(0, (info or {}).get("bytes_acked", 0) - s.subflow_acked0()[k])
             )
+            rec = flow_record(
+                sc, f, k, fid_of[(id(s), k)], info or {}, infos0[f.flow_id][k] or {}, acked, conn
+            )
+            rec["end_ps"] = int(s.end_s * 1e12) if s.end_s is not None else -1
+            rec["_error"] = s.error if k == 0 else None
+            flows.append(rec)
     bstats = bpfctl.port_stats()
     res = RunResult(alg, 0, {}, ports, flows, ps, fs)
     res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}
