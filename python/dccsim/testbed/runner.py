@@ -93,7 +93,7 @@ def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
             "kmax_bytes": ecn.kmax_bytes,
             "pmax": ecn.pmax,
         }
-    if alg == "dctcp":  # DCTCP's guideline K > C*RTT/7, at least 20 packets
+    if alg in ("dctcp", "linux-dctcp"):  # DCTCP's guideline K > C*RTT/7, at least 20 packets
         return {"ecn_kind": "step", "k_bytes": max(port_bdp // 7, 20 * wire)}
     if alg == "tbtcp":  # TBTCP's queue-cancelling curve p = q / (BDP + q), capped at 0.5
         return {"ecn_kind": "tbtcp", "bdp_bytes": max(port_bdp, wire), "pmax": 0.5}
