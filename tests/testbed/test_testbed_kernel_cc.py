@@ -114,3 +114,8 @@ def test_bbr_runs_testbed_only_under_compare_and_says_so(tmp_path, clean_testbed
     assert not (tmp_path / "bbr-sim").exists()
     run = json.loads((tmp_path / "bbr" / "meta.json").read_text())["testbed"]["runs"]["bbr"]
     assert run["testbed_params"]["kernel_cc"] == "bbr"
+    # BBR paces on its own: flow_series carries its pacing rate (the other kernel controls: inf)
+    import pyarrow.parquet as pq
+
+    rates = pq.read_table(tmp_path / "bbr" / "bbr" / "flow_series.parquet").column("rate_bps").to_pylist()
+    assert rates and all(0 < r < float("inf") for r in rates)

@@ -198,13 +198,17 @@ def run(
     return res
 
 
-def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float]:
+def _window_and_pacing(paced: bool, info: dict, tau_ns: int, self_paced: bool = False) -> tuple[int, float]:
     """(cwnd_bytes, rate_bps) of flow_series.  A paced PowerTCP-family controller sets its pacing
     rate to window/tau, so its window is pacing_rate * tau (finer than snd_cwnd, which is that
-    window rounded up to whole packets); otherwise the window is snd_cwnd and there is no pacing
-    (rate_bps = inf, "line rate", as in docs/results.md)."""
-    if paced and info["pacing_rate"] not in (0, 2**64 - 1):
+    window rounded up to whole packets); a controller that paces on its own (the kernel's BBR,
+    `self_paced`) has window snd_cwnd and its pacing rate; otherwise the window is snd_cwnd and
+    there is no pacing (rate_bps = inf, "line rate", as in docs/results.md)."""
+    rate_known = info["pacing_rate"] not in (0, 2**64 - 1)
+    if paced and rate_known:
         return info["pacing_rate"] * tau_ns // 1_000_000_000, float(info["pacing_rate"] * 8)
+    if self_paced and rate_known:
+        return info["snd_cwnd"] * info["snd_mss"], float(info["pacing_rate"] * 8)
     return info["snd_cwnd"] * info["snd_mss"], float("inf")
 
 
@@ -347,7 +351,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
                 acked = max(0, info["bytes_acked"] - acked0[sub])
                 fs["time_ps"].append(t_ps)
                 fs["flow_id"].append(fid)
-                cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
+                cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns, alg == "bbr")
                 fs["cwnd_bytes"].append(cwnd_bytes)
                 prev_t = last_time[fid]
                 dt = max(now - prev_t, 1e-9) if prev_t is not None else None
