@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EngineUnavailable, ScenarioError
+from .targets import is_scenario_file
 
 EXIT_USAGE = 2
 
@@ -21,10 +22,6 @@ EXIT_USAGE = 2
 def _fail(message: str) -> int:
     print(f"dccsim: error: {message}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def is_scenario_file(target: str) -> bool:
-    return target.endswith(".toml") or Path(target).is_file()
 
 
 def resolve(target: str):

@@ -140,6 +140,8 @@ def analyse(run_dir: Path, port_name: str | None = None, t0_ps: int = 0) -> dict
         "short_fct_p50_ps": percentile(fct, 0.5, LINEAR) if fct else None,
         "short_fct_p99_ps": percentile(fct, 0.99, LINEAR) if fct else None,
         "short_slowdown_p50": percentile(slow, 0.5, LINEAR) if slow else None,
+        "retransmits": sum(_col(flows, "retransmits")),
+        "timeouts": sum(_col(flows, "timeouts")),
     }
 
 
@@ -150,6 +152,8 @@ def _fmt(v, unit: str = "") -> str:
         return f"{v / 1000:.1f} KB"
     if unit == "ps":
         return f"{v / 1e9:.3f} ms"
+    if unit == "us":
+        return f"{v / 1e6:.1f} us"
     if unit == "bps":
         return f"{v / 1e9:.3f} Gbps"
     if isinstance(v, float):
@@ -180,6 +184,13 @@ def _rows(a: dict, b: dict) -> list[tuple[str, str, str]]:
     )
     rows.append(("peak queue at", _fmt(a["peak_time_ps"], "ps"), _fmt(b["peak_time_ps"], "ps")))
     rows.append(("recovery time", _fmt(a["recovery_time_ps"], "ps"), _fmt(b["recovery_time_ps"], "ps")))
+    rows.append(("τ (base RTT)", _fmt(a.get("tau_ps"), "us"), _fmt(b.get("tau_ps"), "us")))
+    for k, label in (
+        ("packets_dropped", "packets dropped"),
+        ("retransmits", "retransmits"),
+        ("timeouts", "timeouts"),
+    ):
+        rows.append((label, _fmt(a.get(k)), _fmt(b.get(k))))
     if a["short_flows"] or b["short_flows"]:
         rows.append(
             (
@@ -252,8 +263,13 @@ def main(argv: list[str]) -> int:
             b = {"dir": str(db), "variant": vb, **analyse(rb[vb], args.port, t0)}
             for side, summ, v in ((a, sa, va), (b, sb, vb)):
                 # testbed runs also record the largest queue any packet found (not only samples)
-                exact = (summ.get("runs", {}).get(v, {}).get("engine") or {}).get("port_peak_queue_bytes", {})
-                side["peak_queue_per_packet_bytes"] = exact.get(side["port"])
+                engine = summ.get("runs", {}).get(v, {}).get("engine") or {}
+                side["peak_queue_per_packet_bytes"] = (engine.get("port_peak_queue_bytes") or {}).get(
+                    side["port"]
+                )
+                # τ: the testbed's measured or given one, the simulator's resolved base RTT
+                side["tau_ps"] = engine.get("base_rtt_ps")
+                side["packets_dropped"] = engine.get("packets_dropped")
             c = {"a": a, "b": b}
             paths = args.paths.split(",") if args.paths else None
             ma, mb = compare_multipath.analyse(ra[va], paths), compare_multipath.analyse(rb[vb], paths)

@@ -196,8 +196,11 @@ def verdict(a: dict, b: dict, a_dir: Path, a_var: str, b_dir: Path, b_var: str) 
             row["queue_ok"] = abs(pa["queue_p50"] - pb["queue_p50"]) <= tol_q
             ok_queue &= row["queue_ok"]
         rows.append(row)
+    failed = [f"path {r['path']} share" for r in rows if not r["share_ok"]]
+    failed += [f"path {r['path']} queue p50" for r in rows if r.get("queue_ok") is False]
     if len(a["paths"]) != len(b["paths"]):
         ok_share = False
+        failed.append(f"path count ({len(a['paths'])} vs {len(b['paths'])})")
     holds = ok_share and (ok_queue or not queue_checked)
     why = []
     for r in rows:
@@ -211,7 +214,8 @@ def verdict(a: dict, b: dict, a_dir: Path, a_var: str, b_dir: Path, b_var: str) 
             )
     if not queue_checked:
         why.append("queue: no verdict (no step marking K recorded on both sides)")
-    return {"rows": rows, "verdict": ("holds: " if holds else "differs: ") + "; ".join(why)}
+    head = "holds: " if holds else f"differs in {', '.join(failed)}: "
+    return {"rows": rows, "failed": failed, "verdict": head + "; ".join(why)}
 
 
 def text_rows(a: dict, b: dict) -> list[tuple[str, str, str]]:

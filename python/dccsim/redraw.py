@@ -19,7 +19,8 @@ from .errors import ScenarioError
 
 def _tables(variant_dir: Path, names) -> dict:
     """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
-    files (a table the run did not write, e.g. an empty one in an older run, comes back empty)."""
+    files (a table the run did not write, e.g. an empty one in an older run, comes back empty; a
+    column an older engine did not have, not applicable)."""
     import pyarrow.parquet as pq
 
     from . import results
@@ -29,7 +30,7 @@ def _tables(variant_dir: Path, names) -> dict:
         f = variant_dir / f"{name}.parquet"
         t = pq.read_table(f) if f.exists() else None
         cols = {} if t is None else {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
-        out[name] = results.typed_columns(name, cols)
+        out[name] = results.typed_columns(name, results.with_not_applicable(name, cols))
     return out
 
 

@@ -26,6 +26,9 @@ FRONT_COLUMNS = {
     "flows": [("slowdown", "float64", None)],
     "port_series": [("port_name", "string", "port")],
 }
+# The value of a column a producer cannot give (the testbed's `ideal_fct_artifact_ps`, a column an
+# older engine did not have): "not applicable".
+NOT_APPLICABLE = {"int64": -1, "float64": math.nan, "string": ""}
 TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
 
 
@@ -46,13 +49,40 @@ def table_columns() -> dict:
     return out
 
 
+def engine_columns(name: str) -> tuple[str, ...]:
+    """The columns of table `name` a producer (the engine, the testbed) gives: table_columns()
+    without the front's derived ones. The one definition of the flow record for the simulator and
+    the testbed (testbed/results.py derives its own from it)."""
+    derived = {c for c, _, _ in FRONT_COLUMNS.get(name, ())}
+    return tuple(c for c, _ in table_columns()[name] if c not in derived)
+
+
+class MissingColumns(ValueError):
+    """A table with rows lacks columns of table_columns(): its producer is out of step with the
+    engine's schema (a column must be produced or filled as not applicable, never left out)."""
+
+
 def typed_columns(name: str, cols: dict) -> dict:
-    """{column: numpy array} of table `name` with the columns and dtypes of table_columns() (a
-    column missing from `cols` comes back empty): what analyses and figures receive, whether the
-    columns come from the engine (runner.frames) or from a run's Parquet file (redraw.py)."""
-    return {
-        c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t) for c, t in table_columns()[name]
-    }
+    """{column: numpy array} of table `name` with the columns and dtypes of table_columns(): what
+    analyses and figures receive, whether the columns come from the engine (runner.frames), the
+    testbed (testbed/results.py) or a run's Parquet file (redraw.py). A table with no rows may
+    lack columns (a table the producer did not write: every column comes back empty); a table with
+    rows that lacks one raises MissingColumns naming them."""
+    spec = table_columns()[name]
+    if any(len(v) for v in cols.values()):
+        missing = [c for c, _ in spec if c not in cols]
+        if missing:
+            raise MissingColumns(
+                f"{name}: no column {', '.join(missing)} (the schema is results.table_columns())"
+            )
+    return {c: np.asarray(cols.get(c, []), dtype=object if t == "string" else t) for c, t in spec}
+
+
+def with_not_applicable(name: str, cols: dict) -> dict:
+    """`cols` with every column of table_columns()[name] it lacks filled with the not-applicable
+    value (NOT_APPLICABLE): for a file an older producer wrote, as the Parquet writer fills them."""
+    n = max((len(v) for v in cols.values()), default=0)
+    return {**{c: [NOT_APPLICABLE[t]] * n for c, t in table_columns()[name] if c not in cols}, **cols}
 
 
 def _arrow_type(dtype: str):
@@ -133,15 +163,11 @@ def _arrow_column(data, dtype: str):
     return pa.Array.from_buffers(_arrow_type(dtype), len(values), [None, pa.py_buffer(values)])
 
 
-# A column the producer does not have (a testbed, an older engine) is "not applicable".
-_MISSING = {"int64": -1, "float64": math.nan, "string": ""}
-
-
 def _ordered(spec, columns: dict) -> tuple[list, list]:
     """([(column, dtype, data)] in the order of `spec`, missing columns filled in) and the sorted
     names of the columns `spec` does not list (a newer engine's)."""
     n = max((len(v) for v in columns.values()), default=0)
-    known = [(c, t, columns[c] if c in columns else [_MISSING[t]] * n) for c, t in spec]
+    known = [(c, t, columns[c] if c in columns else [NOT_APPLICABLE[t]] * n) for c, t in spec]
     return known, sorted(set(columns) - {c for c, _ in spec})
 
 

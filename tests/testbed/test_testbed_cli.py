@@ -13,11 +13,11 @@ from tb_helpers import ROOT, needs_testbed
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 
 
-def _cli(*args, user=None):
+def _cli(*args, user=None, cwd=None):
     cmd = [sys.executable, "-m", "dccsim.testbed", *args]
     if user is not None:
         cmd = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups"] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True, env=ENV)
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd)
 
 
 def test_unknown_algorithm_exits_2():
@@ -29,6 +29,25 @@ def test_unknown_algorithm_exits_2():
 def test_unknown_experiment_exits_2():
     p = _cli("run", "no-such-experiment", "--cc", "dctcp")
     assert p.returncode == 2 and "unknown experiment" in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_a_directory_named_like_the_experiment_is_not_a_scenario_file(tmp_path, monkeypatch):
+    """An earlier `--out testbed-shared-4` in the working directory: the argument still names the
+    experiment, as for `dccsim run` (dccsim.targets); once an IsADirectoryError traceback."""
+    from dccsim.testbed import scenario
+
+    (tmp_path / "testbed-shared-4").mkdir()
+    (tmp_path / "mine.toml").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert scenario.load("testbed-shared-4").source == "testbed-shared-4.toml"
+    # the command gets past the scenario (the bad --tau, checked after it, is what it reports)
+    p = _cli("run", "testbed-shared-4", "--cc", "dctcp", "--tau", "soon", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--tau" in p.stderr, p.stderr
+    p = _cli("run", "mine.toml", "--cc", "dctcp", cwd=tmp_path)
+    assert (
+        p.returncode == 2
+        and p.stderr == "dccsim: error: scenario: mine.toml is a directory, not a scenario file\n"
+    )
 
 
 def test_bad_scenario_field_exits_2(tmp_path):

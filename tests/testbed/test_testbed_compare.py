@@ -1,6 +1,7 @@
 """dccsim compare on synthetic result directories (no root needed)."""
 
 import json
+import re
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -9,7 +10,7 @@ from tb_helpers import ROOT  # noqa: F401  (puts python/ on the path)
 from dccsim import compare
 
 
-def _write(d, variant, shares, queue):
+def _write(d, variant, shares, queue, engine=None, retransmits=0):
     (d / variant).mkdir(parents=True)
     (d / "summary.json").write_text(
         json.dumps(
@@ -18,7 +19,7 @@ def _write(d, variant, shares, queue):
                 "experiment": "x",
                 "seed": 1,
                 "order": [variant],
-                "runs": {variant: {"engine": {}}},
+                "runs": {variant: {"engine": engine or {}}},
             }
         )
     )
@@ -35,7 +36,7 @@ def _write(d, variant, shares, queue):
                 "bytes_acked": [0] * n,
                 "base_rtt_ps": [1] * n,
                 "ideal_fct_ps": [-1] * n,
-                "retransmits": [0] * n,
+                "retransmits": [retransmits] * n,
                 "timeouts": [0] * n,
             }
         ),
@@ -82,6 +83,23 @@ def test_shares_jain_queue_and_recovery(tmp_path, capsys):
     assert ca["recovery_time_ps"] == 2 * 10**9  # back to <= max(5000, median(0,0,3000)+1500) at t=5
     assert compare.main([str(a), str(b)]) == 0
     assert "Jain" in capsys.readouterr().out
+
+
+def test_retransmits_drops_and_tau_of_both_sides(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _write(a, "cubic", [1, 1], [0] * 8, {"base_rtt_ps": 105_226_668, "packets_dropped": 7820}, retransmits=9)
+    _write(b, "cubic", [1, 1], [0] * 8, {"base_rtt_ps": 435_000_000, "packets_dropped": 101})
+    assert compare.main([str(a), str(b), "--json"]) == 0
+    c = json.loads(capsys.readouterr().out)["comparisons"][0]
+    assert (c["a"]["retransmits"], c["b"]["retransmits"]) == (18, 0)  # summed over the flows
+    assert (c["a"]["packets_dropped"], c["b"]["packets_dropped"]) == (7820, 101)
+    assert (c["a"]["tau_ps"], c["b"]["tau_ps"]) == (105_226_668, 435_000_000)
+    assert compare.main([str(a), str(b)]) == 0
+    rows = {
+        r[0]: r[1:] for r in (re.split(r"\s{2,}", ln.strip()) for ln in capsys.readouterr().out.splitlines())
+    }
+    assert rows["τ (base RTT)"] == ["105.2 us", "435.0 us"]
+    assert rows["packets dropped"] == ["7820", "101"] and rows["retransmits"] == ["18", "0"]
 
 
 def test_missing_directory_exits_2(tmp_path, capsys):

@@ -212,11 +212,15 @@ def test_compare_per_path_verdict_differs_outside_tolerance(tmp_path):
     a = _run_dir(tmp_path / "a", "dctcp", (12_500_000, 6_250_000), q, (12_000_000, 6_000_000))
     # B: both paths carry the same bytes (share 0.5: the faster path underused)
     b = _run_dir(tmp_path / "b", "dctcp", (6_250_000, 6_250_000), q, (6_000_000, 6_000_000))
-    assert _compare_json(a, b)["multipath_verdict"]["verdict"].startswith("differs: ")
+    v = _compare_json(a, b)["multipath_verdict"]
+    assert v["verdict"].startswith("differs in path 0 share, path 1 share: ") and v["failed"] == [
+        "path 0 share",
+        "path 1 share",
+    ]
     # the same shares but a queue 10 KB apart (tolerance 6.8 KB at 100 Mbps): differs
     c = _run_dir(tmp_path / "c", "dctcp", (12_500_000, 6_250_000), [[18000] * 11, [29000] * 11], (1, 1))
     v = _compare_json(a, c)["multipath_verdict"]
-    assert v["verdict"].startswith("differs: ")
+    assert v["verdict"].startswith("differs in path 0 queue p50: ")  # the failed check, named first
     assert v["rows"][0]["share_ok"] and not v["rows"][0]["queue_ok"] and v["rows"][1]["queue_ok"]
 
 

@@ -7,6 +7,7 @@ import os
 import struct
 from pathlib import Path
 
+from . import kernel_cc
 from .nsutil import CommandError, run
 
 BPFFS = "/sys/fs/bpf"
@@ -33,11 +34,14 @@ def bpf_dir() -> Path:
 
 
 def canonical(alg: str) -> str:
-    # One rule with the simulator: algorithm names are exact (lowercase), never case-folded.
+    """The testbed algorithm `alg` names: an eBPF controller (ALGORITHMS) or one of the kernel's
+    own (kernel_cc.KERNEL). One rule with the simulator: names are exact (lowercase), never
+    case-folded."""
     a = ALIASES.get(alg, alg)
-    if a not in ALGORITHMS:
+    if a not in ALGORITHMS and a not in kernel_cc.KERNEL:
         raise ValueError(
-            f"--cc: unknown algorithm '{alg}'; allowed (exact, lowercase): {', '.join(ALGORITHMS)}"
+            f"--cc: unknown algorithm '{alg}'; allowed (exact, lowercase): "
+            f"{', '.join([*ALGORITHMS, *kernel_cc.KERNEL])}"
         )
     return a
 
@@ -73,6 +77,10 @@ def registered() -> list[str]:
 
 
 def register(alg: str, build_dir: Path) -> str:
+    """The kernel name of `alg`'s congestion control, registering an eBPF one first (a kernel
+    control is there already: kernel_cc.ensure)."""
+    if alg in kernel_cc.KERNEL:
+        return kernel_cc.KERNEL[alg]
     obj, name = ALGORITHMS[alg]
     if name not in registered():
         run(["bpftool", "struct_ops", "register", str(build_dir / f"{obj}.bpf.o")])

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import bpfctl, topology
+from . import bpfctl, kernel_cc, topology
 from .nsutil import CommandError
 from .scenario import ScenarioError, load
 
@@ -30,7 +30,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run a scenario with one algorithm")
     r.add_argument("scenario", help="scenario TOML file or experiment name")
-    r.add_argument("--cc", required=True, help=f"algorithm: {', '.join(bpfctl.ALGORITHMS)}")
+    r.add_argument(
+        "--cc",
+        required=True,
+        help=f"algorithm: {', '.join(bpfctl.ALGORITHMS)} (eBPF), or the kernel's "
+        f"{', '.join(kernel_cc.KERNEL)} (linux-dctcp where the kernel has it)",
+    )
     r.add_argument("--out", type=Path, default=None, help="result directory (default runs/<name>-testbed)")
     r.add_argument("--force", action="store_true", help="replace an output directory holding another run")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -88,6 +93,10 @@ def main(argv: list[str]) -> int:
     problem = topology.check_tools()
     if problem:
         return _err(problem, 2)
+    if alg in kernel_cc.KERNEL:
+        problem = kernel_cc.ensure(alg)
+        if problem:
+            return _err(problem, 2)
     if any(f.subflows > 1 for f in sc.flows) and not topology.kernel_has_mptcp():
         return _err(
             "flows.subflows: this kernel has no MPTCP (net.mptcp.enabled); multipath flows need it", 2
@@ -179,7 +188,12 @@ def main(argv: list[str]) -> int:
     if interrupted:
         code = _err(f"interrupted ({interrupted}); cleaned up", 130)
     elif args.compare and compare_with is not None:
-        code = max(code, _compare(sc, alg, compare_with, out, args))
+        if alg in kernel_cc.SIM_COUNTERPART and kernel_cc.SIM_COUNTERPART[alg] is None:
+            print(
+                f"dccsim testbed: {alg} has no simulator counterpart; ran the testbed only", file=sys.stderr
+            )
+        else:
+            code = max(code, _compare(sc, alg, compare_with, out, args))
     return code
 
 
@@ -199,7 +213,8 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
     if not quiet:
         ecn = matched["ecn"]
         print(
-            f"simulator: tau {matched['tau_ps'] / 1e6:.1f} us, cc {json.dumps(matched['cc']['params'], sort_keys=True)}, "
+            f"simulator: tau {matched['tau_ps'] / 1e6:.1f} us, rto {matched['rto_ps'] / 1e9:g} ms, "
+            f"cc {matched['cc']['algorithm']} {json.dumps(matched['cc']['params'], sort_keys=True)}, "
             f"ecn {json.dumps({k: v for k, v in ecn.items() if v is not None}, sort_keys=True)} -> {sim_out}"
         )
         print(

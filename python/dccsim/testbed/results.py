@@ -17,22 +17,17 @@ from pathlib import Path
 
 from .. import results as R
 
-FLOW_COLUMNS = [
-    "flow_id",
-    "src",
-    "dst",
-    "size_bytes",
-    "start_ps",
-    "end_ps",
-    "bytes_acked",
-    "base_rtt_ps",
-    "ideal_fct_ps",
-    "retransmits",
-    "timeouts",
-    "connection",  # the [[flows]] entry's connection; its subflows share it (docs/testbed.md)
-    "subflow",  # 0 for a TCP flow; k for an MPTCP connection's subflow on path k
-    "delivered_bytes",  # the connection's bytes acknowledged at the data level (in order), on every subflow's record
-]
+# The flow record is the engine's (results.engine_columns("flows"), one definition for both sides);
+# the testbed measures every column except these, which it writes as not applicable (-1):
+NOT_MEASURED = {
+    "ideal_fct_artifact_ps": "the PowerTCP/HPCC artifact's ideal FCT: a simulator formula over the fabric's delays",
+    "suppressions": "AMP subflow suppressions: the testbed has no AMP",
+}
+
+
+def flow_columns() -> tuple[str, ...]:
+    """The columns of the testbed's flow records (runner.flow_record): the engine's, less NOT_MEASURED."""
+    return tuple(c for c in R.engine_columns("flows") if c not in NOT_MEASURED)
 
 
 def _version(cmd: list[str]) -> str:
@@ -43,10 +38,26 @@ def _version(cmd: list[str]) -> str:
         return ""
 
 
+def flows_table(records: list[dict]) -> dict:
+    """The flows table of the engine's schema from the testbed's flow records: every engine column,
+    NOT_MEASURED ones as not applicable. A record lacking a measured column raises
+    results.MissingColumns naming it (the testbed is out of step with the engine's schema)."""
+    dtype = dict(R.table_columns()["flows"])
+    table = {}
+    for c in R.engine_columns("flows"):
+        if c in NOT_MEASURED:
+            table[c] = [R.NOT_APPLICABLE[dtype[c]]] * len(records)
+        elif records and any(c not in f for f in records):
+            raise R.MissingColumns(f"flows: the testbed's flow records have no column {c}")
+        else:
+            table[c] = [f[c] for f in records]
+    return table
+
+
 def result_dict(r) -> dict:
     """The run as the engine's result dict (columns as lists)."""
     return {
-        "flows": {c: [f[c] for f in r.flows] for c in FLOW_COLUMNS},
+        "flows": flows_table(r.flows),
         "port_series": dict(r.port_series),
         "flow_series": dict(r.flow_series),
         "ports": {

@@ -93,7 +93,7 @@ def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
             "kmax_bytes": ecn.kmax_bytes,
             "pmax": ecn.pmax,
         }
-    if alg == "dctcp":  # DCTCP's guideline K > C*RTT/7, at least 20 packets
+    if alg in ("dctcp", "linux-dctcp"):  # DCTCP's guideline K > C*RTT/7, at least 20 packets
         return {"ecn_kind": "step", "k_bytes": max(port_bdp // 7, 20 * wire)}
     if alg == "tbtcp":  # TBTCP's queue-cancelling curve p = q / (BDP + q), capped at 0.5
         return {"ecn_kind": "tbtcp", "bdp_bytes": max(port_bdp, wire), "pmax": 0.5}
@@ -198,13 +198,17 @@ def run(
     return res
 
 
-def _window_and_pacing(paced: bool, info: dict, tau_ns: int) -> tuple[int, float]:
+def _window_and_pacing(paced: bool, info: dict, tau_ns: int, self_paced: bool = False) -> tuple[int, float]:
     """(cwnd_bytes, rate_bps) of flow_series.  A paced PowerTCP-family controller sets its pacing
     rate to window/tau, so its window is pacing_rate * tau (finer than snd_cwnd, which is that
-    window rounded up to whole packets); otherwise the window is snd_cwnd and there is no pacing
-    (rate_bps = inf, "line rate", as in docs/results.md)."""
-    if paced and info["pacing_rate"] not in (0, 2**64 - 1):
+    window rounded up to whole packets); a controller that paces on its own (the kernel's BBR,
+    `self_paced`) has window snd_cwnd and its pacing rate; otherwise the window is snd_cwnd and
+    there is no pacing (rate_bps = inf, "line rate", as in docs/results.md)."""
+    rate_known = info["pacing_rate"] not in (0, 2**64 - 1)
+    if paced and rate_known:
         return info["pacing_rate"] * tau_ns // 1_000_000_000, float(info["pacing_rate"] * 8)
+    if self_paced and rate_known:
+        return info["snd_cwnd"] * info["snd_mss"], float(info["pacing_rate"] * 8)
     return info["snd_cwnd"] * info["snd_mss"], float("inf")
 
 
@@ -242,6 +246,42 @@ def _ideal_rate(sc: Scenario, f) -> int:
         return sc.host_rate_bps
     paths = sc.path_rates_bps[: f.subflows]
     return min(sum(paths), sc.host_rate_bps * len(paths))
+
+
+def flow_record(sc: Scenario, f, k: int, fid: int, info: dict, i0: dict, acked: int, conn: int) -> dict:
+    """The flow record of subflow k of the scenario's flow `f` (a TCP flow: k = 0) from its tcp_info
+    at the end (`info`) and at the start (`i0`): the columns of testbed.results.flow_columns() (the
+    engine's flow record) with end_ps = -1 (the caller sets it), plus the testbed's own `_segs`,
+    `_error` and `_limits`. `acked`: the subflow's bytes acknowledged; `conn`: the connection's."""
+    base_rtt_ps = info.get("min_rtt_us", 0) * 1_000_000
+    if f.size_bytes is not None:
+        mss = info.get("snd_mss") or 1448
+        wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
+        ideal = base_rtt_ps + wire * 8 * 10**12 // _ideal_rate(sc, f)
+    else:
+        ideal = -1
+    return {
+        "flow_id": fid,
+        "src": f.src,
+        "dst": f.dst,
+        "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
+        "start_ps": f.start_ps,
+        "end_ps": -1,
+        "bytes_acked": acked,
+        "base_rtt_ps": base_rtt_ps,
+        "ideal_fct_ps": ideal,
+        "retransmits": info.get("total_retrans", 0) - i0.get("total_retrans", 0),
+        "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
+        "connection": f.flow_id,
+        "subflow": k,
+        "delivered_bytes": conn,
+        "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
+        "_error": None,
+        "_limits": {
+            key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
+            for key in ("busy", "rwnd_limited", "sndbuf_limited")
+        },
+    }
 
 
 def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
@@ -311,7 +351,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
                 acked = max(0, info["bytes_acked"] - acked0[sub])
                 fs["time_ps"].append(t_ps)
                 fs["flow_id"].append(fid)
-                cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns)
+                cwnd_bytes, pacing_bps = _window_and_pacing(paced, info, tau_ns, alg == "bbr")
                 fs["cwnd_bytes"].append(cwnd_bytes)
                 prev_t = last_time[fid]
                 dt = max(now - prev_t, 1e-9) if prev_t is not None else None
@@ -342,41 +382,15 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         conn_acked[f.flow_id] = conn
         infos = s.infos()
         for k, info in enumerate(infos):
-            i0 = infos0[f.flow_id][k] or {}
-            info = info or {}
-            fid = fid_of[(id(s), k)]
-            acked = conn if not s.mptcp else max(0, info.get("bytes_acked", 0) - s.subflow_acked0()[k])
-            base_rtt_ps = info.get("min_rtt_us", 0) * 1_000_000
-            if f.size_bytes is not None:
-                mss = info.get("snd_mss") or 1448
-                wire = f.size_bytes + math.ceil(f.size_bytes / mss) * WIRE_OVERHEAD
-                ideal = base_rtt_ps + wire * 8 * 10**12 // _ideal_rate(sc, f)
-            else:
-                ideal = -1
-            flows.append(
-                {
-                    "flow_id": fid,
-                    "src": f.src,
-                    "dst": f.dst,
-                    "size_bytes": f.size_bytes if f.size_bytes is not None else -1,
-                    "start_ps": f.start_ps,
-                    "end_ps": int(s.end_s * 1e12) if s.end_s is not None else -1,
-                    "bytes_acked": acked,
-                    "base_rtt_ps": base_rtt_ps,
-                    "ideal_fct_ps": ideal,
-                    "retransmits": info.get("total_retrans", 0) - i0.get("total_retrans", 0),
-                    "timeouts": info.get("total_rto", 0) - i0.get("total_rto", 0),
-                    "connection": f.flow_id,
-                    "subflow": k,
-                    "delivered_bytes": conn,
-                    "_segs": info.get("data_segs_out", 0) - i0.get("data_segs_out", 0),
-                    "_error": s.error if k == 0 else None,
-                    "_limits": {
-                        key: (info.get(f"{key}_us", 0) - i0.get(f"{key}_us", 0)) / 1000
-                        for key in ("busy", "rwnd_limited", "sndbuf_limited")
-                    },
-                }
+            acked = (
+                conn if not s.mptcp else max(0, (info or {}).get("bytes_acked", 0) - s.subflow_acked0()[k])
             )
+            rec = flow_record(
+                sc, f, k, fid_of[(id(s), k)], info or {}, infos0[f.flow_id][k] or {}, acked, conn
+            )
+            rec["end_ps"] = int(s.end_s * 1e12) if s.end_s is not None else -1
+            rec["_error"] = s.error if k == 0 else None
+            flows.append(rec)
     bstats = bpfctl.port_stats()
     res = RunResult(alg, 0, {}, ports, flows, ps, fs)
     res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}

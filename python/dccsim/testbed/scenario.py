@@ -63,10 +63,15 @@ class Scenario:
 
 
 def locate(arg: str) -> Path:
-    """A path to a TOML file, or the name of a scenario in dccsim/experiments."""
+    """A path to a TOML file, or the name of a scenario in dccsim/experiments (the rule of
+    `dccsim run`: dccsim.targets; a directory is not a scenario file)."""
+    from ..targets import is_scenario_file
+
     p = Path(arg)
-    if p.suffix == ".toml" or p.exists():
-        if not p.exists():
+    if is_scenario_file(arg):
+        if p.is_dir():
+            raise ScenarioError(f"scenario: {arg} is a directory, not a scenario file")
+        if not p.is_file():
             raise ScenarioError(f"scenario: file not found: {arg}")
         return p
     cand = EXPERIMENTS_DIR / f"{arg}.toml"

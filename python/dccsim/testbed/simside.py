@@ -7,6 +7,9 @@ What is matched (docs/testbed.md, "Sim vs testbed in one command"):
     controller runs (both are checked against tests/vectors/cc_vectors.json), with the testbed's
     [cc] parameters translated to the engine's names; β = HostBw·τ/expected_flows with the
     simulator's own τ, as the testbed derives it from its τ;
+  - the kernel's own controllers (testbed/kernel_cc.py): CUBIC, NewReno and DCTCP of the engine
+    for the kernel's cubic, reno and dctcp, with Linux's minimum RTO (`host.rto = 200ms`), since
+    the kernel's RTO, not the scenario's, is what the testbed ran; BBR has no counterpart;
   - the marking when the scenario has `ecn = none`: DCTCP gets the testbed's step K (bytes, as
     recorded by the run), TBTCP the queue-cancelling curve p = q/(BDP + q) capped at 0.5 with
     BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
@@ -19,20 +22,35 @@ import dataclasses
 import json
 from pathlib import Path
 
+from . import kernel_cc
+
 
 class SimSideError(RuntimeError):
     pass
 
 
+def sim_algorithm(alg: str) -> str:
+    """The simulator's algorithm for the testbed's `alg` (SimSideError when it has none)."""
+    if alg not in kernel_cc.SIM_COUNTERPART:
+        return alg  # an eBPF law: the engine's algorithm of the same name
+    sim = kernel_cc.SIM_COUNTERPART[alg]
+    if sim is None:
+        raise SimSideError(f"{alg} has no simulator counterpart")
+    return sim
+
+
 def _scenario(sc, alg: str):
     """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
-    is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`)."""
+    is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). A
+    kernel controller gets Linux's minimum RTO (kernel_cc.SIM_RTO)."""
     import copy
 
     from ..scenario import from_dict
 
     raw = copy.deepcopy(sc.raw)
-    raw["cc"] = {"algorithm": alg}
+    raw["cc"] = {"algorithm": sim_algorithm(alg)}
+    if alg in kernel_cc.KERNEL:
+        raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO}
     if isinstance(raw.get("experiment"), dict):
         raw["experiment"].pop("variants", None)  # replaced by the one run matched to the testbed's
     scn = from_dict(raw, default_name=sc.name)
@@ -71,8 +89,10 @@ def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
             "beta_bytes": float(beta),
             "power_floor": float(tb.get("power_floor", 0.01)),
         }
-    if alg == "dctcp":
+    if alg in ("dctcp", "linux-dctcp"):
         return {"variant": "linux", "g": float(tb.get("g", 1 / 16))}
+    if alg in ("cubic", "reno"):
+        return {}  # the engine's RFC 9438 CUBIC and RFC 5681/6582 NewReno with their defaults
     if alg == "tbtcp":
         return {
             "variant": "linux",
@@ -106,7 +126,7 @@ def sim_ecn(scn, alg: str, tb_ecn: dict, tau_ps: int):
     if scn.switch.ecn.kind != "none":
         return None
     tb_ecn = _one_rule(tb_ecn)
-    if alg == "dctcp" and tb_ecn.get("ecn_kind") == "step":
+    if alg in ("dctcp", "linux-dctcp") and tb_ecn.get("ecn_kind") == "step":
         return Ecn("step", k_bytes=int(tb_ecn["k_bytes"]))
     if alg == "tbtcp" and tb_ecn.get("ecn_kind") == "tbtcp":
         # the marked port is the bottleneck: a host downlink, a dumbbell's slower trunk or the
@@ -130,7 +150,7 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
     except (ScenarioError, ValueError) as e:
         raise SimSideError(f"the simulator cannot load the scenario: {e}") from None
     tau_ps = sim_tau_ps(scn)
-    cc = CcSpec(alg, sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
+    cc = CcSpec(sim_algorithm(alg), sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
     ecn = sim_ecn(scn, alg, testbed_params.get("ecn") or {}, tau_ps)
     variant = Variant(alg, cc, ecn)
     exp = scn.experiment or Experiment()
@@ -145,6 +165,7 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         runner.run(scn, out, progress=not quiet, argv=argv)
     matched = {
         "tau_ps": tau_ps,
+        "rto_ps": scn.host.rto_ps,
         "cc": cc.to_engine(),
         "ecn": dataclasses.asdict(ecn) if ecn is not None else dataclasses.asdict(scn.switch.ecn),
     }
