@@ -82,7 +82,7 @@ def record_class(section: str) -> type:
     """The frozen dataclass of a section's values: one attribute per engine field, its default
     the engine's (a table-typed field defaults to None here; its section reader fills it)."""
     sec = sections()[section]
-    cls_name = "".join(p.capitalize() for p in section.replace(".", "_").split("_"))
+    cls_name = _class_name(section)
     fields = [
         (
             k.field,
@@ -91,7 +91,22 @@ def record_class(section: str) -> type:
         )
         for k in sec.keys
     ]
-    return dataclasses.make_dataclass(cls_name, fields, frozen=True)
+    # this module's name: pickle (worker processes) finds the class through __getattr__ below
+    cls = dataclasses.make_dataclass(cls_name, fields, frozen=True)
+    cls.__module__ = __name__
+    return cls
+
+
+def _class_name(section: str) -> str:
+    """`switch.pfc` -> `SwitchPfc`."""
+    return "".join(p.capitalize() for p in section.replace(".", "_").split("_"))
+
+
+def __getattr__(name: str):
+    for section in sections():
+        if _class_name(section) == name:
+            return record_class(section)
+    raise AttributeError(name)
 
 
 def record(section: str, **values):
