@@ -26,6 +26,7 @@ lint:
 	cargo fmt --all --check
 	$(PY) -m ruff format --check python tests tools
 	$(PY) -m ruff check python tests tools
+	$(PY) -m dccsim.scenario.docs --check
 
 test-rust:
 	cargo test --release -p dccsim-engine
