@@ -100,8 +100,8 @@ def render(text: str) -> str:
         pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
         if not pattern.search(text):
             raise SystemExit(f"docs/scenario.md: no block {begin!r} ... {end!r}")
-        body = make()
-        text = pattern.sub(lambda _m, body=body: f"{begin}\n{body}\n{end}", text)
+        block = f"{begin}\n{make()}\n{end}"
+        text = pattern.sub(lambda _m, block=block: block, text)
     return text
 
 
