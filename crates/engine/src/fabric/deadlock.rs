@@ -7,7 +7,7 @@
 use super::port::Node;
 use super::Fabric;
 use crate::core::{Core, PortId};
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 
 impl Fabric {
     /// Schedule the first watchdog check (PFC runs with a watchdog interval only).

@@ -16,7 +16,7 @@ pub mod switch;
 use crate::config::{Ecn, SwitchConfig};
 use crate::core::{Core, FlowId, HostId, NodeId, PortId};
 use crate::packet::{Kind, PacketPool, PktId};
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 use crate::telemetry::capture::Capture;
 use crate::topo::Network;
 

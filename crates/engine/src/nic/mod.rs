@@ -9,7 +9,7 @@ mod profile;
 
 use crate::core::{Core, FlowId, HostId, PortId};
 use crate::fabric::Fabric;
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 use crate::time::Time;
 use crate::transport::Transport;
 

@@ -6,7 +6,7 @@ pub mod capture;
 use crate::core::{Core, PortId};
 use crate::fabric::Fabric;
 use crate::results::Results;
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 use crate::time::Time;
 use crate::transport::Transport;
 

@@ -7,7 +7,7 @@ pub mod closed_loop;
 
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, FlowId};
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 use crate::time::Time;
 
 /// Schedule a `FlowStart` for every flow at its start time, in flow order.

@@ -12,7 +12,7 @@ pub mod sender;
 use crate::cc::{CongestionControl, Telemetry};
 use crate::config::HostConfig;
 use crate::core::{Core, FlowId, HostId};
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 use crate::time::Time;
 
 /// What the flow is: fixed when it is created.

@@ -5,7 +5,7 @@ use super::Transport;
 use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
-use crate::sched::EvKind;
+use crate::sim::EvKind;
 
 /// What an arriving ACK did to its flow.
 pub enum AckOutcome {

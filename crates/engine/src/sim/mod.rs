@@ -5,6 +5,8 @@
 //! controllers), `traffic` (when flows start), `telemetry` (series and records); `core` holds the
 //! clock, event queue, packet pool and counters that all of them share.
 
+pub mod events;
+
 use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, HostId};
@@ -13,11 +15,11 @@ use crate::nic::Nics;
 use crate::packet::Kind;
 use crate::packet::PktId;
 use crate::results::Results;
-use crate::sched::EvKind;
 use crate::telemetry::Telemetry;
 use crate::time::Time;
 use crate::transport::sender::AckOutcome;
 use crate::transport::Transport;
+pub use events::EvKind;
 
 /// Events between two calls of the stop check of `run_polled` (about 5–20 ms of engine time).
 pub const POLL_EVENTS: u32 = 1 << 16;
