@@ -211,7 +211,7 @@ class Variant:
     # 1 makes them single-path)
     subflows: Optional[int] = None
     # PFC of this variant's fabric: None = the scenario's [switch] pfc, False = off (lossy Dynamic
-    # Thresholds with the scenario's buffer and dt_alpha), a Pfc = lossless with those values
+    # Thresholds with the scenario's [switch] values), a Pfc = lossless with those values
     pfc: Any = None  # a switch.pfc record, False or None
 
     @property

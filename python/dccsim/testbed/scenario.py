@@ -11,6 +11,8 @@ from ..units import UnitError, parse_rate, parse_size, parse_time
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parent.parent / "experiments"
 MAX_SUBFLOWS = 2  # the two-path topology: one subflow per path
+# the testbed samples its queues even when the scenario asks for no time series (metrics.interval 0)
+TESTBED_SAMPLE_INTERVAL_PS = 1_000_000_000
 
 
 class ScenarioError(ValueError):
@@ -28,15 +30,6 @@ class Flow:
 
 
 @dataclass
-class Ecn:
-    kind: str = "none"
-    k_bytes: int = 0
-    kmin_bytes: int = 0
-    kmax_bytes: int = 0
-    pmax: float = 0.0
-
-
-@dataclass
 class Scenario:
     name: str
     seed: int
@@ -48,7 +41,7 @@ class Scenario:
     buffer_bytes: int
     dt_alpha: float
     int_enabled: bool
-    ecn: Ecn
+    ecn: object  # scenario.model.Ecn (kind none, step or red)
     payload_bytes: int
     cc_params: dict
     flows: list[Flow]
@@ -101,13 +94,13 @@ def load(arg: str, duration: str | None = None, host_rate: str | None = None) ->
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         raw = None
     if raw is not None and "cc" not in raw:
-        from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
+        checked = from_dict({**raw, "cc": {"algorithm": "dctcp"}}, default_name=path.stem)
     else:
-        load_checked(path)  # reports non-UTF-8, invalid TOML and every field error
+        checked = load_checked(path)  # reports non-UTF-8, invalid TOML and every field error
     text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
     raw = tomllib.loads(text)
     try:
-        sc = _resolve(raw, path, duration, host_rate)
+        sc = _resolve(raw, checked, path, duration, host_rate)
         sc.text = text
         return sc
     except UnitError as e:
@@ -132,7 +125,10 @@ def _two_path(topo: dict) -> tuple[int, int, tuple[int, ...]]:
     return counts[0], counts[1], rates
 
 
-def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
+def _resolve(raw: dict, checked, path: Path, duration: str | None, host_rate: str | None = None) -> Scenario:
+    """The testbed's view of a scenario: its topology and flows from the file, every [switch],
+    [host] and [metrics] value from the simulator's validated scenario `checked` (the engine's
+    declarations and defaults, scenario/schema.py), so the two sides never disagree on a default."""
     topo = raw.get("topology", {})
     kind = topo.get("kind", "star")
     left, bottleneck, path_rates = 0, None, ()
@@ -161,25 +157,10 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     )
     host_delay = parse_time(topo.get("host_delay", "0s"), "topology.host_delay")
 
-    sw = raw.get("switch", {})
-    ecn_raw = sw.get("ecn", {"kind": "none"})
-    ek = ecn_raw.get("kind", "none")
-    if ek == "none":
-        ecn = Ecn()
-    elif ek == "step":
-        ecn = Ecn("step", k_bytes=parse_size(_get(ecn_raw, "k", None, "switch.ecn"), "switch.ecn.k"))
-    elif ek == "red":
-        ecn = Ecn(
-            "red",
-            kmin_bytes=parse_size(_get(ecn_raw, "kmin", None, "switch.ecn"), "switch.ecn.kmin"),
-            kmax_bytes=parse_size(_get(ecn_raw, "kmax", None, "switch.ecn"), "switch.ecn.kmax"),
-            pmax=float(_get(ecn_raw, "pmax", None, "switch.ecn")),
-        )
-    else:
-        raise ScenarioError(f"switch.ecn.kind: unknown value '{ek}'; allowed: none, step, red")
-
-    host = raw.get("host", {})
-    payload = parse_size(host.get("payload", "1000B"), "host.payload")
+    ecn = checked.switch.ecn
+    if ecn.kind not in ("none", "step", "red"):
+        raise ScenarioError(f"switch.ecn.kind: the testbed marks none, step or red, got '{ecn.kind}'")
+    payload = checked.host.payload_bytes
     if not 536 <= payload <= 1448:
         raise ScenarioError(f"host.payload: the testbed needs 536B..1448B (MTU 1500), got {payload}B")
 
@@ -231,8 +212,7 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
     if not flows:
         raise ScenarioError("flows: the scenario has no flows")
 
-    metrics = raw.get("metrics", {})
-    interval = parse_time(metrics.get("interval", "1ms"), "metrics.interval")
+    interval = checked.metrics.interval_ps or TESTBED_SAMPLE_INTERVAL_PS
     base_rtt = raw.get("base_rtt", "auto")
     base_rtt_ps = None if base_rtt == "auto" else parse_time(base_rtt, "base_rtt")
 
@@ -249,9 +229,9 @@ def _resolve(raw: dict, path: Path, duration: str | None, host_rate: str | None 
         bottleneck_rate_bps=bottleneck,
         path_rates_bps=path_rates,
         host_delay_ps=host_delay,
-        buffer_bytes=parse_size(sw.get("buffer", "4MiB"), "switch.buffer"),
-        dt_alpha=float(sw.get("dt_alpha", 0.125)),
-        int_enabled=bool(sw.get("int", True)),
+        buffer_bytes=checked.switch.buffer_bytes,
+        dt_alpha=checked.switch.dt_alpha,
+        int_enabled=checked.switch.int_enabled,
         ecn=ecn,
         payload_bytes=payload,
         cc_params=cc,
