@@ -27,10 +27,15 @@ def is_scenario_file(target: str) -> bool:
     return target.endswith(".toml") or Path(target).is_file()
 
 
-def resolve(target: str):
-    """An experiment name from the catalog, or a path to a TOML scenario file."""
+def resolve(target: str, sets=()):
+    """An experiment name from the catalog, or a path to a TOML scenario file; `sets` are
+    `--set dotted.key=value` overrides of its raw TOML (overrides.py)."""
     from . import experiments, scenario
 
+    if sets:
+        from . import overrides
+
+        return overrides.resolve(target, sets)
     if is_scenario_file(target):
         return scenario.load(target)
     return experiments.get(target)
@@ -76,7 +81,7 @@ def cmd_show(args) -> int:
         return 0
     if not args.experiment:
         raise ScenarioError("show", "name an experiment, a scenario file, or --algorithm NAME")
-    sys.stdout.write(dump_toml(resolve(args.experiment)))
+    sys.stdout.write(dump_toml(resolve(args.experiment, args.set or ())))
     return 0
 
 
@@ -94,7 +99,7 @@ def cmd_run(args) -> int:
     from . import runner
     from .results import json_text
 
-    scn = resolve(args.target)
+    scn = resolve(args.target, args.set or ())
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
     if args.pcap:
@@ -182,7 +187,7 @@ def cmd_claims(args) -> int:
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
-    spec = sweep_spec.load(args.spec, out=args.out)
+    spec = sweep_spec.load(args.spec, out=args.out, sets=args.set or ())
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", "must be at least 1")
     doc = sweep.run(
@@ -238,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="print an experiment (or scenario file) as resolved TOML")
     s.add_argument("experiment", nargs="?")
     s.add_argument("--algorithm", metavar="NAME", help="show an algorithm's parameters and defaults")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a scenario key before validation (e.g. switch.buffer=2MiB); repeatable",
+    )
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser("run", help="run an experiment or a scenario file")
@@ -250,6 +261,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
     )
     s.add_argument("--seed", type=int, help="override the scenario's seed")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a scenario key before validation (e.g. cc.gamma=0.8, switch.buffer=2MiB); repeatable",
+    )
     s.add_argument(
         "--pcap",
         action="append",
@@ -274,6 +291,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("spec", metavar="SPEC.toml")
     s.add_argument("--out", help="output directory (default: the spec's [sweep] out, or sweeps/<spec name>)")
     s.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a key of the base scenario before the grid is applied; repeatable",
+    )
     s.add_argument(
         "--ray",
         nargs="?",
