@@ -120,6 +120,8 @@ def cmd_run(args) -> int:
         jobs=args.jobs,
     )
     _register(out)
+    if not args.quiet:
+        _say_pcaps(out, summary)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -128,6 +130,17 @@ def cmd_run(args) -> int:
         print(runner.report(scn, summary))
         print(f"\nresults: {out}")
     return 0
+
+
+def _say_pcaps(out: Path, summary: dict) -> None:
+    """One stderr line naming the packet captures the run wrote (stdout stays the summary)."""
+    from .pcap import LUA
+
+    pcaps = [out / slug / "packets.pcap" for slug in summary.get("runs", {})]
+    pcaps = [str(p) for p in pcaps if p.is_file()]
+    if pcaps:
+        where = ", ".join(pcaps) if len(pcaps) <= 3 else f"{out}/<variant>/packets.pcap ({len(pcaps)} files)"
+        print(f"dccsim: packets captured: {where} (Wireshark: -X lua_script:{LUA})", file=sys.stderr)
 
 
 def _register(run_dir, **kw) -> None:
