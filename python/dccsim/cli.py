@@ -224,6 +224,9 @@ def cmd_sweep(args) -> int:
     failed = [p for p in doc["points"] if p["status"] == "failed"]
     for p in failed:
         print(f"dccsim: point {p['id']} {p['params']} seed {p['seed']} failed: {p['error']}", file=sys.stderr)
+    from .sweep_results import summary_text
+
+    print(summary_text(spec.out) + "\n")  # the swept parameters × the key metrics, seeds aggregated
     c = doc["last_run"]
     print(f"{spec.out}: {c['run']} run, {c['skipped']} already done, {c['failed']} failed")
     return 1 if failed else 0
