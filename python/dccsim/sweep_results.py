@@ -240,6 +240,14 @@ def axis_values(values: list):
     return list(range(len(values))), "", [_fmt(v) for v in values]
 
 
+def display(metric: str) -> tuple:
+    """(axis label, divisor) of a metric in the figure: picoseconds in µs, bytes in KB."""
+    for suffix, unit, div in (("_ps", "µs", 1e6), ("_bytes", "KB", 1e3)):
+        if metric.endswith(suffix):
+            return f"{metric[: -len(suffix)]} ({unit})", div
+    return metric, 1.0
+
+
 STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -258,7 +266,8 @@ def draw(sweep_dir, path=None) -> Path:
     agg = aggregate(df, metrics)
     path = Path(path) if path else root / "sweep.png"
     ncols, nrows = max(1, len(params)), max(1, len(metrics))
-    fig, axes = plots.new_figure(nrows, ncols, figsize=(4.6 * ncols, 2.5 * nrows + 1.2), squeeze=False)
+    width = max(4.6 * ncols, 6.4)
+    fig, axes = plots.new_figure(nrows, ncols, figsize=(width, 2.5 * nrows + 1.2), squeeze=False)
     fig.set_layout_engine("constrained")
     variants = list(dict.fromkeys(agg["variant"])) if len(agg) else []
     for j, p in enumerate(params):
@@ -274,6 +283,7 @@ def draw(sweep_dir, path=None) -> Path:
         combos = list(dict.fromkeys(combo)) if combo is not None else [None]
         for i, m in enumerate(metrics):
             ax = axes[i][j]
+            ylabel, div = display(m)
             for vi, variant in enumerate(variants):
                 for ci, c in enumerate(combos):
                     g = agg[(agg["variant"] == variant) & ((combo == c) if c is not None else True)]
@@ -286,8 +296,8 @@ def draw(sweep_dir, path=None) -> Path:
                     )
                     ax.errorbar(
                         x[order],
-                        g[m].to_numpy(dtype=float)[order],
-                        yerr=np.nan_to_num(g[m + "_ci95"].to_numpy(dtype=float)[order]),
+                        g[m].to_numpy(dtype=float)[order] / div,
+                        yerr=np.nan_to_num(g[m + "_ci95"].to_numpy(dtype=float)[order]) / div,
                         color=f"C{vi % 10}",
                         ls=STYLES[ci % len(STYLES)],
                         marker=MARKERS[ci % len(MARKERS)],
@@ -296,9 +306,9 @@ def draw(sweep_dir, path=None) -> Path:
                         label=label,
                     )
             ax.set_xlabel(f"{p} ({unit})" if unit else p)
-            ax.set_ylabel(m)
-            if labels is not None:
-                ax.set_xticks(xs, labels)
+            ax.set_ylabel(ylabel)
+            if labels is not None or len(xs) <= 8:  # ticks at the grid's values, as written there
+                ax.set_xticks(xs, labels or [_fmt(v) for v in values])
             ax.grid(True, alpha=0.3)
         if axes[0][j].get_legend_handles_labels()[0]:
             axes[0][j].legend(
@@ -311,7 +321,7 @@ def draw(sweep_dir, path=None) -> Path:
     n = sorted(set(agg["n"])) if len(agg) else [0]
     seeds = f"{n[0]}" if len(n) == 1 else f"{n[0]}-{n[-1]}"
     fig.suptitle(
-        f"sweep {df.attrs['name']}: mean over {seeds} seeds per point, bars: 95 % confidence interval",
+        f"sweep {df.attrs['name']}\nmean over {seeds} seeds per point, bars: 95 % confidence interval",
         fontsize=10,
     )
     from .results import write_figure
