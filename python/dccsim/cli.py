@@ -41,11 +41,17 @@ def resolve(target: str, sets=()):
     return experiments.get(target)
 
 
-def default_out(target: str, scn) -> Path:
-    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file)."""
+def default_out(target: str, scn, sets=()) -> Path:
+    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file);
+    with `--set` overrides, runs/<stem>-set-<hash of the overrides>-seed<N>, so that a variation
+    does not collide with the unedited run."""
     from . import outdir
 
     stem = Path(target).stem if is_scenario_file(target) else target
+    if sets:
+        from .overrides import digest
+
+        stem = f"{stem}-set-{digest(sets)}"
     return outdir.default_dir(stem, scn.seed)
 
 
@@ -104,7 +110,7 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
-    out = Path(args.out) if args.out else default_out(args.target, scn)
+    out = Path(args.out) if args.out else default_out(args.target, scn, args.set or ())
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")

@@ -110,6 +110,13 @@ def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
     return data, name, base_dir
 
 
+def digest(sets: Sequence[str]) -> str:
+    """8 hex digits naming a list of overrides (the default output directory of `run --set`)."""
+    import hashlib
+
+    return hashlib.sha256("\n".join(sets).encode("utf-8")).hexdigest()[:8]
+
+
 def resolve(target: str, sets: Sequence[str]):
     """The scenario `target` (file or catalog name) with the overrides `sets` applied, validated."""
     from .scenario import from_dict

@@ -3,6 +3,8 @@ validation, so an override behaves exactly like the same edit in the file."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cli_helpers import assert_input_error, dccsim
@@ -129,3 +131,14 @@ def test_sweep_set_edits_the_base(tmp_path, scn_file):
     s = sweep_spec.load(spec, out=str(tmp_path / "o"), sets=["switch.buffer=2MiB"])
     assert 'buffer = "2MiB"' in s.base_text
     assert_input_error(dccsim("sweep", spec, "--set", "switch.bufer=1"), "switch.bufer: unknown key")
+
+
+def test_default_output_directory_of_a_run_with_overrides(tmp_path, scn_file):
+    """`run --set` without --out writes beside the unedited run, not over it."""
+    plain = dccsim("run", scn_file, "--quiet", "--no-figures", cwd=tmp_path)
+    edited = dccsim("run", scn_file, "--set", "switch.buffer=300KB", "--quiet", "--no-figures", cwd=tmp_path)
+    assert plain.returncode == 0 and edited.returncode == 0, plain.stderr + edited.stderr
+    assert plain.stdout.strip() == str(Path("runs") / "s-seed1")
+    assert edited.stdout.strip() == str(
+        Path("runs") / f"s-set-{overrides.digest(['switch.buffer=300KB'])}-seed1"
+    )
