@@ -13,8 +13,8 @@ records only, and its original length is that of the whole segment:
 - TCP, one 5-tuple per flow: data source port 57344 + (flow id & 4095), destination port
   61440 + (flow id >> 12 & 4095) (a range no Wireshark dissector claims; unique below 2^24
   flows); data: seq = the payload's first byte offset in the flow (mod 2^32), ack 0; ACK/NACK:
-  seq 0, ack = the next byte expected (mod 2^32); flag ACK, window 65535; correct checksum over
-  the segment with its zero payload;
+  seq 0, ack = the next byte expected (mod 2^32), ECE when it echoes congestion (`ece`);
+  flag ACK, window 65535; correct checksum over the segment with its zero payload;
 - TCP option kind 254 (experimental, RFC 6994), length 24, ExID 0xDCC5, then big-endian:
   flow id u32, sequence u64 (the engine's, not wrapped), size on the wire u32, kind u8 (0 data,
   1 ACK, 2 NACK), priority u8, INT hop count u8, one zero byte;
@@ -151,7 +151,8 @@ def _chunk(packets: dict, lo: int, hi: int, src_of, dst_of, ints: dict | None) -
     seq = col["seq"]
     h["tcp_seq"] = np.where(data, seq & 0xFFFFFFFF, 0)
     h["tcp_ack"] = np.where(data, 0, seq & 0xFFFFFFFF)
-    h["tcp_off_flags"] = (TCP_HEADER // 4) << 12 | 0x10  # data offset; ACK
+    ece = col["ece"] if "ece" in col else np.zeros(n, dtype=np.int64)  # tables before the column
+    h["tcp_off_flags"] = (TCP_HEADER // 4) << 12 | 0x10 | np.where(ece == 1, 0x40, 0)  # offset; ACK; ECE
     h["window"] = 0xFFFF
     h["opt_kind"], h["opt_len"], h["exid"] = OPTION_KIND, OPTION_LEN, EXID
     h["flow"], h["seq"], h["size"] = fid, seq, col["size_bytes"]

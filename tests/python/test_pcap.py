@@ -203,13 +203,12 @@ def test_tshark_decodes_every_packet_without_a_malformed_one_and_good_checksums(
 def test_tshark_sequence_numbers_match_the_flow_records(run_dir):
     t = _tables(run_dir)
     pk, flows = t["packets"], t["flows"]
-    rows = _tshark_fields(
-        run_dir / "packets.pcap", ["tcp.seq_raw", "tcp.ack_raw", "tcp.len", "ip.dsfield.ecn"]
-    )
+    fields = ["tcp.seq_raw", "tcp.ack_raw", "tcp.len", "ip.dsfield.ecn", "tcp.flags.ece"]
+    rows = [r[:4] + [r[4] in ("1", "True")] for r in _tshark_fields(run_dir / "packets.pcap", fields)]
     assert len(rows) == len(pk["seq"])
     end = {}
-    for i, (seq, ack, n, ecn) in enumerate(rows):
-        assert int(ecn) == pk["ecn"][i]
+    for i, (seq, ack, n, ecn, ece) in enumerate(rows):
+        assert int(ecn) == pk["ecn"][i] and ece == (pk["ece"][i] == 1)
         if pk["kind"][i] == 0:
             assert int(seq) == pk["seq"][i] % 2**32 and int(n) == pk["payload_bytes"][i]
             f = pk["flow_id"][i]
@@ -219,12 +218,15 @@ def test_tshark_sequence_numbers_match_the_flow_records(run_dir):
     # every byte of each 50 KB flow crossed sw0->h2, and the last ACK acknowledges it all
     assert end == dict(zip(flows["flow_id"], flows["size_bytes"]))
     last_ack = {}
-    for i, (seq, ack, n, ecn) in enumerate(rows):
+    for i, (seq, ack, n, ecn, ece) in enumerate(rows):
         if pk["kind"][i] == 1:
             last_ack[pk["flow_id"][i]] = int(ack)
     assert last_ack == end
     # the 5 KB step marks some data CE (3) on the congested sw0->h2; tshark reads the IP bits
     assert {r[3] for r, k in zip(rows, pk["kind"]) if k == 0} == {"2", "3"}
+    # DCTCP's receiver echoes the marks: some ACKs carry ECE, data never does
+    assert any(r[4] for r, k in zip(rows, pk["kind"]) if k == 1)
+    assert not any(r[4] for r, k in zip(rows, pk["kind"]) if k == 0)
 
 
 @pytest.mark.parametrize("which", ["run_dir", "ft_dir"])
