@@ -171,3 +171,28 @@ def test_axis_values_units_and_categories():
     assert sweep_results.axis_values(["10us", "1ms"]) == ([10.0, 1000.0], "µs", None)
     assert sweep_results.axis_values([0.8, 1]) == ([0.8, 1.0], "", None)
     assert sweep_results.axis_values(["hpcc", "dctcp"]) == ([0, 1], "", ["hpcc", "dctcp"])
+
+
+def test_points_that_did_not_finish_are_listed_without_metrics(swept, tmp_path):
+    import shutil
+
+    tmp, _ = swept
+    sw = tmp_path / "sw"
+    shutil.copytree(tmp / "sw", sw)
+    doc = json.loads((sw / "sweep.json").read_text())
+    gone = doc["points"][0]
+    gone["status"], gone["error"] = "failed", "boom"
+    shutil.rmtree(sw / "points" / gone["id"])
+    (sw / "sweep.json").write_text(json.dumps(doc))
+    df = results.load(sw)
+    assert len(df) == 11  # the failed point: one row, no variant
+    row = df[df["point"] == gone["id"]].iloc[0]
+    assert row["status"] == "failed" and math.isnan(row["packets_dropped"])
+    agg = sweep_results.aggregate(df)
+    # its buffer now has 2 seeds per variant, the other 3
+    n = {(b, v): k for b, v, k in zip(agg["switch.buffer"], agg["variant"], agg["n"])}
+    assert n[(gone["params"]["switch.buffer"], "dctcp")] == 2 and sorted(n.values()) == [2, 2, 3, 3]
+    for p in doc["points"]:
+        p["status"] = "failed"
+    (sw / "sweep.json").write_text(json.dumps(doc))
+    assert sweep_results.summary_text(sw) == "no finished points"
