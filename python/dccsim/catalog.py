@@ -238,6 +238,28 @@ def _make_views(con) -> None:
             cols = ", ".join(f"NULL::{duck[d]} AS {c}" for c, d in table_columns()[t])
             body = f"SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS variant, {cols} WHERE false"
         con.execute(f"CREATE OR REPLACE TEMP VIEW {t} AS {body}")
+    _make_points_view(con)
+
+
+def _make_points_view(con) -> None:
+    """`points`: one row per registered sweep point with its swept parameters as plain columns,
+    named by their dotted keys (`"switch.buffer"`), DOUBLE where every value is a number."""
+    numeric: dict = {}
+    for (params,) in con.execute(
+        "SELECT params FROM runs WHERE point_id IS NOT NULL ORDER BY sweep, point_id"
+    ).fetchall():
+        for k, v in json.loads(params or "{}").items():
+            num = isinstance(v, (int, float)) and not isinstance(v, bool)
+            numeric[k] = numeric.get(k, True) and num
+    cols = ""
+    for k, num in numeric.items():
+        value = f"params->>{_sql_str('$.' + json.dumps(k))}"
+        ident = '"' + k.replace('"', '""') + '"'
+        cols += f", {'TRY_CAST(' + value + ' AS DOUBLE)' if num else value} AS {ident}"
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW points AS SELECT run_id, sweep, point_id, seed"
+        f"{cols} FROM runs WHERE point_id IS NOT NULL"
+    )
 
 
 def query(sql: str, path=None):

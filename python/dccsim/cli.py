@@ -24,20 +24,31 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-def resolve(target: str):
-    """An experiment name from the catalog, or a path to a TOML scenario file."""
+def resolve(target: str, sets=()):
+    """An experiment name from the catalog, or a path to a TOML scenario file; `sets` are
+    `--set dotted.key=value` overrides of its raw TOML (overrides.py)."""
     from . import experiments, scenario
 
+    if sets:
+        from . import overrides
+
+        return overrides.resolve(target, sets)
     if is_scenario_file(target):
         return scenario.load(target)
     return experiments.get(target)
 
 
-def default_out(target: str, scn) -> Path:
-    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file)."""
+def default_out(target: str, scn, sets=()) -> Path:
+    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file);
+    with `--set` overrides, runs/<stem>-set-<hash of the overrides>-seed<N>, so that a variation
+    does not collide with the unedited run."""
     from . import outdir
 
     stem = Path(target).stem if is_scenario_file(target) else target
+    if sets:
+        from .overrides import digest
+
+        stem = f"{stem}-set-{digest(sets)}"
     return outdir.default_dir(stem, scn.seed)
 
 
@@ -73,7 +84,7 @@ def cmd_show(args) -> int:
         return 0
     if not args.experiment:
         raise ScenarioError("show", "name an experiment, a scenario file, or --algorithm NAME")
-    sys.stdout.write(dump_toml(resolve(args.experiment)))
+    sys.stdout.write(dump_toml(resolve(args.experiment, args.set or ())))
     return 0
 
 
@@ -91,12 +102,12 @@ def cmd_run(args) -> int:
     from . import runner
     from .results import json_text
 
-    scn = resolve(args.target)
+    scn = resolve(args.target, args.set or ())
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
-    out = Path(args.out) if args.out else default_out(args.target, scn)
+    out = Path(args.out) if args.out else default_out(args.target, scn, args.set or ())
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")
@@ -112,6 +123,8 @@ def cmd_run(args) -> int:
         jobs=args.jobs,
     )
     _register(out)
+    if not args.quiet:
+        _say_pcaps(out, summary)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -120,6 +133,17 @@ def cmd_run(args) -> int:
         print(runner.report(scn, summary))
         print(f"\nresults: {out}")
     return 0
+
+
+def _say_pcaps(out: Path, summary: dict) -> None:
+    """One stderr line naming the packet captures the run wrote (stdout stays the summary)."""
+    from .pcap import LUA
+
+    pcaps = [out / slug / "packets.pcap" for slug in summary.get("runs", {})]
+    pcaps = [str(p) for p in pcaps if p.is_file()]
+    if pcaps:
+        where = ", ".join(pcaps) if len(pcaps) <= 3 else f"{out}/<variant>/packets.pcap ({len(pcaps)} files)"
+        print(f"dccsim: packets captured: {where} (Wireshark: -X lua_script:{LUA})", file=sys.stderr)
 
 
 def _register(run_dir, **kw) -> None:
@@ -179,7 +203,7 @@ def cmd_claims(args) -> int:
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
-    spec = sweep_spec.load(args.spec, out=args.out)
+    spec = sweep_spec.load(args.spec, out=args.out, sets=args.set or ())
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", "must be at least 1")
     doc = sweep.run(
@@ -203,6 +227,9 @@ def cmd_sweep(args) -> int:
     failed = [p for p in doc["points"] if p["status"] == "failed"]
     for p in failed:
         print(f"dccsim: point {p['id']} {p['params']} seed {p['seed']} failed: {p['error']}", file=sys.stderr)
+    from .sweep_results import summary_text
+
+    print(summary_text(spec.out) + "\n")  # the swept parameters × the key metrics, seeds aggregated
     c = doc["last_run"]
     print(f"{spec.out}: {c['run']} run, {c['skipped']} already done, {c['failed']} failed")
     return 1 if failed else 0
@@ -235,6 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("show", help="print an experiment (or scenario file) as resolved TOML")
     s.add_argument("experiment", nargs="?")
     s.add_argument("--algorithm", metavar="NAME", help="show an algorithm's parameters and defaults")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a scenario key before validation (e.g. switch.buffer=2MiB); repeatable",
+    )
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser("run", help="run an experiment or a scenario file")
@@ -247,6 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
     )
     s.add_argument("--seed", type=int, help="override the scenario's seed")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a scenario key before validation (e.g. cc.gamma=0.8, switch.buffer=2MiB); repeatable",
+    )
     s.add_argument(
         "--pcap",
         action="append",
@@ -271,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("spec", metavar="SPEC.toml")
     s.add_argument("--out", help="output directory (default: the spec's [sweep] out, or sweeps/<spec name>)")
     s.add_argument("--jobs", type=int, help="local worker processes (default: all cores)")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a key of the base scenario before the grid is applied; repeatable",
+    )
     s.add_argument(
         "--ray",
         nargs="?",

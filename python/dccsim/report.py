@@ -136,6 +136,37 @@ def run_section(run_dir: Path, page_dir: Path, heading: Optional[str] = None) ->
     return body, [(run_dir, order, lambda slug: names[slug])]
 
 
+def _sweep_answers(sweep_dir: Path, page_dir: Path) -> str:
+    """The key metrics per parameter combination and variant (seeds aggregated) and sweep.png,
+    the metrics against each swept parameter (sweep_results.py), linked at full size."""
+    from . import sweep_results as sr
+
+    df = sr.table(sweep_dir)
+    metrics = [m for m in sr.key_metrics(df) if m in df and df[m].notna().any()]
+    agg = sr.aggregate(df, metrics)
+    if agg.empty:
+        return "<p>No finished points yet.</p>"
+    params = df.attrs["params"]
+    head = "".join(f"<th>{_e(c)}</th>" for c in params + ["variant", "seeds"] + metrics)
+    rows = []
+    for _, r in agg.iterrows():
+        cells = [sr._fmt(r[p]) for p in params] + [r["name"] or r["variant"], r["n"]]
+        for m in metrics:
+            ci = r[m + "_ci95"]
+            cells.append(sr._fmt(r[m]) + ("" if ci != ci else f" ± {sr._fmt(ci)}"))
+        rows.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+    png = sr.draw(sweep_dir)
+    b64 = base64.b64encode(png.read_bytes()).decode("ascii")
+    rel = Path(os.path.relpath(png, page_dir)).as_posix()
+    return (
+        "<h2 id='answers'>Key metrics</h2><p>Mean over seeds ± half-width of its 95 % confidence "
+        f"interval (Student's t).</p><table><tr>{head}</tr>{''.join(rows)}</table>"
+        f"<figure><a href='{_e(rel)}'><img alt='sweep.png' src='data:image/png;base64,{b64}'></a>"
+        f"<figcaption>{_link(page_dir, png, png.name)} (full size): each key metric against each swept "
+        "parameter</figcaption></figure>"
+    )
+
+
 def sweep_section(sweep_dir: Path, page_dir: Path) -> str:
     doc = _load_json(sweep_dir / "sweep.json")
     keys = list(doc.get("grid") or {})
@@ -159,6 +190,7 @@ def sweep_section(sweep_dir: Path, page_dir: Path) -> str:
     head = "".join(f"<th>{_e(k)}</th>" for k in keys)
     return (
         f"<h1>Sweep {_e(doc.get('name'))}</h1><p>{len(doc['points'])} points · complete: {_e(doc.get('complete'))}</p>"
+        f"{_sweep_answers(sweep_dir, page_dir)}<h2 id='points'>Points</h2>"
         f"<table><tr><th>point</th>{head}<th>seed</th><th>status</th><th>claim verdicts</th></tr>{''.join(rows)}</table>"
         f"<h2 id='base'>Base scenario</h2><pre>{_e(doc.get('base', ''))}</pre>"
     )

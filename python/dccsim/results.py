@@ -341,11 +341,21 @@ class Results:
         }
 
 
-def load(out_dir) -> Results:
-    """Read a run directory back: summary.json plus the Parquet tables of every variant."""
+def load(out_dir):
+    """Read a run directory back (summary.json plus the Parquet tables of every variant: a
+    `Results`), or a sweep directory (sweep.json: one tidy pandas DataFrame, a row per point and
+    variant, the swept parameters and the metrics as columns; sweep_results.py)."""
     import pandas as pd
 
     out = Path(out_dir)
+    if (out / "sweep.json").is_file():
+        from .sweep_results import table
+
+        return table(out)
+    if not (out / "summary.json").is_file():
+        raise FileNotFoundError(
+            f"{str(out)!r} is neither a run directory (no summary.json) nor a sweep directory (no sweep.json)"
+        )
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     if summary.get("complete") is False:
         import warnings

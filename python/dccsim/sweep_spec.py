@@ -118,7 +118,8 @@ def _table(data: dict, key: str) -> dict:
     return v
 
 
-def load(path, out: Optional[str] = None) -> SweepSpec:
+def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
+    """`sets`: `--set dotted.key=value` overrides of the base scenario (overrides.py)."""
     from .cli import resolve
     from .scenario import dump_toml
 
@@ -146,7 +147,7 @@ def load(path, out: Optional[str] = None) -> SweepSpec:
         raise ScenarioError("sweep.base", "missing: a catalog experiment name or a scenario file")
     base = sw["base"]
     rel = path.parent / base
-    scn = resolve(str(rel) if base.endswith(".toml") or rel.is_file() else base)
+    scn = resolve(str(rel) if base.endswith(".toml") or rel.is_file() else base, sets)
     seeds = sw.get("seeds", [scn.seed])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
         raise ScenarioError("sweep.seeds", "a non-empty list of integers >= 0")

@@ -119,8 +119,17 @@ def test_compare_html_and_sweep_report(run_dir, tmp_path):
     sp = tmp_path / "sw" / "report.html"
     links = _check_links(sp)
     assert sum(h.endswith("summary.json") for h in links.hrefs) == 2
-    _, console = browser.load(sp)
-    assert console == []
+    assert "sweep.png" in links.hrefs  # the key metrics against the buffer, linked at full size
+    dom, console = browser.load(sp)
+    assert console == [] and "Key metrics" in dom
+    # the screenshot shows the embedded figure: its top (the page's first 1000 px) is not blank
+    png = tmp_path / "sweep-shot.png"
+    assert browser.screenshot(sp, png, size=(1300, 1000)) == []
+    from PIL import Image
+
+    img = np.asarray(Image.open(png).convert("RGB"))
+    c0 = np.abs(img.astype(int) - (31, 119, 180)).max(axis=2) < 24  # matplotlib's first colour
+    assert c0.sum() > 200, c0.sum()  # the variant's line and markers are drawn and visible
 
 
 def test_report_of_a_non_run_directory_exits_2(tmp_path):

@@ -85,6 +85,8 @@ pub struct PacketTable {
     pub ecn: Vec<u8>,
     /// INT records the packet carries (data: stamped by the switches so far; ACK: echoed).
     pub int_hops: Vec<u8>,
+    /// ACK/NACK: 1 when it echoes congestion (the transport's ECN echo, TCP's ECE); 0 for data.
+    pub ece: Vec<u8>,
 }
 
 /// The INT records of captured packets: one row per (captured packet, hop).

@@ -249,6 +249,8 @@ fn packet_capture_records_chosen_ports_up_to_its_maximum() {
     assert_eq!(n("h0->sw0"), 50, "h0 sends 50 data packets (its ACKs arrive on another port)");
     assert_eq!(n("sw0->h2"), 100, "both flows' data reach h2");
     assert!(r.packets.kind.iter().all(|&k| k == 0));
+    assert_eq!(r.packets.ece.len(), r.packets.time_ps.len(), "one ECE echo per row");
+    assert!(r.packets.ece.iter().all(|&e| e == 0), "data packets echo nothing");
     assert!(r.packets.time_ps.windows(2).all(|w| w[0] <= w[1]), "in transmission order");
     cfg.metrics.pcap_max = 30;
     let capped = dccsim_engine::run(&cfg).unwrap();

@@ -100,6 +100,7 @@ fn packets(p: PacketTable) -> Named {
         ("prio", int(p.prio)),
         ("ecn", int(p.ecn)),
         ("int_hops", int(p.int_hops)),
+        ("ece", int(p.ece)),
     ]
 }
 

@@ -71,5 +71,6 @@ impl Capture {
         } else {
             0
         });
+        t.ece.push(u8::from(!data && p.ce));
     }
 }
