@@ -85,7 +85,7 @@ def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
     """The raw TOML table of a scenario file or catalog experiment, its default name and the
     directory its relative paths are relative to."""
     from . import experiments
-    from .cli import is_scenario_file
+    from .targets import is_scenario_file
 
     if is_scenario_file(target):
         path = Path(target)
