@@ -15,15 +15,32 @@ pytestmark = pytest.mark.engine
 SPECIAL = {("switch", "ecn"), ("switch", "pfc"), ("switch.pfc", "headroom")}
 
 
+RULE = {"rate": "25Gbps", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2}
+# the required keys of the sections that have some: a valid table to vary one key of
+EXAMPLE = {
+    "switch.ecn.step": {"k": "30KB"},
+    "switch.ecn.red": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
+    "switch.ecn.curve": {"bdp": "500KB"},
+    "switch.ecn.red_by_rate": {"rules": [RULE]},
+    "switch.ecn.rule": RULE,
+}
+
+
 def _sections():
     return list(schema.sections().items())
+
+
+def test_every_section_with_required_keys_has_an_example():
+    for name, sec in _sections():
+        needed = {k.key for k in sec.keys if k.required}
+        assert needed <= set(EXAMPLE.get(name, {})), name
 
 
 @pytest.mark.parametrize("name,sec", _sections(), ids=[n for n, _ in _sections()])
 def test_every_key_round_trips_from_the_engines_default(name, sec):
     """Written back with units and read again, every default is the engine's default: the front
     and the engine agree on every key's name, type, unit and default."""
-    defaults = schema.record(name)
+    defaults = schema.read(name, EXAMPLE.get(name, {}), name)
     toml = schema.to_toml(name, defaults, {k: (lambda r: None) for s, k in SPECIAL if s == name})
     assert set(toml) == {k.key for k in sec.keys if k.key and (name, k.key) not in SPECIAL} - {
         k.key for k in sec.keys if k.default is None
@@ -49,7 +66,7 @@ def test_every_bound_is_enforced_with_the_dotted_key(name, sec):
         for x in outside:
             value = float(x) if k.type == "number" else int(x)
             with pytest.raises(ScenarioError) as e:
-                schema.read(name, {k.key: value}, f"x.{name}")
+                schema.read(name, {**EXAMPLE.get(name, {}), k.key: value}, f"x.{name}")
             assert e.value.field == f"x.{name}.{k.key}", e.value
             checked += 1
     assert checked or name == "metrics" or not any(k.min or k.max for k in sec.keys)

@@ -136,7 +136,7 @@ fn pfc_accounting(cfg: PfcConfig, buffer: u64, net: &Network, ports: &[EgressPor
 
 /// Marking per switch port when it depends on the port's rate (empty otherwise).
 fn per_port_ecn(ecn: &Ecn, ports: &[EgressPort]) -> Result<Vec<Ecn>, ConfigError> {
-    if !matches!(ecn, Ecn::RedByRate { .. }) {
+    if !matches!(ecn, Ecn::RedByRate(_)) {
         return Ok(Vec::new());
     }
     ports

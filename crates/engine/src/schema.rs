@@ -57,6 +57,8 @@ pub enum Type {
     /// A table with a schema of its own (the named section), or, where the section says so,
     /// another form the front reads with its own rule (e.g. `pfc = true`).
     Table(&'static str),
+    /// A list of tables, each of the named section.
+    Tables(&'static str),
 }
 
 impl Type {
@@ -71,6 +73,7 @@ impl Type {
             Type::Choice(_) => "choice",
             Type::Names => "names",
             Type::Table(_) => "table",
+            Type::Tables(_) => "tables",
         }
     }
     fn unit(self) -> &'static str {
@@ -166,6 +169,9 @@ pub struct Key {
     pub field: &'static str,
     pub ty: Type,
     pub range: Range,
+    /// A scenario must give it (the front refuses a table without it; its default only fills
+    /// the struct).
+    pub required: bool,
     pub doc: &'static str,
     /// Where the default comes from (a paper, an artifact's file, or "ours" with the reason).
     pub source: &'static str,
@@ -185,7 +191,7 @@ impl Serialize for Key {
             Type::Choice(names) => {
                 m.insert("choices".into(), names.iter().map(|&n| Value::from(n)).collect());
             }
-            Type::Table(section) => {
+            Type::Table(section) | Type::Tables(section) => {
                 m.insert("section".into(), section.into());
             }
             _ => {}
@@ -196,6 +202,7 @@ impl Serialize for Key {
         m.insert("min_open".into(), self.range.min_open.into());
         m.insert("max_open".into(), self.range.max_open.into());
         m.insert("default".into(), self.default.clone());
+        m.insert("required".into(), self.required.into());
         m.insert("doc".into(), self.doc.into());
         m.insert("source".into(), self.source.into());
         Value::Object(m).serialize(s)
@@ -289,16 +296,34 @@ pub fn dotted(prefix: &str, key: &str) -> String {
 ///     "What it is.", source "where the default comes from";
 /// ```
 ///
-/// and the rules, after the fields, `"key": |s| condition, "message when it fails";`.
+/// (`key "k" required, …` for a key a scenario must give) and the rules, after the fields,
+/// `"key": |s| condition, "message when it fails";`.
 #[macro_export]
 macro_rules! section {
+    (@required) => { false };
+    (@required required) => { true };
+    // A section read as the payload of a tagged enum (`kind = …`, `config::Ecn`): serde passes it
+    // the tag, so it cannot refuse unknown fields itself (the enum and the front do).
     (
         $(#[$smeta:meta])*
-        pub struct $name:ident ($section:literal) {
+        pub struct $name:ident ($section:literal) tagged $($rest:tt)*
+    ) => {
+        $crate::section!(@emit [serde(default)] $(#[$smeta])* pub struct $name ($section) $($rest)*);
+    };
+    (
+        $(#[$smeta:meta])*
+        pub struct $name:ident ($section:literal) $($rest:tt)*
+    ) => {
+        $crate::section!(@emit [serde(default, deny_unknown_fields)] $(#[$smeta])* pub struct $name ($section) $($rest)*);
+    };
+    (
+        @emit [$serde:meta]
+        $(#[$smeta:meta])*
+        pub struct $name:ident ($section_name:literal) {
             $(
                 $(#[$fmeta:meta])*
                 $field:ident : $ty:ty = $default:expr ,
-                    key $key:literal , $kind:expr , $range:expr ,
+                    key $key:literal $($required:ident)? , $kind:expr , $range:expr ,
                     $doc:literal , source $source:literal ;
             )*
         }
@@ -306,7 +331,7 @@ macro_rules! section {
     ) => {
         $(#[$smeta])*
         #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
-        #[serde(default, deny_unknown_fields)]
+        #[$serde]
         pub struct $name {
             $(
                 #[doc = $doc]
@@ -322,7 +347,7 @@ macro_rules! section {
         }
 
         impl $crate::schema::Section for $name {
-            const NAME: &'static str = $section;
+            const NAME: &'static str = $section_name;
             fn keys() -> Vec<$crate::schema::Key> {
                 vec![$(
                     $crate::schema::Key {
@@ -330,6 +355,7 @@ macro_rules! section {
                         field: stringify!($field),
                         ty: $kind,
                         range: $range,
+                        required: $crate::section!(@required $($required)?),
                         doc: $doc,
                         source: $source,
                         default: serde_json::Value::Null,
@@ -343,21 +369,4 @@ macro_rules! section {
             }
         }
     };
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_describe_their_ends_with_the_unit() {
-        assert_eq!(Range::closed(1.0, 65535.0).describe(Type::Size), "in [1 B, 65535 B]");
-        assert_eq!(Range::above(0.0, (1u64 << 50) as f64).describe(Type::Size), "in (0 B, 1024 TiB]");
-        assert_eq!(Range::POSITIVE.describe(Type::Time), "> 0 ps");
-        assert_eq!(Range::at_least(1e6).describe(Type::Time), ">= 1 us");
-        assert_eq!(Range::above(0.0, 64.0).describe(Type::Number), "in (0, 64]");
-        assert_eq!(show(25e9, Type::Rate), "25 Gbps");
-        assert!(Range::POSITIVE.contains(1.0) && !Range::POSITIVE.contains(0.0));
-        assert!(Range::closed(0.0, 16.0).contains(16.0) && !Range::closed(0.0, 16.0).contains(17.0));
-    }
 }

@@ -24,7 +24,7 @@ fn two_path(host_rate: u64, flows: Vec<FlowSpec>, algorithm: &str) -> Config {
             path1_rate_bps: 10 * G,
             path1_delay_ps: US,
         },
-        switch: SwitchConfig { ecn: Ecn::Step { k_bytes: 10 * 1048 }, ..SwitchConfig::default() },
+        switch: SwitchConfig { ecn: Ecn::Step(StepEcn { k_bytes: 10 * 1048 }), ..SwitchConfig::default() },
         host: HostConfig::default(),
         cc: cc(algorithm, serde_json::json!({})),
         base_rtt_ps: None,
@@ -139,8 +139,13 @@ fn amp_star(n: u32, sub: u32, algorithm: &str, sizes: &[Option<u64>], duration: 
 /// The AMP paper's switches and hosts (§5): step marking at K = 10 packets of 1440 B, one port
 /// may fill the buffer, no INT, 1400 B payloads, the authors' 200 ms RTO.
 fn amp_fabric(cfg: &mut Config, buffer_bytes: u64) {
-    cfg.switch =
-        SwitchConfig { buffer_bytes, dt_alpha: 64.0, ecn: Ecn::Step { k_bytes: 14_400 }, int_enabled: false, ..SwitchConfig::default() };
+    cfg.switch = SwitchConfig {
+        buffer_bytes,
+        dt_alpha: 64.0,
+        ecn: Ecn::Step(StepEcn { k_bytes: 14_400 }),
+        int_enabled: false,
+        ..SwitchConfig::default()
+    };
     cfg.host.payload_bytes = 1400;
     cfg.host.rto_ps = 200 * MS;
 }

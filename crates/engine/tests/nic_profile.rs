@@ -63,7 +63,7 @@ fn red_by_rate_marks_each_port_by_its_own_rule_and_refuses_a_rate_without_one() 
     // 1 MB the queue grows far beyond; the rule for the port's rate decides which.
     let run = |rules: Vec<RateRed>| {
         let mut cfg = common::star(10, 25_000_000_000, US, "dctcp", json!({}));
-        cfg.switch.ecn = Ecn::RedByRate { rules };
+        cfg.switch.ecn = Ecn::RedByRate(RedByRateEcn { rules });
         dccsim_engine::run(&cfg)
     };
     let low = run(vec![rule(100_000_000_000, 1_000_000, 2_000_000), rule(25_000_000_000, 1_000, 2_000)]).unwrap();

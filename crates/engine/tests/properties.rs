@@ -105,7 +105,7 @@ fn poseidon_holds_mpd_near_the_target_of_its_rate() {
 /// with R_AI = 50 Mb/s / R_HAI = 100 Mb/s climbs back by ~0.1 Gb/s per ms (equal, but slow).
 #[test]
 fn dcqcn_converges_to_a_fair_share() {
-    assert_fair_share("dcqcn", Ecn::Red { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01, steps: 0 });
+    assert_fair_share("dcqcn", Ecn::Red(RedEcn { kmin_bytes: 5_000, kmax_bytes: 200_000, pmax: 0.01, steps: 0 }));
 }
 
 /// TIMELY converges to a fair share: same 4-flow star, 20 ms, Jain ≥ 0.95 over the last 10 ms.
@@ -151,7 +151,7 @@ fn tbtcp_steady_queue_is_alpha_times_n_packets() {
         cfg.switch = SwitchConfig {
             buffer_bytes: 16 * 1024 * 1024,
             dt_alpha: 1.0,
-            ecn: Ecn::Curve { bdp_bytes: 800_000, tmin_bytes: 0, pmax: 0.5 },
+            ecn: Ecn::Curve(CurveEcn { bdp_bytes: 800_000, tmin_bytes: 0, pmax: 0.5 }),
             ..cfg.switch
         };
         cfg.host.rto_ps = 10 * MS;
@@ -175,7 +175,7 @@ fn tbtcp_steady_queue_is_alpha_times_n_packets() {
 fn dctcp_queue_oscillates_around_k() {
     let k = 65.0 * 1500.0;
     let mut cfg = star_with_pkts(10, 10_000_000_000, 10 * US, "dctcp", json!({}), 1460, 40);
-    cfg.switch.ecn = Ecn::Step { k_bytes: k as u64 };
+    cfg.switch.ecn = Ecn::Step(StepEcn { k_bytes: k as u64 });
     cfg.host.rto_ps = 10 * MS;
     cfg.duration_ps = 20 * MS;
     cfg.metrics.interval_ps = 10 * US;
@@ -203,7 +203,7 @@ fn tbtcp_on_eight_step_red_keeps_the_queue_in_the_marking_range() {
         cfg.switch = SwitchConfig {
             buffer_bytes: 9 * 1024 * 1024,
             dt_alpha: 1.0,
-            ecn: Ecn::Red { kmin_bytes: 138_000, kmax_bytes: 550_000, pmax, steps: 8 },
+            ecn: Ecn::Red(RedEcn { kmin_bytes: 138_000, kmax_bytes: 550_000, pmax, steps: 8 }),
             ..cfg.switch
         };
         cfg.host.rto_ps = 10 * MS;

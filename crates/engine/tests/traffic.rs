@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use dccsim_engine::config::*;
-use dccsim_engine::config::{ClosedLoop, NextDestination};
+use dccsim_engine::config::{ClosedLoop, NextDestination, StepEcn};
 use dccsim_engine::time::{MS, US};
 
 const G: u64 = 1_000_000_000;
@@ -21,7 +21,7 @@ fn source(src: u32, dst: u32, mean: u64, destination: NextDestination) -> FlowSp
 /// 8 hosts on one 10 Gbps star, DCTCP.
 fn star8(flows: Vec<FlowSpec>, duration: u64) -> Config {
     let mut cfg = star(7, 10 * G, US, "dctcp", serde_json::json!({}));
-    cfg.switch.ecn = Ecn::Step { k_bytes: 20 * 1048 };
+    cfg.switch.ecn = Ecn::Step(StepEcn { k_bytes: 20 * 1048 });
     cfg.duration_ps = duration;
     cfg.flows = flows;
     cfg.metrics.flows = false;

@@ -20,7 +20,7 @@ from .. import topology as topo
 from ..errors import ScenarioError
 from ..workloads.generate import flow_list
 from . import schema
-from .to_engine import ecn_to_engine, topology_to_engine
+from .to_engine import topology_to_engine
 
 # ----------------------------------------------------------------------------------------------
 # The validated scenario (all quantities resolved to the engine's integer SI units)
@@ -50,20 +50,19 @@ class Link:
 
 
 @dataclass(frozen=True)
-class Ecn:
-    kind: str = "none"
-    k_bytes: Optional[int] = None
-    kmin_bytes: Optional[int] = None
-    kmax_bytes: Optional[int] = None
-    pmax: Optional[float] = None
-    bdp_bytes: Optional[int] = None  # kind "curve" (TBTCP): p = x/(BDP+x), x = queue − tmin
-    tmin_bytes: Optional[int] = None
-    steps: int = 0  # kind "red": 0 = linear, n = staircase of n steps (chips: 8)
-    # kind "red_by_rate": ((rate_bps, kmin_bytes, kmax_bytes, pmax), ...), one RED per port rate
-    rules: tuple = ()
+class NoEcn:
+    """`kind = "none"`: no marking."""
+
+    kind = "none"
 
     def to_engine(self) -> dict:
-        return ecn_to_engine(self)
+        return {"kind": "none"}
+
+
+def Ecn(kind: str = "none", **values):
+    """An ECN marking: the record of its kind's section (engine config/ecn.rs, `switch.ecn.<kind>`),
+    e.g. `Ecn("step", k_bytes=30_000)`; `Ecn()` marks nothing."""
+    return NoEcn() if kind == "none" else schema.record(schema.ECN + kind, **values)
 
 
 def __getattr__(name: str):

@@ -44,7 +44,6 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib  # type: ignore[no-redef]
 
-MAX_ECN_STEPS = 1_024
 
 TOP_KEYS = (
     "name",
@@ -62,13 +61,6 @@ TOP_KEYS = (
     "experiment",
     "fabric",
 )
-ECN_KINDS = {
-    "none": (),
-    "step": ("k",),
-    "red": ("kmin", "kmax", "pmax", "steps"),
-    "curve": ("bdp", "tmin", "pmax"),
-    "red_by_rate": ("rules",),
-}
 # `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
 # in docs/scenario.md); keys given in [switch] or [host] override it.
 ARTIFACT_PROFILE = {
@@ -91,7 +83,6 @@ ARTIFACT_PROFILE = {
     "host": {"nic": "rdma-study", "ts_header": "8B"},
 }
 FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
-CURVE_PMAX = 0.5  # TBTCP §6: marking probability capped at 0.5
 FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
@@ -280,45 +271,17 @@ def _variant_int_switches(v, field: str, topology: Topology) -> tuple:
     return names
 
 
-def _ecn(data, prefix: str = "switch.ecn") -> Ecn:
+def _ecn(data, prefix: str = "switch.ecn"):
+    """An ECN table: `kind` and the keys of that kind's section (the engine's switch.ecn.<kind>)."""
+    kinds = schema.ecn_kinds()
     if not isinstance(data, dict) or "kind" not in data:
-        raise ScenarioError(f"{prefix}.kind", f"missing (required); allowed: {', '.join(ECN_KINDS)}")
-    kind = choice(tuple(ECN_KINDS))(data["kind"], f"{prefix}.kind")
-    t = Table(data, prefix, ("kind",) + ECN_KINDS[kind])
-    if kind == "step":
-        return Ecn("step", k_bytes=t.req("k", size))
-    if kind == "red":
-        kmin, kmax = t.req("kmin", size), t.req("kmax", size)
-        if kmax <= kmin:
-            raise ScenarioError(f"{prefix}.kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
-        pmax = float(t.req("pmax", ranged_number(0.0, 1.0)))
-        steps = integer(t.opt("steps", lambda v, f: v, 0), f"{prefix}.steps", lo=0, hi=MAX_ECN_STEPS)
-        return Ecn("red", kmin_bytes=kmin, kmax_bytes=kmax, pmax=pmax, steps=steps)
-    if kind == "red_by_rate":
-        return Ecn("red_by_rate", rules=_rate_rules(t.req("rules", lambda v, f: v), f"{prefix}.rules"))
-    if kind == "curve":
-        pmax = float(t.opt("pmax", ranged_number(0.0, 1.0, lo_open=True), CURVE_PMAX))
-        return Ecn("curve", bdp_bytes=t.req("bdp", pos_size), tmin_bytes=t.opt("tmin", size, 0), pmax=pmax)
-    return Ecn("none")
-
-
-def _rate_rules(v, field: str) -> tuple:
-    """[{rate, kmin, kmax, pmax}, ...]: one RED per port rate, each rate once."""
-    if not isinstance(v, list) or not v:
-        raise ScenarioError(
-            field, f"expected a non-empty list of {{rate, kmin, kmax, pmax}} tables, got {show(v)}"
-        )
-    out, seen = [], set()
-    for i, r in enumerate(v):
-        t = Table(r, f"{field}[{i}]", ("rate", "kmin", "kmax", "pmax"))
-        rt, kmin, kmax = t.req("rate", rate), t.req("kmin", size), t.req("kmax", size)
-        if kmax <= kmin:
-            raise ScenarioError(f"{field}[{i}].kmax", f"must be greater than kmin ({kmin} B), got {kmax} B")
-        if rt in seen:
-            raise ScenarioError(f"{field}[{i}].rate", f"{rt} bps has a rule already; one rule per rate")
-        seen.add(rt)
-        out.append((rt, kmin, kmax, float(t.req("pmax", ranged_number(0.0, 1.0)))))
-    return tuple(out)
+        raise ScenarioError(f"{prefix}.kind", f"missing (required); allowed: {', '.join(kinds)}")
+    kind = choice(kinds)(data["kind"], f"{prefix}.kind")
+    rest = {k: v for k, v in data.items() if k != "kind"}
+    if kind == "none":
+        Table(rest, prefix, ("kind",))
+        return Ecn()
+    return schema.read(schema.ECN + kind, rest, prefix)
 
 
 def _with_profile(data: dict) -> dict:

@@ -42,6 +42,7 @@ class Key:
     max: Optional[float] = None
     min_open: bool = False
     max_open: bool = False
+    required: bool = False
     choices: tuple = ()
     section: Optional[str] = None  # type "table": the section it holds
 
@@ -94,6 +95,8 @@ def record_class(section: str) -> type:
     # this module's name: pickle (worker processes) finds the class through __getattr__ below
     cls = dataclasses.make_dataclass(cls_name, fields, frozen=True)
     cls.__module__ = __name__
+    if section[len(ECN) :] in ecn_kinds():
+        cls.kind = section[len(ECN) :]  # an ECN kind's record says which (a class attribute)
     return cls
 
 
@@ -127,10 +130,26 @@ _BY_TYPE: dict[str, Converter] = {
 }
 
 
+def _tables(section: str, v, f: str) -> tuple:
+    if not isinstance(v, list):
+        raise ScenarioError(
+            f, f"expected a list of tables ({', '.join(sections()[section].allowed)}), got {v!r}"
+        )
+    return tuple(read(section, item, f"{f}[{i}]") for i, item in enumerate(v))
+
+
 def _names(v, f):
     if not isinstance(v, list):
         raise ScenarioError(f, f"expected a list of names, got {type(v).__name__} {v!r}")
     return tuple(string(x, f"{f}[{i}]") for i, x in enumerate(v))
+
+
+ECN = "switch.ecn."  # the sections of the ECN kinds: switch.ecn.<kind> (and .rule, a red_by_rate rule)
+
+
+def ecn_kinds() -> tuple:
+    """`none` and every kind the engine declares a section for."""
+    return ("none",) + tuple(n[len(ECN) :] for n in sections() if n.startswith(ECN) and n != ECN + "rule")
 
 
 def read(section: str, data: Any, prefix: str, special: Optional[dict] = None, base=None):
@@ -143,6 +162,8 @@ def read(section: str, data: Any, prefix: str, special: Optional[dict] = None, b
     special = special or {}
     values: dict[str, Any] = {}
     for k in sec.keys:
+        if k.required and base is None and k.key not in data:
+            raise ScenarioError(t.f(k.key), "missing (required)")
         if not k.key or k.key not in data:
             continue
         f = t.f(k.key)
@@ -151,6 +172,8 @@ def read(section: str, data: Any, prefix: str, special: Optional[dict] = None, b
             values.update(got if isinstance(got, dict) and k.type != "table" else {k.field: got})
         elif k.type == "choice":
             values[k.field] = choice(k.choices)(data[k.key], f)
+        elif k.type == "tables":
+            values[k.field] = _tables(k.section, data[k.key], f)
         elif k.type == "table":
             raise AssertionError(f"{section}.{k.key}: a table key needs a reader")  # a front bug
         else:
@@ -166,8 +189,9 @@ def check(section: str, rec, prefix: str) -> None:
 
 
 def to_engine(rec) -> dict:
-    """A record as the engine's JSON object (tables by their own `to_engine`)."""
-    out = {}
+    """A record as the engine's JSON object (tables by their own `to_engine`; a tagged kind's
+    record, such as an ECN kind's, with its `kind`)."""
+    out = {"kind": rec.kind} if isinstance(getattr(type(rec), "kind", None), str) else {}
     for f in dataclasses.fields(rec):
         v = getattr(rec, f.name)
         if hasattr(v, "to_engine"):
@@ -175,7 +199,7 @@ def to_engine(rec) -> dict:
         elif dataclasses.is_dataclass(v):
             v = to_engine(v)
         elif isinstance(v, tuple):
-            v = list(v)
+            v = [to_engine(x) if dataclasses.is_dataclass(x) else x for x in v]
         if v is not None:  # absent: the engine's None
             out[f.name] = v
     return out
@@ -200,5 +224,8 @@ def to_toml(section: str, rec, special: Optional[dict] = None) -> dict:
         v = getattr(rec, k.field)
         if v is None:
             continue
-        out[k.key] = _FORMAT[k.type](v) if k.type in _FORMAT else list(v) if isinstance(v, tuple) else v
+        if k.type == "tables":
+            out[k.key] = [to_toml(k.section, x) for x in v]
+        else:
+            out[k.key] = _FORMAT[k.type](v) if k.type in _FORMAT else list(v) if isinstance(v, tuple) else v
     return out

@@ -124,32 +124,7 @@ def dump_toml(s: Scenario) -> str:
 
 
 def _ecn_dict(e) -> dict:
-    ecn: dict[str, Any] = {"kind": e.kind}
-    if e.kind == "step":
-        ecn["k"] = units.format_size_exact(e.k_bytes)
-    elif e.kind == "red":
-        ecn.update(
-            kmin=units.format_size_exact(e.kmin_bytes),
-            kmax=units.format_size_exact(e.kmax_bytes),
-            pmax=e.pmax,
-        )
-        if e.steps:
-            ecn["steps"] = e.steps
-    elif e.kind == "curve":
-        ecn.update(
-            bdp=units.format_size_exact(e.bdp_bytes), tmin=units.format_size_exact(e.tmin_bytes), pmax=e.pmax
-        )
-    elif e.kind == "red_by_rate":
-        ecn["rules"] = [
-            {
-                "rate": units.format_rate_exact(r),
-                "kmin": units.format_size_exact(kmin),
-                "kmax": units.format_size_exact(kmax),
-                "pmax": p,
-            }
-            for r, kmin, kmax, p in e.rules
-        ]
-    return ecn
+    return {"kind": e.kind, **({} if e.kind == "none" else schema.to_toml(schema.ECN + e.kind, e))}
 
 
 def _pfc_or_none(p):

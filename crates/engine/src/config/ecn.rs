@@ -4,58 +4,127 @@
 use serde::{Deserialize, Serialize};
 
 use super::ConfigError;
+use crate::schema::{Range, Section, Type};
 
-/// ECN marking at dequeue from the instantaneous egress queue.
+/// ECN marking at dequeue from the instantaneous egress queue: `kind` and that kind's section.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Ecn {
     None,
-    /// Mark when queue bytes exceed K.
-    Step {
-        k_bytes: u64,
-    },
+    Step(StepEcn),
+    Red(RedEcn),
+    Curve(CurveEcn),
+    #[serde(rename = "red_by_rate")]
+    RedByRate(RedByRateEcn),
+}
+
+impl Default for Ecn {
+    fn default() -> Self {
+        Ecn::None
+    }
+}
+
+crate::section! {
+    /// Mark when the queue exceeds K.
+    pub struct StepEcn ("switch.ecn.step") tagged {
+        k_bytes: u64 = 0,
+            key "k" required, Type::Size, Range::ANY,
+            "Mark a packet that leaves more than k bytes behind it in its queue.",
+            source "DCTCP (RFC 8257): K, set per experiment";
+    }
+    rules {}
+}
+
+crate::section! {
     /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With
     /// `steps` > 0 the rise is a staircase of that many equal intervals, as switch chips
     /// implement RED (TBTCP §6: 8 steps; interval i of [Kmin, Kmax) marks with Pmax·(i+1)/steps,
     /// our reading of the paper's step function, whose formula did not survive extraction).
-    Red {
-        kmin_bytes: u64,
-        kmax_bytes: u64,
-        pmax: f64,
-        #[serde(default)]
-        steps: u32,
-    },
+    pub struct RedEcn ("switch.ecn.red") tagged {
+        kmin_bytes: u64 = 0,
+            key "kmin" required, Type::Size, Range::ANY,
+            "No mark at or below kmin bytes of queue.",
+            source "set per experiment";
+        kmax_bytes: u64 = 0,
+            key "kmax" required, Type::Size, Range::ANY,
+            "Every packet marked at or above kmax bytes of queue.",
+            source "set per experiment";
+        pmax: f64 = 0.0,
+            key "pmax" required, Type::Number, Range::closed(0.0, 1.0),
+            "Marking probability just below kmax.",
+            source "set per experiment";
+        steps: u32 = 0,
+            key "steps", Type::Count, Range::closed(0.0, 1024.0),
+            "0 = linear rise; n = a staircase of n equal steps (chips: 8).",
+            source "ours: linear, as RED";
+    }
+    rules {
+        "kmax": |s| s.kmax_bytes >= s.kmin_bytes,
+            "must be at least kmin (kmax = kmin marks every packet above it: a step, as the artifacts' per-rate DCTCP)";
+    }
+}
+
+crate::section! {
     /// TBTCP's queue-cancelling curve (tbtcp-tiny-buffer-tcp.txt §4.2 Eq. 6, §6): with
-    /// x = queue − tmin, p = x / (BDP + x) for x > 0 (0 otherwise), capped at `pmax` (the paper:
-    /// 0.5). `tmin_bytes` shifts the curve right (§6, burst tolerance; 0 = the ideal curve).
-    Curve {
-        bdp_bytes: u64,
-        #[serde(default)]
-        tmin_bytes: u64,
-        #[serde(default = "curve_pmax_default")]
-        pmax: f64,
-    },
+    /// x = queue − tmin, p = x / (BDP + x) for x > 0 (0 otherwise), capped at `pmax`.
+    pub struct CurveEcn ("switch.ecn.curve") tagged {
+        bdp_bytes: u64 = 0,
+            key "bdp" required, Type::Size, Range::POSITIVE,
+            "The BDP of the curve p = x / (BDP + x).",
+            source "set per experiment (TBTCP §4.2 Eq. 6)";
+        tmin_bytes: u64 = 0,
+            key "tmin", Type::Size, Range::ANY,
+            "Shifts the curve right: x = queue − tmin (burst tolerance; 0 = the ideal curve).",
+            source "TBTCP §6: 0 for the ideal curve";
+        pmax: f64 = 0.5,
+            key "pmax", Type::Number, Range::above(0.0, 1.0),
+            "Cap of the marking probability.",
+            source "TBTCP §6: 0.5";
+    }
+    rules {}
+}
+
+crate::section! {
     /// RED with thresholds chosen by the port's line rate, as the ns-3 artifact configures each
     /// switch port from its KMIN_MAP/KMAX_MAP/PMAX_MAP (third.cc; it refuses a rate without a
     /// rule, and so do we). Resolved to one `Red` per port when the fabric is built.
-    #[serde(rename = "red_by_rate")]
-    RedByRate {
-        rules: Vec<RateRed>,
-    },
+    pub struct RedByRateEcn ("switch.ecn.red_by_rate") tagged {
+        rules: Vec<RateRed> = vec![],
+            key "rules" required, Type::Tables("switch.ecn.rule"), Range::ANY,
+            "One RED per port rate: [{rate, kmin, kmax, pmax}, ...]; every switch port's rate needs a rule.",
+            source "the artifacts' KMIN_MAP/KMAX_MAP/PMAX_MAP (third.cc)";
+    }
+    rules {
+        "rules": |s| !s.rules.is_empty(), "must list at least one {rate, kmin, kmax, pmax} rule";
+        "rules": |s| s.rules.iter().enumerate().all(|(i, r)| s.rules[..i].iter().all(|q| q.rate_bps != r.rate_bps)),
+            "has two rules for one rate; one rule per rate";
+    }
 }
 
-/// One rule of `Ecn::RedByRate`: ports of `rate_bps` mark as RED(kmin, kmax, pmax).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RateRed {
-    pub rate_bps: u64,
-    pub kmin_bytes: u64,
-    pub kmax_bytes: u64,
-    pub pmax: f64,
-}
-
-fn curve_pmax_default() -> f64 {
-    0.5
+crate::section! {
+    /// One rule of `red_by_rate`: ports of `rate` mark as RED(kmin, kmax, pmax).
+    pub struct RateRed ("switch.ecn.rule") {
+        rate_bps: u64 = 0,
+            key "rate" required, Type::Rate, Range::POSITIVE,
+            "The port rate this rule applies to.",
+            source "set per experiment";
+        kmin_bytes: u64 = 0,
+            key "kmin" required, Type::Size, Range::ANY,
+            "No mark at or below kmin bytes of queue.",
+            source "set per experiment";
+        kmax_bytes: u64 = 0,
+            key "kmax" required, Type::Size, Range::ANY,
+            "Every packet marked at or above kmax bytes of queue.",
+            source "set per experiment";
+        pmax: f64 = 0.0,
+            key "pmax" required, Type::Number, Range::closed(0.0, 1.0),
+            "Marking probability just below kmax.",
+            source "set per experiment";
+    }
+    rules {
+        "kmax": |s| s.kmax_bytes >= s.kmin_bytes,
+            "must be at least kmin (kmax = kmin marks every packet above it: a step, as the artifacts' per-rate DCTCP)";
+    }
 }
 
 impl Ecn {
@@ -85,38 +154,22 @@ impl Ecn {
 }
 
 impl Ecn {
-    /// Thresholds ordered and probabilities in range; errors name `prefix.key`.
+    /// The kind's own section check (ranges and rules); errors name `prefix.key`.
     pub fn check(&self, prefix: &str) -> Result<(), ConfigError> {
-        let err = |key: &str, msg: &str| Err(ConfigError::new(&format!("{prefix}.{key}"), msg));
         match self {
-            &Ecn::Red { kmin_bytes, kmax_bytes, pmax, .. } => {
-                if kmax_bytes <= kmin_bytes {
-                    return err("kmax", "must be greater than kmin");
-                }
-                if !(0.0..=1.0).contains(&pmax) {
-                    return err("pmax", "must lie in [0, 1]");
-                }
+            Ecn::None => Ok(()),
+            Ecn::Step(s) => s.check(prefix),
+            Ecn::Red(s) => s.check(prefix),
+            Ecn::Curve(s) => s.check(prefix),
+            Ecn::RedByRate(s) => {
+                s.check(prefix)?;
+                s.rules.iter().enumerate().try_for_each(|(i, r)| r.check(&format!("{prefix}.rules[{i}]")))
             }
-            &Ecn::Curve { bdp_bytes, pmax, .. } => {
-                if bdp_bytes == 0 {
-                    return err("bdp", "must be > 0 bytes");
-                }
-                if !(pmax > 0.0 && pmax <= 1.0) {
-                    return err("pmax", "must lie in (0, 1]");
-                }
-            }
-            Ecn::RedByRate { rules } => {
-                for (i, r) in rules.iter().enumerate() {
-                    if r.kmax_bytes <= r.kmin_bytes {
-                        return err(&format!("rules[{i}].kmax"), "must be greater than kmin");
-                    }
-                    if !(0.0..=1.0).contains(&r.pmax) {
-                        return err(&format!("rules[{i}].pmax"), "must lie in [0, 1]");
-                    }
-                }
-            }
-            Ecn::Step { .. } | Ecn::None => {}
         }
-        Ok(())
+    }
+
+    /// Every kind's section, for the front (`config::sections`).
+    pub fn sections() -> Vec<serde_json::Value> {
+        vec![StepEcn::describe(), RedEcn::describe(), CurveEcn::describe(), RedByRateEcn::describe(), RateRed::describe()]
     }
 }

@@ -15,7 +15,7 @@ mod metrics;
 mod pfc;
 mod switch;
 pub use closed_loop::{ClosedLoop, NextDestination};
-pub use ecn::{Ecn, RateRed};
+pub use ecn::{CurveEcn, Ecn, RateRed, RedByRateEcn, RedEcn, StepEcn};
 pub use host::{HostConfig, NicModel};
 pub use metrics::MetricsConfig;
 pub use pfc::{IngressPool, PfcConfig, PfcModel};
@@ -210,7 +210,10 @@ pub const MAX_SUBFLOWS: u32 = 64; // most subflows of one connection
 /// Every section of the scenario schema (`schema::Section::describe`), for the front
 /// (`_engine.scenario_schema()`), in the order a scenario file writes them.
 pub fn sections() -> Vec<serde_json::Value> {
-    vec![SwitchConfig::describe(), PfcConfig::describe(), HostConfig::describe(), MetricsConfig::describe()]
+    let mut all = vec![SwitchConfig::describe(), PfcConfig::describe()];
+    all.extend(Ecn::sections());
+    all.extend([HostConfig::describe(), MetricsConfig::describe()]);
+    all
 }
 
 /// Read one section from its engine JSON (`section` is its schema name, e.g. `switch.pfc`) and
@@ -227,6 +230,11 @@ pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), Conf
     match section {
         "switch" => read::<SwitchConfig>(json, prefix),
         "switch.pfc" => read::<PfcConfig>(json, prefix),
+        "switch.ecn.step" => read::<StepEcn>(json, prefix),
+        "switch.ecn.red" => read::<RedEcn>(json, prefix),
+        "switch.ecn.curve" => read::<CurveEcn>(json, prefix),
+        "switch.ecn.red_by_rate" => read::<RedByRateEcn>(json, prefix),
+        "switch.ecn.rule" => read::<RateRed>(json, prefix),
         "host" => read::<HostConfig>(json, prefix),
         "metrics" => read::<MetricsConfig>(json, prefix),
         _ => Err(ConfigError::new("section", format!("unknown section {section:?}"))),
@@ -347,7 +355,7 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use super::Ecn;
+    use super::{CurveEcn, Ecn};
 
     #[test]
     fn red_staircase_has_eight_equal_steps() {
@@ -381,6 +389,6 @@ mod tests {
     #[test]
     fn curve_deserialises_with_defaults() {
         let e: Ecn = serde_json::from_str(r#"{"kind": "curve", "bdp_bytes": 1000}"#).unwrap();
-        assert_eq!(e, Ecn::Curve { bdp_bytes: 1000, tmin_bytes: 0, pmax: 0.5 });
+        assert_eq!(e, Ecn::Curve(CurveEcn { bdp_bytes: 1000, tmin_bytes: 0, pmax: 0.5 }));
     }
 }
