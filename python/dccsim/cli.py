@@ -23,27 +23,6 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-def is_scenario_file(target: str) -> bool:
-    return target.endswith(".toml") or Path(target).is_file()
-
-
-def resolve(target: str):
-    """An experiment name from the catalog, or a path to a TOML scenario file."""
-    from . import experiments, scenario
-
-    if is_scenario_file(target):
-        return scenario.load(target)
-    return experiments.get(target)
-
-
-def default_out(target: str, scn) -> Path:
-    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file)."""
-    from . import outdir
-
-    stem = Path(target).stem if is_scenario_file(target) else target
-    return outdir.default_dir(stem, scn.seed)
-
-
 def cmd_list(args) -> int:
     from . import listing
     from .results import json_text
@@ -67,6 +46,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from .experiments import resolve
     from .scenario import dump_toml
 
     if args.algorithm:
@@ -92,6 +72,7 @@ def with_pcap(scn, ports):
 
 def cmd_run(args) -> int:
     from . import runner
+    from .experiments import default_out, resolve
     from .results import json_text
 
     scn = resolve(args.target)

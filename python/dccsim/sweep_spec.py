@@ -119,7 +119,7 @@ def _table(data: dict, key: str) -> dict:
 
 
 def load(path, out: Optional[str] = None) -> SweepSpec:
-    from .cli import resolve
+    from .experiments import resolve
     from .scenario import dump_toml
 
     path = Path(path)

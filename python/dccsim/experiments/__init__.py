@@ -1,4 +1,6 @@
-"""The catalog of named experiments: one packaged TOML scenario per experiment.
+"""The catalog of named experiments: one packaged TOML scenario per experiment, and `resolve`,
+which turns what a user names on the command line (an experiment or a scenario file) into a
+scenario.
 
 The analysis an experiment runs is named inside its file (`[experiment] analysis`).
 """
@@ -6,9 +8,10 @@ The analysis an experiment runs is named inside its file (`[experiment] analysis
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 from ..errors import ScenarioError
-from ..scenario import Scenario, loads
+from ..scenario import Scenario, load, loads
 
 
 def _files() -> dict:
@@ -28,3 +31,22 @@ def text(name: str) -> str:
 
 def get(name: str) -> Scenario:
     return loads(text(name), default_name=name)
+
+
+def is_scenario_file(target: str) -> bool:
+    return target.endswith(".toml") or Path(target).is_file()
+
+
+def resolve(target: str) -> Scenario:
+    """An experiment name from the catalog, or a path to a TOML scenario file."""
+    if is_scenario_file(target):
+        return load(target)
+    return get(target)
+
+
+def default_out(target: str, scn: Scenario) -> Path:
+    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file)."""
+    from .. import outdir
+
+    stem = Path(target).stem if is_scenario_file(target) else target
+    return outdir.default_dir(stem, scn.seed)
