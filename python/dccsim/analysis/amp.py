@@ -55,11 +55,8 @@ import math
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .common import jain, percentile
-from .incast import bottleneck
+from .common import aligned, as_frames, bottleneck, jain, percentile, ran
 from .multipath import connections
-from .tables import as_frames
 
 KEYS = {
     "paper": "str",

@@ -30,14 +30,11 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import aligned, claim_lines, ran
-
 import numpy as np
 
 from ..errors import ScenarioError
 from . import queue_sweep
-from .common import percentile
-from .incast import bottleneck
+from .common import aligned, bottleneck, claim_lines, percentile, ran
 
 KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
 REQUIRED = ("bottleneck", "window", "packet")
@@ -203,8 +200,9 @@ def write_raw(series: dict, path) -> None:
 
 def figure(scenario, series: dict, path) -> None:
     """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
-    from ..plots import new_figure, save
     from pathlib import Path
+
+    from ..plots import new_figure, save
 
     write_raw(series, Path(path).with_name(RAW))
     bdps = sorted({m["bdp_bytes"] for _, _, m in series.values()})

@@ -33,14 +33,18 @@ Claims (``[experiment] paper``):
 
 from __future__ import annotations
 
-from .checks import require_binned_flow_sampling
-from .tables import as_frame, as_frames
-from .common import jain
-
-from .claims_text import claim_lines, ran
-
 import numpy as np
 
+from .common import (
+    as_frame,
+    as_frames,
+    claim_lines,
+    converge_time,
+    goodput,
+    jain,
+    ran,
+    require_binned_flow_sampling,
+)
 
 KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str", "fast": "time"}
 REQUIRED = ("bin", "paper")
@@ -58,17 +62,6 @@ FIG11_TBTCP_BY_BDP = {250_000: 0.98, 400_000: 0.87, 550_000: 0.85}
 
 def check(scn) -> None:
     require_binned_flow_sampling(scn, "fairness", PAPERS)
-
-
-def goodput(flow_series, bin_ps: int, end_ps: int):
-    """(bin end times, {flow_id: goodput bps per bin}) from cumulative bytes_acked."""
-    edges = np.arange(0, end_ps + 1, bin_ps, dtype=np.float64)
-    out = {}
-    for fid, s in flow_series.groupby("flow_id"):
-        s = s.sort_values("time_ps")
-        ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
-        out[int(fid)] = np.diff(np.interp(edges, ft, fb)) * 8 / (bin_ps / 1e12)
-    return edges[1:], out
 
 
 def phases(flows, end_ps: int):
@@ -89,21 +82,6 @@ def phases(flows, end_ps: int):
         if act:
             out.append((a, b, act))
     return out
-
-
-def converge_time(tb, g: dict, active, a: int, b: int, bin_ps: int, tol: float, hold: int):
-    idx = [i for i, t in enumerate(tb) if t - bin_ps >= a and t <= b]
-    if len(idx) < hold + 1:
-        return None
-    ok = []
-    for i in idx:
-        x = np.array([g[f][i] for f in active])
-        m = x.mean()
-        ok.append(m > 0 and bool((np.abs(x - m) <= tol * m).all()))
-    for k in range(len(ok) - hold + 1):
-        if all(ok[k : k + hold]):
-            return int(tb[idx[k]] - bin_ps - a)
-    return None
 
 
 def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:

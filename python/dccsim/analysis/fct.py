@@ -32,9 +32,7 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .common import percentile
-from .tables import column
+from .common import MIN_ABOVE, aligned, column, pct, percentile, ran
 
 KEYS = {"ideal": "str", "tail": "number"}
 REQUIRED = ()
@@ -43,7 +41,6 @@ FIGURE = "fct.png"
 IDEALS = {"artifact": "ideal_fct_artifact_ps", "engine": "ideal_fct_ps"}
 EDGES = (0, 5e3, 10e3, 20e3, 30e3, 50e3, 75e3, 100e3, 200e3, 400e3, 600e3, 800e3, 1e6, 5e6, 10e6, 30e6)
 QS = (0.5, 0.95, 0.99, 0.999)
-MIN_ABOVE = 10
 SHORT, LONG = 100_000, 1_000_000
 BIN_SAMPLES = 100  # the artifact's printBuffer: one maximum per 100 samples
 
@@ -55,16 +52,6 @@ def check(scn) -> None:
     tail = p.get("tail", 0.999)
     if not 0 < tail < 1:
         raise ScenarioError("experiment.tail", f"must lie in (0, 1), got {tail!r}")
-
-
-def pct(x, q: float) -> dict:
-    """Percentile q of `x` with its sample count and whether it is meaningful."""
-    n = len(x)
-    if n == 0:
-        return {"value": None, "n": 0, "above": 0, "meaningful": False}
-    idx = min(n - 1, int(q * n))
-    above = n - 1 - idx
-    return {"value": percentile(x, q), "n": n, "above": above, "meaningful": above >= MIN_ABOVE}
 
 
 def key(q: float) -> str:

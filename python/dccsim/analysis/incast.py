@@ -27,8 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import ran
-from .tables import column
+from .common import bottleneck, ran
 
 KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
 REQUIRED = ("t0", "bottleneck")
@@ -92,28 +91,6 @@ def check(scn) -> None:
             "experiment.paper",
             f"unknown value {scn.experiment.params['paper']!r}; allowed: {', '.join(PAPERS)}",
         )
-
-
-def bottleneck(port_series, ports, name: str):
-    """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
-    hits = np.nonzero(column(ports, "name", object) == name)[0]
-    if hits.size == 0:
-        raise ScenarioError(
-            "experiment.bottleneck", f"port {name!r} was not sampled; add it to metrics.ports"
-        )
-    idx = int(column(ports, "port")[hits[0]])
-    rate = int(column(ports, "rate_bps")[hits[0]])
-    rows = np.nonzero(column(port_series, "port") == idx)[0]
-    if rows.size == 0:
-        raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; is metrics.interval > 0?")
-    t = column(port_series, "time_ps", np.int64)[rows]
-    order = np.argsort(t, kind="stable")  # one sample per instant, so any sort gives this order
-    return (
-        t[order],
-        column(port_series, "queue_bytes", np.float64)[rows][order],
-        column(port_series, "tx_bytes", np.float64)[rows][order],
-        rate,
-    )
 
 
 def recovery_index(t, q, start: int, threshold: float, hold_ps: int):

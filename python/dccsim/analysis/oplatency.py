@@ -36,9 +36,7 @@ import textwrap
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines, ran
-from .fct import MIN_ABOVE, pct
-from .tables import column
+from .common import MIN_ABOVE, aligned, claim_lines, column, pct, ran
 
 KEYS = {"paper": "str"}
 REQUIRED = ("paper",)

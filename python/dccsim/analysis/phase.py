@@ -27,14 +27,11 @@ Verdicts and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import claim_lines, ran
-
 import numpy as np
 
 from .. import fluid
 from ..errors import ScenarioError
-from .tables import as_frames
-from .incast import bottleneck
+from .common import as_frames, bottleneck, claim_lines, ran
 
 KEYS = {"bottleneck": "str", "warmup": "time", "fluid_duration": "time"}
 REQUIRED = ("bottleneck", "warmup")

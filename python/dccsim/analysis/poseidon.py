@@ -37,14 +37,10 @@ Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for
 
 from __future__ import annotations
 
-from .checks import require_binned_flow_sampling
-
 import numpy as np
 
 from ..errors import ScenarioError
-from .tables import as_frame, as_frames
-from .fairness import converge_time, goodput
-from .incast import bottleneck
+from .common import as_frame, as_frames, bottleneck, converge_time, goodput, require_binned_flow_sampling
 
 KEYS = {"paper": "str", "bin": "time", "bottleneck": "str", "victim": "number"}
 REQUIRED = ("paper", "bin", "bottleneck")

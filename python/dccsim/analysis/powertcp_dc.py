@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 from . import fct
-from .claims_text import aligned, claim_lines, ran
+from .common import aligned, claim_lines, ran
 
 KEYS = {**fct.KEYS, "paper": "str", "short": "number"}
 REQUIRED = ("paper",)

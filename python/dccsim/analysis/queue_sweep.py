@@ -29,13 +29,10 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import aligned, claim_lines, ran
-
 import numpy as np
 
 from ..errors import ScenarioError
-from .common import percentile
-from .incast import bottleneck
+from .common import aligned, bottleneck, claim_lines, percentile, ran
 
 KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
 REQUIRED = ("bottleneck", "window", "packet")

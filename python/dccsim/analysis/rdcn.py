@@ -22,8 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines
-from .incast import bottleneck
+from .common import aligned, bottleneck, claim_lines
 
 KEYS = {"circuit": "str", "uplink": "str", "dst_tor": "number", "warmup": "time"}
 REQUIRED = ("circuit", "uplink", "dst_tor", "warmup")

@@ -23,11 +23,8 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .tables import as_frames
 from ..units import format_time
-from .common import jain, percentile
-from .incast import bottleneck
+from .common import aligned, as_frames, bottleneck, jain, percentile, ran
 
 KEYS = {"bottleneck": "str", "warmup": "time"}
 REQUIRED = ("bottleneck",)

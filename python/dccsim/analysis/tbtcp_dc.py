@@ -29,10 +29,7 @@ import textwrap
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines
-from .fct import MIN_ABOVE, pct
-from .incast import bottleneck
-from .tables import column
+from .common import MIN_ABOVE, aligned, bottleneck, claim_lines, column, pct
 
 KEYS = {"paper": "str", "bottleneck": "str", "packet": "number"}
 REQUIRED = ("paper", "bottleneck")
