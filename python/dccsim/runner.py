@@ -245,7 +245,7 @@ def run(
         "experiment": scn.name,
         "title": scn.experiment.title if scn.experiment else "",
         "seed": scn.seed,
-        "analysis": analysis.__name__.rsplit(".", 1)[-1] if analysis else None,
+        "analysis": scn.experiment.analysis if analysis else None,
         "order": [],
         "runs": {},
         "claims": [],
