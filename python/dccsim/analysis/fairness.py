@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Base
+from .base import Base, ByPaper
 from .common import (
     as_frame,
     as_frames,
@@ -46,8 +46,6 @@ from .common import (
     ran,
     require_binned_flow_sampling,
 )
-
-PAPERS = ("powertcp-fig5", "tbtcp-fig9", "tbtcp-fig11")
 
 JAIN_FAIR = 0.95
 TBTCP_FIG9_MS = {"tbtcp": 60.0, "dctcp": 40.0, "dctcp-rai": 250.0}
@@ -83,8 +81,10 @@ def _ms(ps):
 
 
 class Fairness(Base):
-    """The fairness analysis (the module's docstring)."""
+    """What every fairness figure shares: keys, checks, the per-phase metrics, the report and the
+    figure. A figure supplies `_row`, its claim for one variant, and may add `_overall` rows."""
 
+    PAPER = ""
     KEYS = {
         "bottleneck": "str",
         "bin": "time",
@@ -97,7 +97,7 @@ class Fairness(Base):
     FIGURE = "fairness.png"
 
     def check(self, scn) -> None:
-        require_binned_flow_sampling(scn, "fairness", PAPERS)
+        """Nothing beyond the family's check (flow sampling, paper, bin)."""
 
     def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
         tables = as_frames(tables)  # this analysis uses pandas operations
@@ -139,87 +139,15 @@ class Fairness(Base):
         }
 
     def claims(self, scenario, metrics: dict) -> list[dict]:
-        p = scenario.experiment.params
-        paper = p["paper"]
-        rows = []
-        conv_by_alg = {}
-        for v, m in ran(scenario, metrics):
-            alg = v.cc.algorithm
-            convs = [ph["converge_ps"] for ph in m["phases"]]
-            jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
-            measured = f"Jain per phase {jains}; convergence {', '.join(_ms(c) for c in convs)}"
-            if paper == "powertcp-fig5":
-                fast = p.get("fast", 500 * 10**6)
-                if alg in ("powertcp", "theta-powertcp"):
-                    ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
-                    ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
-                    verdict = (
-                        ("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
-                        + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
-                        f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
-                        f"(fair means ≥ {JAIN_FAIR})"
-                    )
-                    claim = "converges to the fair share quickly on arrival and departure"
-                else:
-                    verdict = (
-                        f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
-                        f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}"
-                    )
-                    claim = (
-                        "receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)"
-                        if alg == "homa"
-                        else "shown for comparison (less stable than PowerTCP in Fig. 5)"
-                    )
-            elif paper == "tbtcp-fig9":
-                c = next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
-                conv_by_alg[alg] = c
-                ref = TBTCP_FIG9_MS.get(alg)
-                claim = f"a joining flow reaches its fair share in ≈ {ref:g} ms" if ref else "no claim"
-                if ref is None or c is None:
-                    verdict = "differs: never converged within the phase" if c is None else "n/a"
-                else:
-                    r = c / 1e9 / ref
-                    verdict = (
-                        ("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
-                        + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)"
-                    )
-            else:  # tbtcp-fig11
-                ph = m["phases"][-1]
-                j = ph["jain"]
-                ref = FIG11.get(alg)
-                e = v.ecn if v.ecn is not None else scenario.switch.ecn
-                if alg == "tbtcp" and e.kind == "curve" and e.bdp_bytes in FIG11_TBTCP_BY_BDP:
-                    j_ref = FIG11_TBTCP_BY_BDP[e.bdp_bytes]
-                    ref = (j_ref, round(j_ref - 0.05, 2), None)
-                claim = f"Jain's index ≈ {ref[0]}" if ref else "no claim"
-                if ref is None or j is None:
-                    verdict = "n/a"
-                else:
-                    lo, hi = ref[1], ref[2]
-                    ok = (lo is None or j >= lo) and (hi is None or j <= hi)
-                    verdict = (
-                        ("holds" if ok else "differs")
-                        + f": Jain {j:.3f} "
-                        + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})")
-                    )
-                measured = f"Jain {j}; goodput per flow (Gbps) " + ", ".join(
-                    f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None
-                )
-            rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
-        if paper == "tbtcp-fig9" and all(
-            conv_by_alg.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")
-        ):
-            c = conv_by_alg
-            ok = c["dctcp"] < c["tbtcp"] < c["dctcp-rai"]
-            rows.append(
-                {
-                    "variant": "order",
-                    "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
-                    "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
-                    "verdict": "holds" if ok else "differs",
-                }
-            )
-        return rows
+        rows = [self._row(scenario, v, m) for v, m in ran(scenario, metrics)]
+        return rows + self._overall(scenario, metrics)
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        raise NotImplementedError
+
+    def _overall(self, scenario, metrics: dict) -> list[dict]:
+        """Claim rows over all variants together (none unless the figure has one)."""
+        return []
 
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
         lines = []
@@ -258,4 +186,116 @@ class Fairness(Base):
         save(fig, path)
 
 
-ANALYSIS = Fairness()
+def _measured(m: dict) -> str:
+    convs = [ph["converge_ps"] for ph in m["phases"]]
+    jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
+    return f"Jain per phase {jains}; convergence {', '.join(_ms(c) for c in convs)}"
+
+
+class Fig5(Fairness):
+    """PowerTCP Fig. 5: PowerTCP and θ-PowerTCP converge quickly and fairly; others shown beside."""
+
+    PAPER = "powertcp-fig5"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        alg = v.cc.algorithm
+        fast = scenario.experiment.params.get("fast", 500 * 10**6)
+        if alg in ("powertcp", "theta-powertcp"):
+            ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
+            ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
+            verdict = (
+                ("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
+                + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
+                f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
+                f"(fair means ≥ {JAIN_FAIR})"
+            )
+            claim = "converges to the fair share quickly on arrival and departure"
+        else:
+            verdict = (
+                f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
+                f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}"
+            )
+            claim = (
+                "receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)"
+                if alg == "homa"
+                else "shown for comparison (less stable than PowerTCP in Fig. 5)"
+            )
+        return {"variant": v.name, "claim": claim, "measured": _measured(m), "verdict": verdict}
+
+
+def _joined(m: dict):
+    """Convergence time of the first phase after the first with more than one flow."""
+    return next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
+
+
+class Fig9(Fairness):
+    """TBTCP Fig. 9/10: time for a joining flow to reach its fair share, and the order of the three."""
+
+    PAPER = "tbtcp-fig9"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        c = _joined(m)
+        ref = TBTCP_FIG9_MS.get(v.cc.algorithm)
+        claim = f"a joining flow reaches its fair share in ≈ {ref:g} ms" if ref else "no claim"
+        if ref is None or c is None:
+            verdict = "differs: never converged within the phase" if c is None else "n/a"
+        else:
+            r = c / 1e9 / ref
+            verdict = (
+                ("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
+                + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)"
+            )
+        return {"variant": v.name, "claim": claim, "measured": _measured(m), "verdict": verdict}
+
+    def _overall(self, scenario, metrics: dict) -> list[dict]:
+        c = {v.cc.algorithm: _joined(m) for v, m in ran(scenario, metrics)}
+        if not all(c.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")):
+            return []
+        ok = c["dctcp"] < c["tbtcp"] < c["dctcp-rai"]
+        return [
+            {
+                "variant": "order",
+                "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
+                "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
+                "verdict": "holds" if ok else "differs",
+            }
+        ]
+
+
+class Fig11(Fairness):
+    """TBTCP Fig. 11: RTT fairness, Jain's index of the last phase against the paper's."""
+
+    PAPER = "tbtcp-fig11"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        alg = v.cc.algorithm
+        ph = m["phases"][-1]
+        j = ph["jain"]
+        ref = FIG11.get(alg)
+        e = v.ecn if v.ecn is not None else scenario.switch.ecn
+        if alg == "tbtcp" and e.kind == "curve" and e.bdp_bytes in FIG11_TBTCP_BY_BDP:
+            j_ref = FIG11_TBTCP_BY_BDP[e.bdp_bytes]
+            ref = (j_ref, round(j_ref - 0.05, 2), None)
+        claim = f"Jain's index ≈ {ref[0]}" if ref else "no claim"
+        if ref is None or j is None:
+            verdict = "n/a"
+        else:
+            lo, hi = ref[1], ref[2]
+            ok = (lo is None or j >= lo) and (hi is None or j <= hi)
+            verdict = (
+                ("holds" if ok else "differs")
+                + f": Jain {j:.3f} "
+                + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})")
+            )
+        measured = f"Jain {j}; goodput per flow (Gbps) " + ", ".join(
+            f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None
+        )
+        return {"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict}
+
+
+ANALYSIS = ByPaper(
+    Fig5(),
+    Fig9(),
+    Fig11(),
+    before=lambda scn, papers: require_binned_flow_sampling(scn, "fairness", tuple(papers)),
+)
