@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .base import Base
+from .base import Base, ByPaper
 from .common import bottleneck, ran
 
 
@@ -61,7 +61,6 @@ CLAIMS = {
 }
 # Fig. 4, bottom row (255:1, `paper = "fig4b"`): PowerTCP/θ as above; TIMELY and HPCC lose
 # throughput (same 2-point rule against PowerTCP); Homa (≈ 500 KB more queue) is not in the engine.
-PAPERS = ("fig4a", "fig4b")
 CLAIMS_4B = {
     "powertcp": CLAIMS["powertcp"],
     "theta-powertcp": CLAIMS["theta-powertcp"],
@@ -154,8 +153,25 @@ def _limit_note(m) -> str:
     return ("; " + "; ".join(notes)) if notes else ""
 
 
+def _check(scn, papers) -> None:
+    """Scenario-level requirements, checked when the scenario is loaded (before any run), before
+    the paper's."""
+    b = scn.experiment.params["bottleneck"]
+    if scn.experiment.params["t0"] >= scn.duration_ps:
+        raise ScenarioError("experiment.t0", "must be before the end of the run (duration)")
+    if scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
+    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
+        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
+
+
 class Incast(Base):
-    """The incast analysis (the module's docstring)."""
+    """What both rows of Fig. 4 share: keys, metrics, the claims of PowerTCP and θ-PowerTCP,
+    report and figure. A row supplies its claim texts (`CLAIMS`) and the verdicts of Homa
+    (`_homa`) and of the other baselines (`_other`)."""
+
+    PAPER = ""
+    CLAIMS: dict = {}
 
     KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
     REQUIRED = ("t0", "bottleneck")
@@ -164,23 +180,7 @@ class Incast(Base):
     FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
 
     def check(self, scn) -> None:
-        """Scenario-level requirements, checked when the scenario is loaded (before any run)."""
-        b = scn.experiment.params["bottleneck"]
-        if scn.experiment.params["t0"] >= scn.duration_ps:
-            raise ScenarioError("experiment.t0", "must be before the end of the run (duration)")
-        if scn.metrics.interval_ps == 0:
-            raise ScenarioError(
-                "metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'"
-            )
-        if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
-            raise ScenarioError(
-                "experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports"
-            )
-        if scn.experiment.params.get("paper", "fig4a") not in PAPERS:
-            raise ScenarioError(
-                "experiment.paper",
-                f"unknown value {scn.experiment.params['paper']!r}; allowed: {', '.join(PAPERS)}",
-            )
+        """Nothing beyond the family's check (`_check`)."""
 
     def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
         p = scenario.experiment.params
@@ -216,8 +216,7 @@ class Incast(Base):
     def claims(self, scenario, metrics: dict) -> list[dict]:
         variants = scenario.variants()
         ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
-        fig4b = scenario.experiment.params.get("paper", "fig4a") == "fig4b"
-        table = CLAIMS_4B if fig4b else CLAIMS
+        table = self.CLAIMS
         rows = []
         for v in variants:
             m = metrics.get(v.slug)
@@ -254,62 +253,13 @@ class Incast(Base):
                     + _limit_note(m)
                 )
             elif alg == "homa":
-                # "does not control the queue": its queue stays up at least twice as long as
-                # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
                 thr_ok = (m["throughput_pct"] or 0) >= NO_LOSS_PCT
                 if ref is None:
                     verdict = "n/a: no PowerTCP variant to compare with"
-                elif fig4b:
-                    excess = m["peak_queue_bytes"] - metrics[ref.slug]["peak_queue_bytes"]
-                    ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
-                    verdict = (
-                        ("holds" if ok else "differs")
-                        + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                        f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
-                        f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m)
-                    )
                 else:
-                    r = metrics[ref.slug]
-                    slow = m["recovery_ps"] is None or (
-                        r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"]
-                    )
-                    high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
-                    verdict = (
-                        f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
-                        f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                        f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
-                        f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
-                        f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
-                        f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)"
-                        + _limit_note(m)
-                    )
-            elif fig4b:  # hpcc, timely: only the throughput loss is claimed
-                if ref is None:
-                    verdict = "n/a: no PowerTCP variant to compare with"
-                else:
-                    loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
-                    verdict = (
-                        ("holds" if loss >= LOSS_MARGIN_PCT else "differs")
-                        + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                        f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
-                        + _limit_note(m)
-                    )
-            else:  # hpcc
-                if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
-                    verdict = "n/a: no PowerTCP variant to compare with"
-                else:
-                    r = metrics[ref.slug]
-                    ratio = m["peak_queue_bytes"] / r["peak_queue_bytes"]
-                    loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
-                    ok_ratio = RATIO_LO <= ratio <= RATIO_HI
-                    ok_loss = loss >= LOSS_MARGIN_PCT
-                    verdict = (
-                        f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
-                        f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
-                        f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                        f"{'below' if loss >= 0 else 'above'} {ref.name}"
-                        f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m)
-                    )
+                    verdict = self._homa(m, metrics[ref.slug], ref, rec_us, thr_ok)
+            else:
+                verdict = self._other(v, m, ref, metrics)
             rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
         rows.extend(_homa_overcommit_claim(variants, metrics))
         return rows
@@ -419,4 +369,75 @@ class Incast(Base):
         save(fig, path)
 
 
-ANALYSIS = Incast()
+class Fig4a(Incast):
+    """Fig. 4, top row (10:1): HPCC peaks ≈ 2× PowerTCP and loses throughput; Homa keeps
+    throughput but does not control the queue."""
+
+    PAPER = "fig4a"
+    CLAIMS = CLAIMS
+
+    def _homa(self, m: dict, r: dict, ref, rec_us, thr_ok: bool) -> str:
+        # "does not control the queue": its queue stays up at least twice as long as
+        # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
+        slow = m["recovery_ps"] is None or (
+            r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"]
+        )
+        high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
+        return (
+            f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
+            f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+            f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
+            f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
+            f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
+            f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m)
+        )
+
+    def _other(self, v, m: dict, ref, metrics: dict) -> str:
+        """HPCC: peak ≈ 2× PowerTCP's and a throughput loss."""
+        if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
+            return "n/a: no PowerTCP variant to compare with"
+        r = metrics[ref.slug]
+        ratio = m["peak_queue_bytes"] / r["peak_queue_bytes"]
+        loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+        ok_ratio = RATIO_LO <= ratio <= RATIO_HI
+        ok_loss = loss >= LOSS_MARGIN_PCT
+        return (
+            f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
+            f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
+            f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+            f"{'below' if loss >= 0 else 'above'} {ref.name}"
+            f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m)
+        )
+
+
+class Fig4b(Incast):
+    """Fig. 4, bottom row (255:1): TIMELY and HPCC lose throughput; Homa keeps it with ≈ 500 KB
+    more queue."""
+
+    PAPER = "fig4b"
+    CLAIMS = CLAIMS_4B
+
+    def _homa(self, m: dict, r: dict, ref, rec_us, thr_ok: bool) -> str:
+        excess = m["peak_queue_bytes"] - r["peak_queue_bytes"]
+        ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
+        return (
+            ("holds" if ok else "differs")
+            + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+            f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
+            f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m)
+        )
+
+    def _other(self, v, m: dict, ref, metrics: dict) -> str:
+        """HPCC, TIMELY: only the throughput loss is claimed."""
+        if ref is None:
+            return "n/a: no PowerTCP variant to compare with"
+        loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+        return (
+            ("holds" if loss >= LOSS_MARGIN_PCT else "differs")
+            + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+            f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
+            + _limit_note(m)
+        )
+
+
+ANALYSIS = ByPaper(Fig4a(), Fig4b(), default="fig4a", before=_check)

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import ScenarioError
 from . import fct
-from .base import Base
+from .base import Base, ByPaper
 from .common import aligned, claim_lines, ran
 
 BOOT = 200
@@ -303,7 +303,13 @@ def _cell(s: dict) -> str:
 
 
 class PowertcpDc(Base):
-    """The powertcp_dc analysis (the module's docstring)."""
+    """One figure of the PowerTCP datacenter experiments: its point (POINTS) and claims (CLAIMS)
+    come from the tables above, keyed by `paper`. The figure draws the short and long flows'
+    tail slowdown against the point (and the ToR buffer CDF when sampled); Fig. 6 and App. D
+    differ where their subclasses say."""
+
+    def __init__(self, paper: str):
+        self.PAPER = paper
 
     KEYS = {**fct.Fct.KEYS, "paper": "str", "short": "number"}
     REQUIRED = ("paper",)
@@ -311,12 +317,7 @@ class PowertcpDc(Base):
     FIGURE = "powertcp_dc.png"
 
     def check(self, scn) -> None:
-        fct.ANALYSIS.check(scn)
         p = scn.experiment.params
-        if p.get("paper") not in POINTS:
-            raise ScenarioError(
-                "experiment.paper", f"unknown value {p.get('paper')!r}; allowed: {', '.join(POINTS)}"
-            )
         short = p.get("short", SHORT_PAPER)
         if not 0 < short <= fct.SHORT:
             raise ScenarioError("experiment.short", f"must lie in (0, {fct.SHORT}] bytes, got {short!r}")
@@ -354,7 +355,7 @@ class PowertcpDc(Base):
         }
 
     def claims(self, scenario, metrics: dict) -> list[dict]:
-        paper = scenario.experiment.params["paper"]
+        paper = self.PAPER
         tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
         rows = []
         laws = sorted({m.get("law", "") for m in metrics.values()})  # "" (the defaults) first
@@ -364,14 +365,15 @@ class PowertcpDc(Base):
                     c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless, law_)
                     if c is not None:
                         rows.append(c)
-        if paper == "appD":
-            rows += _overcommit_claim(metrics, tail_key)
-        return rows
+        return rows + self._more_claims(metrics, tail_key)
+
+    def _more_claims(self, metrics: dict, tail_key: str) -> list[dict]:
+        """Claims beyond the CLAIMS table (none unless the figure has its own rule)."""
+        return []
 
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
-        paper = scenario.experiment.params["paper"]
         tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
-        label = POINTS[paper][1]
+        label = POINTS[self.PAPER][1]
         rows = [("variant", label, *(f"{g} {tail_key} (n/above)" for g in GROUPS), "ToR buffer p99")]
         for v, m in ran(scenario, metrics):
             rows.append(
@@ -393,63 +395,95 @@ class PowertcpDc(Base):
         return "\n".join(lines)
 
     def figure(self, scenario, series: dict, path) -> None:
-        """fig6: 99.9p slowdown vs flow size, one panel per load. fig7*/appD: short and long 99.9p
-        slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
-        from ..plots import new_figure, save
+        from ..plots import save
 
-        paper = scenario.experiment.params["paper"]
         tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
         ms = [m for _, _, m in series.values()]
-        algs = list(dict.fromkeys(_series(m) for m in ms))
-        pts = sorted({m["point"] for m in ms})
-        base = list(dict.fromkeys(m["algorithm"] for m in ms))
-        # one colour per algorithm; its lossy-fabric curve dashed, a curve of another law dotted
-        colour = {_series(m): f"C{base.index(m['algorithm'])}" for m in ms}
-        style = {_series(m): "--" if not m["lossless"] else ":" if m.get("law") else "-" for m in ms}
-        with_buf = any(m["buffer"].get("samples") for m in ms)
-        if paper == "fig6":
-            fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
-            for ax, x in zip(axes[0], pts):
-                for a in algs:
-                    for m in (m for m in ms if _series(m) == a and m["point"] == x):
-                        b = m["buckets"]
-                        xs = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
-                        ys = [
-                            bk[tail_key]["value"] if bk[tail_key]["value"] is not None else np.nan for bk in b
-                        ]
-                        ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-                ax.set_title(f"{x * 100:g}% load", fontsize=9)
-                ax.set_xlabel("flow size (bytes)")
-                ax.set_ylabel(f"{tail_key} FCT slowdown")
-                ax.grid(alpha=0.3, which="both")
-                ax.legend(fontsize=7)
-        else:
-            n = 3 if with_buf else 2
-            fig, axes = new_figure(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
-            scale, xlabel = AXIS[POINTS[paper][0]]
-            for ax, g in zip(axes[0], ("short", "long")):
-                for a in algs:
-                    sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
-                    ys = [m["groups"][g]["tail"]["value"] for m in sel]
-                    ax.plot(
-                        [m["point"] * scale for m in sel],
-                        [np.nan if y is None else y for y in ys],
-                        marker="o",
-                        color=colour[a],
-                        ls=style[a],
-                        label=a,
-                    )
-                ax.set_xlabel(xlabel)
-                ax.set_ylabel(f"{g} flows {tail_key} slowdown")
-                ax.grid(alpha=0.3)
-                ax.legend(fontsize=7)
-            if with_buf:
-                fct.plot_buffer_cdf(axes[0][2], series)
+        fig = self._draw(series, ms, tail_key)
         fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
         fig.tight_layout()
         save(fig, path)
 
+    def _draw(self, series: dict, ms: list, tail_key: str):
+        """Short and long tail slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
+        from ..plots import new_figure
 
-ANALYSIS = PowertcpDc()
+        algs, colour, style = _curves(ms)
+        with_buf = any(m["buffer"].get("samples") for m in ms)
+        n = 3 if with_buf else 2
+        fig, axes = new_figure(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
+        scale, xlabel = AXIS[POINTS[self.PAPER][0]]
+        for ax, g in zip(axes[0], ("short", "long")):
+            for a in algs:
+                sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
+                ys = [m["groups"][g]["tail"]["value"] for m in sel]
+                ax.plot(
+                    [m["point"] * scale for m in sel],
+                    [np.nan if y is None else y for y in ys],
+                    marker="o",
+                    color=colour[a],
+                    ls=style[a],
+                    label=a,
+                )
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(f"{g} flows {tail_key} slowdown")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+        if with_buf:
+            fct.plot_buffer_cdf(axes[0][2], series)
+        return fig
+
+
+class Fig6(PowertcpDc):
+    """Fig. 6: the tail slowdown against the flow size, one panel per load."""
+
+    def _draw(self, series: dict, ms: list, tail_key: str):
+        from ..plots import new_figure
+
+        algs, colour, style = _curves(ms)
+        pts = sorted({m["point"] for m in ms})
+        fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
+        for ax, x in zip(axes[0], pts):
+            for a in algs:
+                for m in (m for m in ms if _series(m) == a and m["point"] == x):
+                    b = m["buckets"]
+                    xs = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
+                    ys = [bk[tail_key]["value"] if bk[tail_key]["value"] is not None else np.nan for bk in b]
+                    ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{x * 100:g}% load", fontsize=9)
+            ax.set_xlabel("flow size (bytes)")
+            ax.set_ylabel(f"{tail_key} FCT slowdown")
+            ax.grid(alpha=0.3, which="both")
+            ax.legend(fontsize=7)
+        return fig
+
+
+class AppD(PowertcpDc):
+    """Appendix D: Homa's overcommitment; its claim is its own rule (overcommitment 1 best)."""
+
+    def _more_claims(self, metrics: dict, tail_key: str) -> list[dict]:
+        return _overcommit_claim(metrics, tail_key)
+
+
+def _curves(ms: list) -> tuple[list, dict, dict]:
+    """(the curves: one per algorithm, fabric and law, in the order met; their colours: one per
+    algorithm; their line styles: the lossy-fabric curve dashed, a curve of another law dotted)."""
+    algs = list(dict.fromkeys(_series(m) for m in ms))
+    base = list(dict.fromkeys(m["algorithm"] for m in ms))
+    colour = {_series(m): f"C{base.index(m['algorithm'])}" for m in ms}
+    style = {_series(m): "--" if not m["lossless"] else ":" if m.get("law") else "-" for m in ms}
+    return algs, colour, style
+
+
+# the figures in POINTS' order (the order the error for an unknown paper lists them)
+ANALYSIS = ByPaper(
+    Fig6("fig6"),
+    PowertcpDc("fig7ab"),
+    PowertcpDc("fig7cd"),
+    PowertcpDc("fig7ef"),
+    PowertcpDc("fig7gh"),
+    AppD("appD"),
+    before=lambda scn, papers: fct.ANALYSIS.check(scn),
+)
