@@ -107,20 +107,20 @@ def cmd_run(args) -> int:
 
 
 def _register(run_dir, **kw) -> None:
-    """List a finished run in the results catalog; a catalog problem never fails the run."""
-    from . import catalog
+    """List a finished run in the run index; a run-index problem never fails the run."""
+    from . import runs_index
 
     try:
-        catalog.register_run(run_dir, **kw)
+        runs_index.register_run(run_dir, **kw)
     except OSError as e:
         print(f"dccsim: warning: catalog: cannot register {run_dir}: {e}", file=sys.stderr)
 
 
 def cmd_query(args) -> int:
-    from . import catalog
+    from . import runs_index
     from .results import json_text
 
-    names, rows = catalog.query(args.sql, path=args.catalog)
+    names, rows = runs_index.query(args.sql, path=args.catalog)
     if args.json:
         sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
         return 0
@@ -178,10 +178,10 @@ def cmd_sweep(args) -> int:
             point={"id": job["id"], "params": job["params"], "seed": job["seed"]},
         ),
     )
-    from . import catalog
+    from . import runs_index
 
     try:
-        catalog.register_sweep(spec.out)
+        runs_index.register_sweep(spec.out)
     except OSError as e:
         print(f"dccsim: warning: catalog: cannot register {spec.out}: {e}", file=sys.stderr)
     failed = [p for p in doc["points"] if p["status"] == "failed"]
@@ -290,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_claims)
 
-    s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
+    s = sub.add_parser("query", help="SQL over the run index (runs, variants, claims, flows, ...)")
     s.add_argument("sql", metavar="SQL")
     s.add_argument(
         "--catalog", metavar="PATH", help="catalog file (default $DCCSIM_CATALOG or runs/catalog.duckdb)"
