@@ -396,7 +396,7 @@ def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
     from dccsim.analysis import incast
 
     scn, series = _incast_series(2)
-    reduced = {s: (v, runner._figure_tables(incast, t), m) for s, (v, t, m) in series.items()}
+    reduced = {s: (v, runner._figure_tables(incast.ANALYSIS, t), m) for s, (v, t, m) in series.items()}
     assert all(set(t) == {"port_series", "ports"} for _, t, _ in reduced.values())
     assert len(pickle.dumps(reduced)) < len(pickle.dumps(series)) / 5
     incast.ANALYSIS.figure(scn, reduced, tmp_path / "reduced.png")
