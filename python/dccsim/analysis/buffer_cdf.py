@@ -81,7 +81,8 @@ def write_raw(series: dict, path) -> None:
 
 
 class BufferCdf(Base):
-    """The buffer_cdf analysis (the module's docstring)."""
+    """Buffer occupancy CDF per variant across BDPs (TBTCP Fig. 6/7), on queue_sweep's metrics.
+    Definitions: the module's docstring."""
 
     KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
     REQUIRED = ("bottleneck", "window", "packet")

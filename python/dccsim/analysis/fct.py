@@ -152,7 +152,8 @@ def plot_buffer_cdf(ax, series: dict) -> None:
 
 
 class Fct(Base):
-    """The fct analysis (the module's docstring)."""
+    """Flow completion times by flow size and the ToR buffer occupancy (no paper claims).
+    Definitions: the module's docstring."""
 
     KEYS = {"ideal": "str", "tail": "number"}
     REQUIRED = ()

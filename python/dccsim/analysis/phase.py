@@ -98,7 +98,8 @@ def _verdict(law: str, f: dict, bdp: float, eq) -> tuple[str, str]:
 
 
 class Phase(Base):
-    """The phase analysis (the module's docstring)."""
+    """PowerTCP Fig. 3: the fluid model's phase plots beside a packet-level check.
+    Definitions: the module's docstring."""
 
     KEYS = {"bottleneck": "str", "warmup": "time", "fluid_duration": "time"}
     REQUIRED = ("bottleneck", "warmup")

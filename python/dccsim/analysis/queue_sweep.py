@@ -47,7 +47,8 @@ def _ecn(scenario, variant):
 
 
 class QueueSweep(Base):
-    """The queue_sweep analysis (the module's docstring)."""
+    """The steady bottleneck queue across variants of a parameter sweep (TBTCP Fig. 4/5).
+    Definitions: the module's docstring."""
 
     KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
     REQUIRED = ("bottleneck", "window", "packet")

@@ -89,7 +89,8 @@ def _row(name: str, m: dict) -> tuple:
 
 
 class Rdcn(Base):
-    """The rdcn analysis (the module's docstring)."""
+    """Reconfigurable datacenter (PowerTCP Fig. 8): circuit utilisation, VOQ, queueing latency.
+    Definitions: the module's docstring."""
 
     KEYS = {"circuit": "str", "uplink": "str", "dst_tor": "number", "warmup": "time"}
     REQUIRED = ("circuit", "uplink", "dst_tor", "warmup")

@@ -36,7 +36,8 @@ def _flows_to_bottleneck(flows, port_name: str):
 
 
 class Shared(Base):
-    """The shared analysis (the module's docstring)."""
+    """Long flows sharing one bottleneck: utilisation, fairness and queue (no paper claims).
+    Definitions: the module's docstring."""
 
     KEYS = {"bottleneck": "str", "warmup": "time"}
     REQUIRED = ("bottleneck",)
