@@ -21,12 +21,14 @@ demo: install
 # The whole test suite: formatting and lint, engine (Rust) and Python (unit + integration).
 test: install lint test-rust test-python
 
-# Formatting and lint are part of the suite: rustfmt (rustfmt.toml) and ruff (pyproject.toml).
+# Formatting and lint are part of the suite: rustfmt (rustfmt.toml), ruff (pyproject.toml) and
+# tools/check_imports.py (no import cycle between dccsim modules).
 lint:
 	cargo fmt --all --check
 	$(PY) -m ruff format --check python tests tools
 	$(PY) -m ruff check python tests tools
 	$(PY) -m dccsim.scenario.docs --check
+	$(PY) tools/check_imports.py
 
 test-rust:
 	cargo test --release -p dccsim-engine

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from .errors import EngineUnavailable, ScenarioError
-from .targets import is_scenario_file
 
 EXIT_USAGE = 2
 
@@ -22,34 +21,6 @@ EXIT_USAGE = 2
 def _fail(message: str) -> int:
     print(f"dccsim: error: {message}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def resolve(target: str, sets=()):
-    """An experiment name from the catalog, or a path to a TOML scenario file; `sets` are
-    `--set dotted.key=value` overrides of its raw TOML (overrides.py)."""
-    from . import experiments, scenario
-
-    if sets:
-        from . import overrides
-
-        return overrides.resolve(target, sets)
-    if is_scenario_file(target):
-        return scenario.load(target)
-    return experiments.get(target)
-
-
-def default_out(target: str, scn, sets=()) -> Path:
-    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file);
-    with `--set` overrides, runs/<stem>-set-<hash of the overrides>-seed<N>, so that a variation
-    does not collide with the unedited run."""
-    from . import outdir
-
-    stem = Path(target).stem if is_scenario_file(target) else target
-    if sets:
-        from .overrides import digest
-
-        stem = f"{stem}-set-{digest(sets)}"
-    return outdir.default_dir(stem, scn.seed)
 
 
 def cmd_list(args) -> int:
@@ -75,6 +46,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from .experiments import resolve
     from .scenario import dump_toml
 
     if args.algorithm:
@@ -100,6 +72,7 @@ def with_pcap(scn, ports):
 
 def cmd_run(args) -> int:
     from . import runner
+    from .experiments import default_out, resolve
     from .results import json_text
 
     scn = resolve(args.target, args.set or ())
@@ -147,20 +120,20 @@ def _say_pcaps(out: Path, summary: dict) -> None:
 
 
 def _register(run_dir, **kw) -> None:
-    """List a finished run in the results catalog; a catalog problem never fails the run."""
-    from . import catalog
+    """List a finished run in the run index; a run-index problem never fails the run."""
+    from . import runs_index
 
     try:
-        catalog.register_run(run_dir, **kw)
+        runs_index.register_run(run_dir, **kw)
     except OSError as e:
         print(f"dccsim: warning: catalog: cannot register {run_dir}: {e}", file=sys.stderr)
 
 
 def cmd_query(args) -> int:
-    from . import catalog
+    from . import runs_index
     from .results import json_text
 
-    names, rows = catalog.query(args.sql, path=args.catalog)
+    names, rows = runs_index.query(args.sql, path=args.catalog)
     if args.json:
         sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
         return 0
@@ -218,10 +191,10 @@ def cmd_sweep(args) -> int:
             point={"id": job["id"], "params": job["params"], "seed": job["seed"]},
         ),
     )
-    from . import catalog
+    from . import runs_index
 
     try:
-        catalog.register_sweep(spec.out)
+        runs_index.register_sweep(spec.out)
     except OSError as e:
         print(f"dccsim: warning: catalog: cannot register {spec.out}: {e}", file=sys.stderr)
     failed = [p for p in doc["points"] if p["status"] == "failed"]
@@ -351,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=cmd_claims)
 
-    s = sub.add_parser("query", help="SQL over the results catalog (runs, variants, claims, flows, ...)")
+    s = sub.add_parser("query", help="SQL over the run index (runs, variants, claims, flows, ...)")
     s.add_argument("sql", metavar="SQL")
     s.add_argument(
         "--catalog", metavar="PATH", help="catalog file (default $DCCSIM_CATALOG or runs/catalog.duckdb)"

@@ -36,7 +36,7 @@ def _serve(conn, split) -> None:
     except (EOFError, KeyboardInterrupt):
         return
     try:
-        if split is not False and getattr(ANALYSES[analysis], "PARALLEL_FIGURE", False):
+        if split is not False and ANALYSES[analysis].PARALLEL_FIGURE:
             figure_split.activate(figure_split.Split(always=split is True))
         ANALYSES[analysis].figure(scn, series, path)
         conn.send(("ok", matplotlib.__version__))

@@ -55,14 +55,14 @@ def draw(run_dir) -> Path:
         raise ScenarioError(field, f"cannot read the run in {str(d)!r}: {e}") from None
     name = summary.get("analysis")
     analysis = ANALYSES.get(name) if name else None
-    if analysis is None or not hasattr(analysis, "figure"):
+    if analysis is None:
         raise ScenarioError(field, f"the run in {str(d)!r} has no analysis that draws a figure")
     order = summary.get("order") or []
     if not order:
         raise ScenarioError(field, f"the run in {str(d)!r} has no finished variant to draw")
     scn = loads(text)  # as the run read it (runner.variant_job)
     by_slug = {v.slug: v for v in scn.variants()}
-    names = getattr(analysis, "FIGURE_TABLES", None) or list(results.table_columns())
+    names = analysis.FIGURE_TABLES or list(results.table_columns())
     series = {}
     for slug in order:
         if slug not in by_slug:

@@ -253,14 +253,6 @@ def engine_tables(result: dict) -> dict:
     }
 
 
-def ports_list(result: dict) -> list[dict]:
-    p = result.get("ports") or {}
-    return [
-        {"port": i, "name": n, "rate_bps": r}
-        for i, n, r in zip(p.get("port", []), p.get("name", []), p.get("rate_bps", []))
-    ]
-
-
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
     """OUT/<slug>/{flows,port_series,flow_series,ports,pfc,packets}.parquet, OUT/<slug>/summary.json,
     and OUT/<slug>/packets.pcap when packets were captured."""

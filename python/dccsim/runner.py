@@ -163,15 +163,15 @@ def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) 
 
 
 def _figure_tables(analysis, tables: dict) -> dict:
-    """The tables the analysis's figure reads (its FIGURE_TABLES; all when it does not say): they
-    are pickled to the figure worker, and a run's flow series alone can be megabytes."""
-    names = getattr(analysis, "FIGURE_TABLES", None)
+    """The tables the analysis's figure reads (its FIGURE_TABLES; all when None): they are
+    pickled to the figure worker, and a run's flow series alone can be megabytes."""
+    names = analysis.FIGURE_TABLES
     return tables if names is None else {n: tables[n] for n in names}
 
 
 def _analysis(scn: Scenario):
     analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
-    if analysis is not None and scn.metrics.interval_ps == 0 and getattr(analysis, "NEEDS_SAMPLES", True):
+    if analysis is not None and scn.metrics.interval_ps == 0 and analysis.NEEDS_SAMPLES:
         analysis = None  # nothing was sampled, so there is nothing to analyse
     return analysis
 
@@ -245,7 +245,7 @@ def run(
         "experiment": scn.name,
         "title": scn.experiment.title if scn.experiment else "",
         "seed": scn.seed,
-        "analysis": analysis.__name__.rsplit(".", 1)[-1] if analysis else None,
+        "analysis": scn.experiment.analysis if analysis else None,
         "order": [],
         "runs": {},
         "claims": [],

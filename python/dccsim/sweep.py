@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -192,9 +191,3 @@ def run(
         )
     doc["last_run"] = counts
     return doc
-
-
-def spec_dict(spec: SweepSpec) -> dict:
-    d = asdict(spec)
-    d["out"] = str(spec.out)
-    return d

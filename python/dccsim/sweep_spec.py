@@ -120,7 +120,7 @@ def _table(data: dict, key: str) -> dict:
 
 def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
     """`sets`: `--set dotted.key=value` overrides of the base scenario (overrides.py)."""
-    from .cli import resolve
+    from .experiments import resolve
     from .scenario import dump_toml
 
     path = Path(path)

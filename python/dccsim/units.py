@@ -101,13 +101,6 @@ def parse_size(value, field: str = "size") -> int:
     return _whole(field, value, num, mult, "bytes", MAX_SIZE_BYTES, "1024TiB")
 
 
-def format_rate(bps: float) -> str:
-    for unit, mult in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
-        if bps >= mult:
-            return f"{bps / mult:g}{unit}"
-    return f"{bps:g}bps"
-
-
 def format_time(ps: float) -> str:
     for unit, mult in (("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)):
         if ps >= mult:

@@ -48,14 +48,14 @@ def test_claims_on_hand_built_queues():
     s = get("tbtcp-buffer-cdf")
     v = {x.name: x for x in s.variants()}
     # TBTCP cycling 0..24 packets at full rate → p99 24 ≤ 30: holds
-    m_tb = buffer_cdf.variant_metrics(s, v["TBTCP 800KB"], _tables(range(25)), {})
+    m_tb = buffer_cdf.ANALYSIS.variant_metrics(s, v["TBTCP 800KB"], _tables(range(25)), {})
     assert m_tb["buffer_pkts"] == 24 and m_tb["max_pkts"] == 24 and m_tb["bdp_bytes"] == 800_000
     # the same at 400 KB but cycling 0..59 packets → p99 59 > 30: partly holds; spread 59/24 > 1.5
-    m_tb4 = buffer_cdf.variant_metrics(s, v["TBTCP 400KB"], _tables(range(60)), {})
+    m_tb4 = buffer_cdf.ANALYSIS.variant_metrics(s, v["TBTCP 400KB"], _tables(range(60)), {})
     # DCTCP K = 90 at 97 % utilisation → differs; K = 76 at 97 % → its "not enough" claim holds
-    m90 = buffer_cdf.variant_metrics(s, v["DCTCP K=90 800KB"], _tables(range(150), util=0.97), {})
-    m76 = buffer_cdf.variant_metrics(s, v["DCTCP K=76 800KB"], _tables(range(150), util=0.97), {})
-    mrai = buffer_cdf.variant_metrics(s, v["DCTCP+RAI K=38 800KB"], _tables(range(20, 50)), {})
+    m90 = buffer_cdf.ANALYSIS.variant_metrics(s, v["DCTCP K=90 800KB"], _tables(range(150), util=0.97), {})
+    m76 = buffer_cdf.ANALYSIS.variant_metrics(s, v["DCTCP K=76 800KB"], _tables(range(150), util=0.97), {})
+    mrai = buffer_cdf.ANALYSIS.variant_metrics(s, v["DCTCP+RAI K=38 800KB"], _tables(range(20, 50)), {})
     metrics = {
         v["TBTCP 800KB"].slug: m_tb,
         v["TBTCP 400KB"].slug: m_tb4,
@@ -63,14 +63,16 @@ def test_claims_on_hand_built_queues():
         v["DCTCP K=76 800KB"].slug: m76,
         v["DCTCP+RAI K=38 800KB"].slug: mrai,
     }
-    rows = {r["variant"]: r["verdict"] for r in buffer_cdf.claims(s, metrics)}
+    rows = {r["variant"]: r["verdict"] for r in buffer_cdf.ANALYSIS.claims(s, metrics)}
     assert rows["TBTCP 800KB"].startswith("holds")
     assert rows["TBTCP 400KB"].startswith("partly")
     assert rows["DCTCP K=90 800KB"].startswith("differs")
     assert rows["DCTCP K=76 800KB"].startswith("holds")
     assert rows["DCTCP+RAI K=38 800KB"].startswith("holds")
     assert rows["TBTCP across BDPs"].startswith("differs")
-    assert "paper claim | ours | verdict" in buffer_cdf.report(s, metrics, buffer_cdf.claims(s, metrics))
+    assert "paper claim | ours | verdict" in buffer_cdf.ANALYSIS.report(
+        s, metrics, buffer_cdf.ANALYSIS.claims(s, metrics)
+    )
 
 
 @pytest.mark.engine
@@ -118,6 +120,6 @@ def test_rtt_fairness_uses_the_papers_section_5_4_setup_and_references():
     assert s.to_engine_config(s.variant("DCTCP"))["switch"]["ecn"] == {"kind": "step", "k_bytes": 60_000}
     # each TBTCP variant is judged against its own paper value (0.98 / 0.87 / 0.85, holds at ≥ − 0.05)
     ph = {"phases": [{"jain": 0.84, "converge_ps": None, "throughput_bps": {0: 1e9}}]}
-    rows = fairness.claims(s, {v.slug: ph for v in s.variants()})
+    rows = fairness.ANALYSIS.claims(s, {v.slug: ph for v in s.variants()})
     got = {r["variant"]: r["verdict"].split(":")[0] for r in rows}
     assert got == {"TBTCP": "differs", "TBTCP BDP avg": "holds", "TBTCP BDP max": "holds", "DCTCP": "differs"}

@@ -236,11 +236,11 @@ def test_fig19_verdicts_follow_the_tolerances():
     s = get("poseidon-oplatency")
     # paper vs Swift: −61 %, 14.5×; vs HPCC: −44 %, 5.49×
     m = {"poseidon": _op(10.0, 10.0), "swift": _op(25.0, 150.0), "hpcc": _op(10.5, 12.0)}
-    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    rows = {r["variant"]: r["verdict"] for r in oplatency.ANALYSIS.claims(s, m)}
     assert rows["Poseidon vs Swift"].startswith("holds")  # −60 %, 15×
     assert rows["Poseidon vs HPCC"].startswith("partly holds")  # −5 %, 1.2×: better, outside both bands
     m["hpcc"] = _op(9.0, 5.0)
-    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    rows = {r["variant"]: r["verdict"] for r in oplatency.ANALYSIS.claims(s, m)}
     assert rows["Poseidon vs HPCC"].startswith("differs")
 
 
@@ -254,9 +254,9 @@ def test_fig20_gain_share():
         "poseidon-int-at-4-tors": _op(25.0, 150.0),  # 75 % and 83 % of the gain
         "poseidon-int-at-2-tors": _op(35.0, 150.0),  # 25 % and 83 %
     }
-    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    rows = {r["variant"]: r["verdict"] for r in oplatency.ANALYSIS.claims(s, m)}
     assert rows["Poseidon (INT at 4 ToRs)"] == "holds"
     assert rows["Poseidon (INT at 2 ToRs)"] == "partly holds"
     m["poseidon-int-everywhere"] = _op(45.0, 500.0)
-    rows = {r["variant"]: r["verdict"] for r in oplatency.claims(s, m)}
+    rows = {r["variant"]: r["verdict"] for r in oplatency.ANALYSIS.claims(s, m)}
     assert all(v.startswith("differs: full INT did not beat Swift") for v in rows.values())

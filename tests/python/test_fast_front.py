@@ -134,11 +134,11 @@ def test_figure_worker_draws_the_same_bytes_as_in_process(tmp_path):
     for v in scn.variants()[:2]:
         res = engine.run(scn.to_engine_config(v))
         t = runner.frames(res)
-        series[v.slug] = (v, t, incast.variant_metrics(scn, v, t, res["summary"]))
+        series[v.slug] = (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))
     w = FigureWorker()
     assert w._proc is not None  # Linux: a real child process
     w.draw("incast", scn, series, tmp_path / "worker.png")
-    incast.figure(scn, series, tmp_path / "inproc.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "inproc.png")
     assert (tmp_path / "worker.png").read_bytes() == (tmp_path / "inproc.png").read_bytes()
 
 
@@ -240,7 +240,7 @@ def _incast_series(n: int):
     for v in scn.variants()[:n]:
         res = engine.run(scn.to_engine_config(v))
         t = runner.frames(res)
-        series[v.slug] = (v, t, incast.variant_metrics(scn, v, t, res["summary"]))
+        series[v.slug] = (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))
     return scn, series
 
 
@@ -252,16 +252,16 @@ def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
     from dccsim.figure_worker import FigureWorker
 
     scn, series = _incast_series(len(experiments.get("powertcp-incast").variants()))
-    assert incast.PARALLEL_FIGURE
+    assert incast.ANALYSIS.PARALLEL_FIGURE
     FigureWorker(split=True).draw("incast", scn, series, tmp_path / "worker.png")
     split = figure_split.Split(always=True)
     figure_split.activate(split)
     try:
-        incast.figure(scn, series, tmp_path / "split.png")
+        incast.ANALYSIS.figure(scn, series, tmp_path / "split.png")
     finally:
         figure_split.activate(None)
     assert split.forked
-    incast.figure(scn, series, tmp_path / "whole.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "whole.png")
     whole = (tmp_path / "whole.png").read_bytes()
     assert (tmp_path / "split.png").read_bytes() == whole
     assert (tmp_path / "worker.png").read_bytes() == whole
@@ -283,7 +283,7 @@ def test_incast_figure_splits_without_falling_back():
 
     figure_split.activate(Capture())
     try:
-        incast.figure(scn, series, "unused.png")
+        incast.ANALYSIS.figure(scn, series, "unused.png")
     finally:
         figure_split.activate(None)
     fig = captured["fig"]
@@ -396,11 +396,11 @@ def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
     from dccsim.analysis import incast
 
     scn, series = _incast_series(2)
-    reduced = {s: (v, runner._figure_tables(incast, t), m) for s, (v, t, m) in series.items()}
+    reduced = {s: (v, runner._figure_tables(incast.ANALYSIS, t), m) for s, (v, t, m) in series.items()}
     assert all(set(t) == {"port_series", "ports"} for _, t, _ in reduced.values())
     assert len(pickle.dumps(reduced)) < len(pickle.dumps(series)) / 5
-    incast.figure(scn, reduced, tmp_path / "reduced.png")
-    incast.figure(scn, series, tmp_path / "full.png")
+    incast.ANALYSIS.figure(scn, reduced, tmp_path / "reduced.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "full.png")
     assert (tmp_path / "reduced.png").read_bytes() == (tmp_path / "full.png").read_bytes()
 
 
@@ -410,14 +410,14 @@ def test_fixed_titles_draw_the_same_incast_png_as_matplotlibs_search(tmp_path, m
     from dccsim.analysis import incast
 
     scn, series = _incast_series(3)
-    incast.figure(scn, series, tmp_path / "fixed.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "fixed.png")
     searched = plots.new_figure
 
     def searching(*a, fixed_titles=False, **kw):
         return searched(*a, **kw)
 
     monkeypatch.setattr(plots, "new_figure", searching)
-    incast.figure(scn, series, tmp_path / "searched.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "searched.png")
     assert (tmp_path / "fixed.png").read_bytes() == (tmp_path / "searched.png").read_bytes()
 
 

@@ -44,7 +44,7 @@ def tri_queue(peak, rise_us, fall_us):
 
 def test_peak_recovery_and_throughput(base):
     scn, tables = make(base, tri_queue(200_000, 20, 100))
-    m = incast.variant_metrics(scn, scn.variants()[0], tables)
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     assert m["peak_queue_bytes"] == 200_000
     assert m["peak_time_ps"] == 20 * US
     # queue falls linearly from the peak at +20 µs to 0 at +120 µs: < 10 % from +110 µs on
@@ -63,13 +63,13 @@ def test_short_dip_is_not_recovery(base):
         return out
 
     scn, tables = make(base, q)
-    m = incast.variant_metrics(scn, scn.variants()[0], tables)
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     assert m["recovery_ps"] == 400 * US
 
 
 def test_never_recovering_queue(base):
     scn, tables = make(base, lambda t: np.where(t >= 500 * US, 50_000, 0))
-    m = incast.variant_metrics(scn, scn.variants()[0], tables)
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     assert m["recovery_ps"] is None and m["throughput_after_recovery_pct"] is None
 
 
@@ -79,43 +79,43 @@ def test_throughput_loss_is_measured(base):
         return 0 if 600 * US < t <= 900 * US else RATE
 
     scn, tables = make(base, tri_queue(100_000, 10, 10), rate)
-    m = incast.variant_metrics(scn, scn.variants()[0], tables)
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     assert m["throughput_pct"] == pytest.approx(70, abs=0.1)
 
 
 def test_claims_verdicts(base):
     scn, tables = make(base, tri_queue(100_000, 10, 10))
-    good = incast.variant_metrics(scn, scn.variants()[0], tables)
+    good = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     hpcc = dict(good, peak_queue_bytes=190_000, throughput_pct=90.0)
-    rows = incast.claims(scn, {"powertcp": good, "hpcc": hpcc})
+    rows = incast.ANALYSIS.claims(scn, {"powertcp": good, "hpcc": hpcc})
     assert [r["variant"] for r in rows] == ["PowerTCP", "HPCC"]
     assert rows[0]["verdict"].startswith("holds")
     assert rows[1]["verdict"].startswith("holds") and "1.90×" in rows[1]["verdict"]
-    rows = incast.claims(scn, {"powertcp": good, "hpcc": dict(good, peak_queue_bytes=100_000)})
+    rows = incast.ANALYSIS.claims(scn, {"powertcp": good, "hpcc": dict(good, peak_queue_bytes=100_000)})
     assert rows[1]["verdict"].startswith("differs") and "1.00×" in rows[1]["verdict"]
     assert "capped" not in rows[1]["verdict"]
-    text = incast.report(scn, {"powertcp": good, "hpcc": hpcc}, rows)
+    text = incast.ANALYSIS.report(scn, {"powertcp": good, "hpcc": hpcc}, rows)
     assert "PowerTCP" in text and "190.0 KB" in text
 
 
 def test_peak_at_the_dynamic_threshold_is_flagged(base):
     # 4 MiB, α = 1/8: one port can hold at most 4 MiB·(1/8)/(1 + 1/8) = 466 033 B
     scn, tables = make(base, tri_queue(465_000, 10, 10))
-    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 12})
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 12})
     assert m["dt_limit_bytes"] == 466_033 and m["peak_at_buffer_limit"] and m["packets_dropped"] == 12
     ref = dict(m, peak_queue_bytes=232_500, peak_at_buffer_limit=False, packets_dropped=0)
-    rows = incast.claims(scn, {"powertcp": ref, "hpcc": m})
+    rows = incast.ANALYSIS.claims(scn, {"powertcp": ref, "hpcc": m})
     assert "capped by the buffer" in rows[1]["verdict"] and "12 packets dropped" in rows[1]["verdict"]
-    text = incast.report(scn, {"powertcp": ref, "hpcc": m}, rows)
+    text = incast.ANALYSIS.report(scn, {"powertcp": ref, "hpcc": m}, rows)
     assert "465.0 KB" in text and "232.5 KB" in text and "12" in text.splitlines()[3]
 
 
 def test_figure_is_written(base, tmp_path):
     scn, tables = make(base, tri_queue(100_000, 10, 50))
-    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 3})
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 3})
     series = {v.slug: (v, tables, m) for v in scn.variants()}
-    incast.figure(scn, series, tmp_path / "a.png")
-    incast.figure(scn, series, tmp_path / "b.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "a.png")
+    incast.ANALYSIS.figure(scn, series, tmp_path / "b.png")
     data = (tmp_path / "a.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert data == (tmp_path / "b.png").read_bytes()  # no timestamp/software tag
@@ -141,7 +141,7 @@ def test_under_pfc_there_is_no_buffer_limit_to_flag(base):
     # the same peak at the DT limit, but with PFC the switch admits by ingress and pauses instead
     base["switch"] = dict(base.get("switch", {}), pfc=True)
     scn, tables = make(base, tri_queue(465_000, 10, 10))
-    m = incast.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 0})
+    m = incast.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 0})
     assert m["dt_limit_bytes"] is None and not m["peak_at_buffer_limit"]
-    rows = incast.claims(scn, {"powertcp": dict(m, peak_queue_bytes=232_500), "hpcc": m})
+    rows = incast.ANALYSIS.claims(scn, {"powertcp": dict(m, peak_queue_bytes=232_500), "hpcc": m})
     assert "capped" not in rows[1]["verdict"]

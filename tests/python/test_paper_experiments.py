@@ -133,7 +133,7 @@ def test_fairness_phases_jain_and_convergence():
     scn = get("tbtcp-convergence")
     p = dict(scn.experiment.params, bin=ms // 2, hold=2, tol=0.2)
     object.__setattr__(scn.experiment, "params", p)
-    m = fairness.variant_metrics(scn, scn.variants()[0], {"flow_series": fs, "flows": flows})
+    m = fairness.ANALYSIS.variant_metrics(scn, scn.variants()[0], {"flow_series": fs, "flows": flows})
     ph = m["phases"]
     assert [x["flows"] for x in ph] == [[0], [0, 1]]
     assert ph[1]["converge_ps"] == 1 * ms  # fair from 3 ms on
@@ -150,14 +150,14 @@ def test_queue_sweep_metrics_and_verdicts():
     ps = pd.DataFrame({"time_ps": t, "port": 0, "port_name": "sw0->h100", "queue_bytes": q, "tx_bytes": tx})
     ports = pd.DataFrame({"port": [0], "name": ["sw0->h100"], "rate_bps": [40_000_000_000]})
     v = scn.variants()[1]  # α = 0.1
-    m = queue_sweep.variant_metrics(scn, v, {"port_series": ps, "ports": ports}, {})
+    m = queue_sweep.ANALYSIS.variant_metrics(scn, v, {"port_series": ps, "ports": ports}, {})
     assert m["queue_mean_pkts"] == 10 and m["utilization_pct"] == pytest.approx(100, abs=0.01)
-    rows = queue_sweep.claims(scn, {v.slug: m})
+    rows = queue_sweep.ANALYSIS.claims(scn, {v.slug: m})
     assert rows[0]["verdict"].startswith("holds")
     m2 = dict(m, queue_mean_pkts=30.0)  # 3× α·N: outside ±30 % + 2 packets
-    assert queue_sweep.claims(scn, {v.slug: m2})[0]["verdict"].startswith("partly") or queue_sweep.claims(
-        scn, {v.slug: m2}
-    )[0]["verdict"].startswith("differs")
+    assert queue_sweep.ANALYSIS.claims(scn, {v.slug: m2})[0]["verdict"].startswith(
+        "partly"
+    ) or queue_sweep.ANALYSIS.claims(scn, {v.slug: m2})[0]["verdict"].startswith("differs")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -70,16 +70,16 @@ def test_multihop_stages_shares_and_verdicts():
     # stage 1 (0–2 ms): victim + 2 flows to its destination (N = 2); stage 2: + 2 flows elsewhere (M = 2)
     others = [(1, 0, line / 3 / 1e9), (1, 0, line / 3 / 1e9), (9, 2 * 10**9, 1.0), (9, 2 * 10**9, 1.0)]
     v = scn.variants()[0]
-    m = poseidon.variant_metrics(scn, v, _tables(line / 3 / 1e9, others), {})
+    m = poseidon.ANALYSIS.variant_metrics(scn, v, _tables(line / 3 / 1e9, others), {})
     st = m["stages"]
     assert [(s["M"], s["N"]) for s in st] == [(0, 2), (2, 2)]
     assert st[0]["share_bps"] == round(line / 3)
     assert abs(st[1]["victim_bps"] / st[1]["share_bps"] - 1) < 1e-3
-    rows = poseidon.claims(scn, {v.slug: m})
+    rows = poseidon.ANALYSIS.claims(scn, {v.slug: m})
     assert rows[0]["verdict"].startswith("holds")
     # the same numbers for Swift: the victim is not starved -> differs
     sw = scn.variants()[1]
-    assert poseidon.claims(scn, {sw.slug: m})[0]["verdict"].startswith("differs")
+    assert poseidon.ANALYSIS.claims(scn, {sw.slug: m})[0]["verdict"].startswith("differs")
 
 
 @pytest.mark.engine

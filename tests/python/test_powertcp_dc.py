@@ -156,7 +156,7 @@ def test_cli_jobs_must_be_positive(capsys, tmp_path):
 
 def _check_pipeline(scn, summary, out: Path, paper: str):
     assert summary["complete"] and summary["analysis"] == "powertcp_dc"
-    assert (out / powertcp_dc.FIGURE).stat().st_size > 0
+    assert (out / powertcp_dc.ANALYSIS.FIGURE).stat().st_size > 0
     tail = 0.999
     for slug, r in summary["runs"].items():
         m = r["metrics"]
@@ -310,14 +310,16 @@ def test_a_second_law_of_one_algorithm_gets_claims_of_its_own():
 
     printed = {"t": m("theta-powertcp", 8.0), "h": m("hpcc", 4.0)}
     both = {**printed, "ta": m("theta-powertcp", 2.0, "tau=min-rtt, variant=rdma-hw")}
-    rows = [c for c in powertcp_dc.claims(scn, both) if c["claim"].startswith("short p99.9 -36% at 60%")]
+    rows = [
+        c for c in powertcp_dc.ANALYSIS.claims(scn, both) if c["claim"].startswith("short p99.9 -36% at 60%")
+    ]
     assert [(c["variant"], round(c["ours_pct"])) for c in rows] == [
         ("theta-powertcp vs hpcc", 100),
         ("theta-powertcp [tau=min-rtt, variant=rdma-hw] vs hpcc", -50),
     ]
-    assert [c for c in powertcp_dc.claims(scn, both) if "[" not in c["variant"]] == powertcp_dc.claims(
-        scn, printed
-    )
+    assert [
+        c for c in powertcp_dc.ANALYSIS.claims(scn, both) if "[" not in c["variant"]
+    ] == powertcp_dc.ANALYSIS.claims(scn, printed)
 
 
 def test_variant_pfc_switches_the_fabric_and_bad_values_name_the_field():

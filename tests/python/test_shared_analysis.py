@@ -67,7 +67,7 @@ def make(base, warmup="0s"):
 
 def test_fairness_utilisation_and_queue(base):
     scn, tables = make(base)
-    m = shared.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 0})
+    m = shared.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables, {"packets_dropped": 0})
     assert m["window_start_ps"] == 100 * US and m["window_end_ps"] == 1000 * US
     assert set(m["flow_throughput_bps"]) == {"0", "1"}  # flow 2 does not cross sw0->h0
     assert m["flow_throughput_bps"]["0"] == pytest.approx(0.75 * RATE, rel=1e-6)
@@ -77,22 +77,22 @@ def test_fairness_utilisation_and_queue(base):
     # 40 of the 91 window samples are 1000 B, 50 are 2000 B (t > 500 µs), +1 at exactly 500 µs
     assert m["queue_mean_bytes"] == pytest.approx((41 * 1000 + 50 * 2000) / 91, abs=0.1)
     assert m["queue_p99_bytes"] == 2000
-    assert shared.claims(scn, {"p": m}) == []
-    assert "0.800" in shared.report(scn, {"p": m}, [])
+    assert shared.ANALYSIS.claims(scn, {"p": m}) == []
+    assert "0.800" in shared.ANALYSIS.report(scn, {"p": m}, [])
 
 
 def test_warmup_shifts_the_window_and_must_leave_one(base):
     scn, tables = make(base, warmup="400us")
-    assert shared.variant_metrics(scn, scn.variants()[0], tables)["window_start_ps"] == 500 * US
+    assert shared.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)["window_start_ps"] == 500 * US
     scn, tables = make(base, warmup="2ms")
     with pytest.raises(ScenarioError) as e:
-        shared.variant_metrics(scn, scn.variants()[0], tables)
+        shared.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     assert e.value.field == "experiment.warmup"
 
 
 def test_figure_is_deterministic(base, tmp_path):
     scn, tables = make(base)
-    m = shared.variant_metrics(scn, scn.variants()[0], tables)
+    m = shared.ANALYSIS.variant_metrics(scn, scn.variants()[0], tables)
     for name in ("a.png", "b.png"):
-        shared.figure(scn, {"p": (scn.variants()[0], tables, m)}, tmp_path / name)
+        shared.ANALYSIS.figure(scn, {"p": (scn.variants()[0], tables, m)}, tmp_path / name)
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()

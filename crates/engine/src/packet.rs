@@ -34,7 +34,8 @@ pub enum Kind {
 /// into the ACK, so the ACK echoes the forward path's INT, ECN mark and send timestamp without
 /// copying. The source host is not carried: it is the flow's (`flow` indexes the transport's
 /// endpoints); the time a packet entered its current queue is kept by the queue, not here.
-/// Four bytes of the line are still free (for a PFC ingress port).
+/// The line is full: 20 bytes of small fields, `ingress` in the last four free bytes, then five
+/// 8-byte fields (`size_of` is asserted to be 64 below); a new field must take bytes from another.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub struct Packet {

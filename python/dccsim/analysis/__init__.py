@@ -1,16 +1,10 @@
 """Analyses named by an experiment's `[experiment] analysis = "..."`.
 
-An analysis module provides:
-  KEYS: dict of its extra `[experiment]` keys -> "time" | "str" | "number"; REQUIRED: the mandatory ones
-  check(scenario): raise ScenarioError if the scenario cannot be analysed (called by scenario.load)
-  variant_metrics(scenario, variant, tables, engine_summary) -> dict of JSON-ready numbers,
-      tables = {"flows", "port_series", "flow_series", "ports"} -> pandas DataFrame
-  claims(scenario, metrics_by_slug) -> list of {"variant", "claim", "measured", "verdict"}
-  report(scenario, metrics_by_slug, claims) -> str (the table printed after a run)
-  FIGURE: file name; figure(scenario, series_by_slug, path), series = slug -> (variant, tables, metrics) draws it
-  optional: FIGURE_TABLES, the only tables figure() reads (the rest are not sent to the figure
-      worker); PARALLEL_FIGURE = True, the figure may be drawn half by each of two processes
-      (figure_split.py; for figures of many panels side by side)
+Each is an object implementing `base.Analysis` (keys, checks, per-variant metrics, claims, the
+report table, the figure; the contract is written there), registered as the `ANALYSIS` of this
+package's submodule of the analysis's name. An analysis of several paper figures is a
+`base.ByPaper` over one object per figure, chosen by `[experiment] paper`. Helpers the analyses
+share live in `common`.
 """
 
 from __future__ import annotations
@@ -18,7 +12,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
-# analysis name -> module (this package's submodule of that name)
+from .base import Analysis
+
+# analysis name -> its module (this package's submodule of that name), whose ANALYSIS it is
 NAMES = (
     "amp",
     "buffer_cdf",
@@ -37,13 +33,13 @@ NAMES = (
 
 
 class _Analyses(Mapping):
-    """{name: module}, importing a module when it is first looked up: a run imports only its
+    """{name: Analysis}, importing a module when it is first looked up: a run imports only its
     own analysis (the thirteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
 
-    def __getitem__(self, name: str):
+    def __getitem__(self, name: str) -> Analysis:
         if name not in NAMES:
             raise KeyError(name)
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__name__}.{name}").ANALYSIS
 
     def __iter__(self):
         return iter(NAMES)

@@ -55,43 +55,14 @@ import math
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .common import jain, percentile
-from .incast import bottleneck
+from .base import Base, ByPaper
+from .common import aligned, as_frames, bottleneck, jain, percentile, ran
 from .multipath import connections
-from .tables import as_frames
 
-KEYS = {
-    "paper": "str",
-    "bottleneck": "str",
-    "period": "time",
-    "bin": "time",
-    "hold": "number",
-    "short_below": "number",
-}
-REQUIRED = ("paper", "bottleneck")
-FIGURE = "amp.png"
-PAPERS = ("amp-fig2", "amp-fig4", "amp-fig9", "amp-fig6", "amp-fig7", "amp-fig12", "amp-fig13", "amp-fig14")
 JCT_NEAR = 2.0  # fig12: AMP's 90p JCT within 2× of the paper's 1.1 ms
 ORDERS, AMP_NEAR = 10.0, 2.0  # fig2: "1–2 orders of magnitude"; AMP within 2× of DCTCP
 RATIO, RATIO_TOL = 2.3, 0.25  # fig4
 SETTLE, PAPER_SHIFT_MS = 0.10, {"dcm": 7.0, "amp": 3.0, "xmp": 3.0, "mptcp-lia": 3.0}
-
-
-def check(scn) -> None:
-    p = scn.experiment.params
-    if p["paper"] not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
-    if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
-        raise ScenarioError(
-            "experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports"
-        )
-    if scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.interval", "the amp analysis needs port sampling; set it > 0")
-    if p["paper"] == "amp-fig2" and "period" not in p:
-        raise ScenarioError("experiment.period", "missing (required by paper amp-fig2)")
-    if p["paper"] == "amp-fig6" and "bin" not in p:
-        raise ScenarioError("experiment.bin", "missing (required by paper amp-fig6)")
 
 
 def _pkt(scenario) -> int:
@@ -123,138 +94,6 @@ def _conns(flows):
     ids = flows.groupby("connection", sort=False)["flow_id"].agg(list).to_dict()
     c["flow_ids"] = [ids[k] for k in c["connection"]]
     return c
-
-
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    tables = as_frames(tables)
-    p = scenario.experiment.params
-    flows = tables["flows"]
-    if "connection" not in flows.columns:
-        flows = flows.assign(connection=flows["flow_id"], subflow=0)
-    conns = _conns(flows)
-    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-    end = float(t[-1])
-    out: dict = {"packets_dropped": (engine_summary or {}).get("packets_dropped")}
-    pkt = _pkt(scenario)
-    if p["paper"] == "amp-fig2":
-        period = p["period"]
-        conns["episode"] = conns["start_ps"] // period
-        rows = []
-        for (size, k), g in conns.groupby(
-            [conns["size_bytes"], conns.groupby("episode")["connection"].transform("count")]
-        ):
-            done = g[g["end_ps"] >= 0]
-            fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64)
-            rows.append(
-                {
-                    "size_bytes": int(size),
-                    "k": int(k),
-                    "episodes": int(g["episode"].nunique()),
-                    "connections": len(g),
-                    "unfinished": int(len(g) - len(done)),
-                    "fct_mean_s": round(float(fct.mean()) / 1e12, 9) if len(fct) else None,
-                    "fct_p99_s": round(percentile(fct, 0.99) / 1e12, 9) if len(fct) else None,
-                    "timeouts_mean": round(float(g["timeouts"].mean()), 3),
-                    "timeouts_max": int(g["timeouts"].max()),
-                    "suppressions": int(g["suppressions"].sum()) if "suppressions" in g else 0,
-                }
-            )
-        out["groups"] = rows
-        return out
-    if p["paper"] in ("amp-fig4", "amp-fig9"):
-        fs = tables["flow_series"]
-        ids = list(conns["connection"])
-        second = _goodput(fs, conns, ids, end / 2, end)
-        quarter = _goodput(fs, conns, ids, end / 4, end / 2)
-        multi = [int(c) for c, n in zip(conns["connection"], conns["subflows"]) if n > 1]
-        single = [c for c in ids if c not in multi]
-        win = t >= end / 2
-        out |= {
-            "goodput_bps": {str(c): round(v) for c, v in second.items()},
-            "multipath": multi,
-            "jain_index": round(jain(list(second.values())), 4),
-            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
-            "suppressions": int(conns["suppressions"].sum()) if "suppressions" in conns else 0,
-        }
-        for name, g in (("ratio", second), ("ratio_second_quarter", quarter)):
-            sp = [g[c] for c in single]
-            mp = [g[c] for c in multi]
-            out[name] = round(float(np.mean(mp) / np.mean(sp)), 4) if sp and mp and np.mean(sp) > 0 else None
-        return out
-    if p["paper"] == "amp-fig12":
-        out |= _jobs(scenario, variant, conns)
-        return out
-    if p["paper"] in ("amp-fig13", "amp-fig14"):
-        w = scenario.workload
-        a = w.measured_from_ps if w is not None else 0
-        b = w.stop_ps if w is not None and w.stop_ps is not None else scenario.duration_ps
-        # Fig. 13: every finite flow is short; Fig. 14: those below `short_below` bytes
-        cut = float(p.get("short_below", math.inf))
-        fin = conns[(conns["size_bytes"] > 0) & (conns["start_ps"] >= a) & (conns["start_ps"] < b)]
-        short = fin[fin["size_bytes"] < cut]
-        done = short[short["end_ps"] >= 0]
-        fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64) / 1e12
-        long = conns[conns["size_bytes"] < 0] if p["paper"] == "amp-fig13" else fin[fin["size_bytes"] >= cut]
-        halves = [done[done["start_ps"] < (a + b) / 2], done[done["start_ps"] >= (a + b) / 2]]
-        hf = [((h["end_ps"] - h["start_ps"]) / 1e12).to_numpy(np.float64) for h in halves]
-        out |= {
-            "short_flows": len(short),
-            "unfinished": int(len(short) - len(done)),
-            "fct_p50_s": round(percentile(fct, 0.5), 9) if len(fct) else None,
-            "fct_p90_s": round(percentile(fct, 0.9), 9) if len(fct) else None,
-            "fct_p99_s": round(percentile(fct, 0.99), 9) if len(fct) else None,
-            # convergence: the percentiles of the arrivals in each half of the measured window
-            "fct_p90_halves_s": [round(percentile(x, 0.9), 9) if len(x) else None for x in hf],
-            "fct_p99_halves_s": [round(percentile(x, 0.99), 9) if len(x) else None for x in hf],
-            "short_flows_halves": [len(x) for x in hf],
-            "long_goodput_bps": round(float(long["bytes_acked"].mean() * 8 / (end / 1e12)))
-            if len(long) and p["paper"] == "amp-fig13"
-            else None,
-            "long_flows": int(len(long)),
-            # what the short flows met: the queues of every sampled ToR-to-host port (packets)
-            # over all samples, and the short flows' ideal FCT (line rate, no queue)
-            **_edge_queues(tables, pkt),
-            "ideal_fct_p90_s": round(percentile((done["ideal_fct_ps"] / 1e12).to_numpy(np.float64), 0.9), 9)
-            if len(done)
-            else None,
-            "timeouts": int(conns["timeouts"].sum()),
-        }
-        return out
-    if p["paper"] == "amp-fig7":
-        win = t >= end / 2
-        mp = conns[conns["subflows"] > 1]
-        out |= {
-            "episodes_per_connection": round(float(mp["suppressions"].mean()), 3) if len(mp) else None,
-            "episodes_max": int(mp["suppressions"].max()) if len(mp) else None,
-            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
-        }
-        return out
-    # amp-fig6: settling of the multipath traffic on the shared path after the single-path join
-    bin_ps, hold = p["bin"], int(p.get("hold", 4))
-    join = float(conns.loc[conns["subflows"] == 1, "start_ps"].max())
-    grid = np.arange(t[0] + bin_ps, end + 1, bin_ps, dtype=np.float64)
-    y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (bin_ps / 1e12)
-    before = y[(grid <= join) & (grid > join - 5 * bin_ps)]
-    after = grid > join
-    tail = y[grid >= end - (end - join) / 4]
-    final = float(tail.mean())
-    init = float(before.mean()) if len(before) else math.nan
-    # settled: within 10 % of the change, or within the final level's own ripple (2 standard
-    # deviations of the last quarter's bins), whichever is wider: no rate settles tighter than that
-    band = max(SETTLE * abs(init - final), 2 * float(tail.std()))
-    settled = None
-    ok = np.abs(y - final) <= band
-    for i in np.nonzero(after)[0]:
-        if i + hold <= len(y) and ok[i : i + hold].all():
-            settled = float(grid[i] - bin_ps - join)
-            break
-    out |= {
-        "join_ps": join,
-        "rate_before_bps": round(init),
-        "rate_after_bps": round(final),
-        "shift_s": None if settled is None else round(max(settled, 0.0) / 1e12, 6),
-    }
-    return out
 
 
 def _edge_queues(tables, pkt: float) -> dict:
@@ -379,15 +218,169 @@ def _ms(x):
     return "—" if x is None else f"{x * 1e3:.2f} ms"
 
 
-def _alg(scenario, slug):
-    return next(v.cc.algorithm for v in scenario.variants() if v.slug == slug)
+class Amp(Base):
+    """What every AMP figure shares: the keys, the checks, the connections and the bottleneck's
+    series its metrics start from, the report's claim lines, the figure's frame. A figure
+    supplies `_metrics`, `_claims`, and where it differs `_table`, `_plot` and `_axes`."""
+
+    PAPER = ""
+    KEYS = {
+        "paper": "str",
+        "bottleneck": "str",
+        "period": "time",
+        "bin": "time",
+        "hold": "number",
+        "short_below": "number",
+    }
+    REQUIRED = ("paper", "bottleneck")
+    FIGURE = "amp.png"
+
+    def check(self, scn) -> None:
+        p = scn.experiment.params
+        if p["bottleneck"] not in scn.metrics.ports and "*" not in scn.metrics.ports:
+            raise ScenarioError(
+                "experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled; add it to metrics.ports"
+            )
+        if scn.metrics.interval_ps == 0:
+            raise ScenarioError("metrics.interval", "the amp analysis needs port sampling; set it > 0")
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        tables = as_frames(tables)
+        p = scenario.experiment.params
+        flows = tables["flows"]
+        if "connection" not in flows.columns:
+            flows = flows.assign(connection=flows["flow_id"], subflow=0)
+        conns = _conns(flows)
+        t, q, tx, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+        out: dict = {"packets_dropped": (engine_summary or {}).get("packets_dropped")}
+        return out | self._metrics(scenario, variant, tables, conns, (t, q, tx), _pkt(scenario))
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        """The figure's metrics; series = the bottleneck's (time, queue, tx bytes)."""
+        raise NotImplementedError
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        got = {v.slug: (v, metrics[v.slug]) for v in scenario.variants() if metrics.get(v.slug)}
+        return self._claims(scenario, got)
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        """Claim rows from {slug: (variant, metrics)} of the variants that ran."""
+        raise NotImplementedError
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        lines = self._table(scenario, metrics)
+        lines.append("")
+        lines += [
+            f"{c['variant']}: paper: {c['claim']}\n  measured: {c['measured']}\n  verdict:  {c['verdict']}"
+            for c in claim_rows
+        ]
+        return "\n".join(lines)
+
+    def _table(self, scenario, metrics: dict) -> list[str]:
+        rows = [("variant", "result")]
+        for v, m in ran(scenario, metrics):
+            rows.append((v.name, ", ".join(f"{k} {m[k]}" for k in REPORT_KEYS if k in m)))
+        return aligned(rows)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """The bottleneck's queue (packets) over time per variant, unless the figure draws its own."""
+        from ..plots import new_figure, save
+
+        fig, ax = new_figure(1, 1, figsize=(6.4, 3.6))
+        for slug, (variant, tables, m) in series.items():
+            self._plot(ax, scenario, variant, tables, m)
+        self._axes(ax, scenario)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, ncol=2)
+        ax.set_title(scenario.experiment.title or scenario.name, fontsize=10)
+        fig.tight_layout()
+        save(fig, path)
+
+    def _plot(self, ax, scenario, variant, tables, m: dict) -> None:
+        tables = as_frames(tables)
+        t, q, _, _ = bottleneck(
+            tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
+        )
+        ax.plot(t / 1e9, q / _pkt(scenario), lw=0.7, label=variant.name)
+
+    def _axes(self, ax, scenario) -> None:
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel(f"queue at {scenario.experiment.params['bottleneck']} (packets)")
 
 
-def claims(scenario, metrics: dict) -> list[dict]:
-    paper = scenario.experiment.params["paper"]
-    rows = []
-    got = {v.slug: (v, metrics[v.slug]) for v in scenario.variants() if metrics.get(v.slug)}
-    if paper == "amp-fig2":
+# the report's "result" column: these metrics, in this order, where the figure has them
+REPORT_KEYS = (
+    "ratio",
+    "ratio_second_quarter",
+    "jain_index",
+    "queue_median_pkts",
+    "suppressions",
+    "shift_s",
+    "episodes_per_connection",
+    "short_flows",
+    "unfinished",
+    "fct_p50_s",
+    "fct_p90_s",
+    "fct_p99_s",
+    "fct_p90_halves_s",
+    "fct_p99_halves_s",
+    "short_flows_halves",
+    "long_flows",
+    "edge_ports",
+    "queue_p50_pkts",
+    "queue_p99_pkts",
+    "queue_above_k_share",
+    "ideal_fct_p90_s",
+    "long_goodput_bps",
+    "jobs",
+    "unfinished_jobs",
+    "jct_p50_s",
+    "jct_p90_s",
+    "jct_p90_halves_s",
+    "background_restarts",
+    "background_completed",
+    "timeouts",
+    "packets_dropped",
+)
+
+
+class Fig2(Amp):
+    """Incast, Fig. 2/8: FCT and timeouts per (size, k) of the incast episodes."""
+
+    PAPER = "amp-fig2"
+
+    def check(self, scn) -> None:
+        super().check(scn)
+        if "period" not in scn.experiment.params:
+            raise ScenarioError("experiment.period", "missing (required by paper amp-fig2)")
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        period = scenario.experiment.params["period"]
+        conns["episode"] = conns["start_ps"] // period
+        rows = []
+        for (size, k), g in conns.groupby(
+            [conns["size_bytes"], conns.groupby("episode")["connection"].transform("count")]
+        ):
+            done = g[g["end_ps"] >= 0]
+            fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64)
+            rows.append(
+                {
+                    "size_bytes": int(size),
+                    "k": int(k),
+                    "episodes": int(g["episode"].nunique()),
+                    "connections": len(g),
+                    "unfinished": int(len(g) - len(done)),
+                    "fct_mean_s": round(float(fct.mean()) / 1e12, 9) if len(fct) else None,
+                    "fct_p99_s": round(percentile(fct, 0.99) / 1e12, 9) if len(fct) else None,
+                    "timeouts_mean": round(float(g["timeouts"].mean()), 3),
+                    "timeouts_max": int(g["timeouts"].max()),
+                    "suppressions": int(g["suppressions"].sum()) if "suppressions" in g else 0,
+                }
+            )
+        return {"groups": rows}
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        rows = []
         base = next((m for v, m in got.values() if v.cc.algorithm == "dctcp"), None)
         if base is None:
             return rows
@@ -414,42 +407,169 @@ def claims(scenario, metrics: dict) -> list[dict]:
                     claim = "1–2 orders of magnitude above DCTCP (k = 30: ≈ 2 ms vs > 800 ms), 10–16 timeouts"
                     verdict = ("holds" if r >= ORDERS else "differs") + f" (holds when ≥ {ORDERS:g}× DCTCP)"
                 rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
-    elif paper in ("amp-fig4", "amp-fig9"):
+        return rows
+
+    def _table(self, scenario, metrics: dict) -> list[str]:
+        rows = [("variant", "size", "k", "conns", "mean FCT", "p99 FCT", "timeouts mean/max", "unfinished")]
+        for v in scenario.variants():
+            for g in (metrics.get(v.slug) or {}).get("groups", []):
+                rows.append(
+                    (
+                        v.name,
+                        f"{g['size_bytes'] // 1000} KB",
+                        str(g["k"]),
+                        str(g["connections"]),
+                        _ms(g["fct_mean_s"]),
+                        _ms(g["fct_p99_s"]),
+                        f"{g['timeouts_mean']:.2f}/{g['timeouts_max']}",
+                        str(g["unfinished"]),
+                    )
+                )
+        return aligned(rows)
+
+    def _plot(self, ax, scenario, variant, tables, m: dict) -> None:
+        """Mean FCT vs k per variant (128 KB)."""
+        g = sorted(
+            (x["k"], x["fct_mean_s"]) for x in m["groups"] if x["size_bytes"] == 128_000 and x["fct_mean_s"]
+        )
+        if g:
+            ax.plot([k for k, _ in g], [f * 1e3 for _, f in g], marker="o", label=variant.name)
+
+    def _axes(self, ax, scenario) -> None:
+        ax.set_yscale("log")
+        ax.set_xlabel("multipath flows k (128 KB each)")
+        ax.set_ylabel("mean FCT (ms)")
+
+
+class _Share(Amp):
+    """Fig. 4 and Fig. 9/10: each connection's goodput over the second half (and second quarter),
+    Jain's index, the bottleneck's median queue. A figure supplies `_row`, its claim per variant."""
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        t, q, _ = series
+        end = float(t[-1])
+        fs = tables["flow_series"]
+        ids = list(conns["connection"])
+        second = _goodput(fs, conns, ids, end / 2, end)
+        quarter = _goodput(fs, conns, ids, end / 4, end / 2)
+        multi = [int(c) for c, n in zip(conns["connection"], conns["subflows"]) if n > 1]
+        single = [c for c in ids if c not in multi]
+        win = t >= end / 2
+        out = {
+            "goodput_bps": {str(c): round(v) for c, v in second.items()},
+            "multipath": multi,
+            "jain_index": round(jain(list(second.values())), 4),
+            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
+            "suppressions": int(conns["suppressions"].sum()) if "suppressions" in conns else 0,
+        }
+        for name, g in (("ratio", second), ("ratio_second_quarter", quarter)):
+            sp = [g[c] for c in single]
+            mp = [g[c] for c in multi]
+            out[name] = round(float(np.mean(mp) / np.mean(sp)), 4) if sp and mp and np.mean(sp) > 0 else None
+        return out
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        rows = []
         best = max((m["jain_index"] for _, m in got.values()), default=None)
         for v, m in got.values():
-            alg, r = v.cc.algorithm, m["ratio"]
-            if alg == "dctcp" or r is None:
+            if v.cc.algorithm == "dctcp" or m["ratio"] is None:
                 continue
-            if paper == "amp-fig4":
-                n = v.subflows or max(f.subflows for f in scenario.flows)
-                measured = f"{n} subflows: multipath/DCTCP goodput {r:.2f} (second quarter {m['ratio_second_quarter']:.2f})"
-                if alg == "amp":
-                    claim = "AMP's multipath flow gets a DCTCP flow's share (Fig. 9)"
-                    verdict = "holds" if abs(r - 1) <= RATIO_TOL else "differs"
-                    verdict += f" (within ±{RATIO_TOL:.0%} of 1)"
-                elif n == 4:
-                    claim = "2.3× a DCTCP flow's goodput at 4 subflows"
-                    verdict = (
-                        "holds"
-                        if abs(r / RATIO - 1) <= RATIO_TOL
-                        else "syndrome reproduced, magnitude differs"
-                        if r > 1 + RATIO_TOL
-                        else "differs"
-                    ) + f" (holds within ±{RATIO_TOL:.0%} of 2.3)"
-                else:
-                    claim = "the multipath flow's share grows with its subflows (minimum window syndrome)"
-                    verdict = ("holds" if r > 1 + RATIO_TOL else "differs") + f" (> {1 + RATIO_TOL:g}×)"
-            else:
-                measured = f"Jain {m['jain_index']:.3f}, median queue {m['queue_median_pkts']:.1f} pkts"
-                if alg == "amp":
-                    claim = "AMP: highest Jain's index; median queue 10–12 packets"
-                    ok = m["jain_index"] >= best and 10 <= round(m["queue_median_pkts"]) <= 12
-                else:
-                    claim = "lower Jain's index than AMP; median queue > 20 packets"
-                    ok = m["jain_index"] < best and m["queue_median_pkts"] > 20
-                verdict = "holds" if ok else "differs"
+            claim, measured, verdict = self._row(scenario, v, m, best)
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
-    elif paper == "amp-fig6":
+        return rows
+
+    def _row(self, scenario, v, m: dict, best) -> tuple[str, str, str]:
+        raise NotImplementedError
+
+
+class Fig4(_Share):
+    """Minimum-window syndrome, Fig. 4: the multipath connection's goodput over a DCTCP one's."""
+
+    PAPER = "amp-fig4"
+
+    def _row(self, scenario, v, m: dict, best) -> tuple[str, str, str]:
+        alg, r = v.cc.algorithm, m["ratio"]
+        n = v.subflows or max(f.subflows for f in scenario.flows)
+        measured = (
+            f"{n} subflows: multipath/DCTCP goodput {r:.2f} (second quarter {m['ratio_second_quarter']:.2f})"
+        )
+        if alg == "amp":
+            claim = "AMP's multipath flow gets a DCTCP flow's share (Fig. 9)"
+            verdict = "holds" if abs(r - 1) <= RATIO_TOL else "differs"
+            verdict += f" (within ±{RATIO_TOL:.0%} of 1)"
+        elif n == 4:
+            claim = "2.3× a DCTCP flow's goodput at 4 subflows"
+            verdict = (
+                "holds"
+                if abs(r / RATIO - 1) <= RATIO_TOL
+                else "syndrome reproduced, magnitude differs"
+                if r > 1 + RATIO_TOL
+                else "differs"
+            ) + f" (holds within ±{RATIO_TOL:.0%} of 2.3)"
+        else:
+            claim = "the multipath flow's share grows with its subflows (minimum window syndrome)"
+            verdict = ("holds" if r > 1 + RATIO_TOL else "differs") + f" (> {1 + RATIO_TOL:g}×)"
+        return claim, measured, verdict
+
+
+class Fig9(_Share):
+    """Fairness and queue, Fig. 9/10: AMP has the highest Jain's index and a 10–12 packet queue."""
+
+    PAPER = "amp-fig9"
+
+    def _row(self, scenario, v, m: dict, best) -> tuple[str, str, str]:
+        measured = f"Jain {m['jain_index']:.3f}, median queue {m['queue_median_pkts']:.1f} pkts"
+        if v.cc.algorithm == "amp":
+            claim = "AMP: highest Jain's index; median queue 10–12 packets"
+            ok = m["jain_index"] >= best and 10 <= round(m["queue_median_pkts"]) <= 12
+        else:
+            claim = "lower Jain's index than AMP; median queue > 20 packets"
+            ok = m["jain_index"] < best and m["queue_median_pkts"] > 20
+        return claim, measured, "holds" if ok else "differs"
+
+
+class Fig6(Amp):
+    """Traffic shifting, Fig. 6/11: how long the multipath traffic on the shared path takes to
+    settle after the single-path DCTCP flow joins it."""
+
+    PAPER = "amp-fig6"
+
+    def check(self, scn) -> None:
+        super().check(scn)
+        if "bin" not in scn.experiment.params:
+            raise ScenarioError("experiment.bin", "missing (required by paper amp-fig6)")
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        t, _, tx = series
+        end = float(t[-1])
+        p = scenario.experiment.params
+        bin_ps, hold = p["bin"], int(p.get("hold", 4))
+        join = float(conns.loc[conns["subflows"] == 1, "start_ps"].max())
+        grid = np.arange(t[0] + bin_ps, end + 1, bin_ps, dtype=np.float64)
+        y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (bin_ps / 1e12)
+        before = y[(grid <= join) & (grid > join - 5 * bin_ps)]
+        after = grid > join
+        tail = y[grid >= end - (end - join) / 4]
+        final = float(tail.mean())
+        init = float(before.mean()) if len(before) else math.nan
+        # settled: within 10 % of the change, or within the final level's own ripple (2 standard
+        # deviations of the last quarter's bins), whichever is wider: no rate settles tighter than that
+        band = max(SETTLE * abs(init - final), 2 * float(tail.std()))
+        settled = None
+        ok = np.abs(y - final) <= band
+        for i in np.nonzero(after)[0]:
+            if i + hold <= len(y) and ok[i : i + hold].all():
+                settled = float(grid[i] - bin_ps - join)
+                break
+        return {
+            "join_ps": join,
+            "rate_before_bps": round(init),
+            "rate_after_bps": round(final),
+            "shift_s": None if settled is None else round(max(settled, 0.0) / 1e12, 6),
+        }
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        rows = []
         times = {v.cc.algorithm: m["shift_s"] for v, m in got.values()}
         for v, m in got.values():
             alg = v.cc.algorithm
@@ -473,7 +593,73 @@ def claims(scenario, metrics: dict) -> list[dict]:
                     + (" and the slowest)" if alg == "dcm" else ")"),
                 }
             )
-    elif paper == "amp-fig12":
+        return rows
+
+    def _plot(self, ax, scenario, variant, tables, m: dict) -> None:
+        """The multipath traffic into the shared path, binned, against the time since the join."""
+        tables = as_frames(tables)
+        t, _, tx, _ = bottleneck(
+            tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
+        )
+        b = scenario.experiment.params["bin"]
+        grid = np.arange(t[0] + b, t[-1] + 1, b, dtype=np.float64)
+        y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (b / 1e12)
+        ax.plot((grid - m["join_ps"]) / 1e9, y / 1e9, lw=0.9, label=f"{variant.name} ({_ms(m['shift_s'])})")
+
+    def _axes(self, ax, scenario) -> None:
+        ax.set_xlabel("time since the DCTCP flow joined (ms)")
+        ax.set_ylabel(f"multipath traffic into {scenario.experiment.params['bottleneck']} (Gbps)")
+
+
+class Fig7(Amp):
+    """SSR exit threshold τ, Fig. 7: suppression episodes per AMP connection by τ."""
+
+    PAPER = "amp-fig7"
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        t, q, _ = series
+        win = t >= float(t[-1]) / 2
+        mp = conns[conns["subflows"] > 1]
+        return {
+            "episodes_per_connection": round(float(mp["suppressions"].mean()), 3) if len(mp) else None,
+            "episodes_max": int(mp["suppressions"].max()) if len(mp) else None,
+            "queue_median_pkts": round(float(np.median(q[win])) / pkt, 2),
+        }
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        import re
+
+        rows = []
+        for v, m in got.values():
+            tau = re.search(r"([0-9]+)", v.name)
+            if tau is None or m["episodes_per_connection"] is None:
+                continue
+            tau = int(tau.group(1))
+            e = m["episodes_per_connection"]
+            claim = "one suppression episode" if tau >= 6 else "more than one episode (oscillation)"
+            ok = e <= 1 if tau >= 6 else e > 1
+            measured = f"τ = {tau}: {e:.2f} episodes per connection (max {m['episodes_max']}), median queue {m['queue_median_pkts']:.1f} pkts"
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": claim,
+                    "measured": measured,
+                    "verdict": "holds" if ok else "differs",
+                }
+            )
+        return rows
+
+
+class Fig12(Amp):
+    """Incast jobs over multipath background, Fig. 12: the jobs' 90th-percentile JCT."""
+
+    PAPER = "amp-fig12"
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        return _jobs(scenario, variant, conns)
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        rows = []
         want = {"amp": {4: 1.1, 6: 1.1, 8: 1.1}, "xmp": {4: 1.2, 6: 1.5, 8: 1.8}}
         by = {}
         for v, m in got.values():
@@ -499,7 +685,63 @@ def claims(scenario, metrics: dict) -> list[dict]:
                         "verdict": ("holds" if ok else "differs") + f" (within {JCT_NEAR:g}× of the paper)",
                     }
                 )
-    elif paper == "amp-fig13":
+        return rows
+
+
+class _ShortFlows(Amp):
+    """Fig. 13 and 14: FCT percentiles of the short flows that start inside the measured window,
+    beside long flows. `LONG_LIVED`: the long flows are the unbounded ones (Fig. 13), else the
+    finite flows of at least `short_below` bytes (Fig. 14)."""
+
+    LONG_LIVED = False
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        end = float(series[0][-1])
+        p = scenario.experiment.params
+        w = scenario.workload
+        a = w.measured_from_ps if w is not None else 0
+        b = w.stop_ps if w is not None and w.stop_ps is not None else scenario.duration_ps
+        # Fig. 13: every finite flow is short; Fig. 14: those below `short_below` bytes
+        cut = float(p.get("short_below", math.inf))
+        fin = conns[(conns["size_bytes"] > 0) & (conns["start_ps"] >= a) & (conns["start_ps"] < b)]
+        short = fin[fin["size_bytes"] < cut]
+        done = short[short["end_ps"] >= 0]
+        fct = (done["end_ps"] - done["start_ps"]).to_numpy(np.float64) / 1e12
+        long = conns[conns["size_bytes"] < 0] if self.LONG_LIVED else fin[fin["size_bytes"] >= cut]
+        halves = [done[done["start_ps"] < (a + b) / 2], done[done["start_ps"] >= (a + b) / 2]]
+        hf = [((h["end_ps"] - h["start_ps"]) / 1e12).to_numpy(np.float64) for h in halves]
+        return {
+            "short_flows": len(short),
+            "unfinished": int(len(short) - len(done)),
+            "fct_p50_s": round(percentile(fct, 0.5), 9) if len(fct) else None,
+            "fct_p90_s": round(percentile(fct, 0.9), 9) if len(fct) else None,
+            "fct_p99_s": round(percentile(fct, 0.99), 9) if len(fct) else None,
+            # convergence: the percentiles of the arrivals in each half of the measured window
+            "fct_p90_halves_s": [round(percentile(x, 0.9), 9) if len(x) else None for x in hf],
+            "fct_p99_halves_s": [round(percentile(x, 0.99), 9) if len(x) else None for x in hf],
+            "short_flows_halves": [len(x) for x in hf],
+            "long_goodput_bps": round(float(long["bytes_acked"].mean() * 8 / (end / 1e12)))
+            if len(long) and self.LONG_LIVED
+            else None,
+            "long_flows": int(len(long)),
+            # what the short flows met: the queues of every sampled ToR-to-host port (packets)
+            # over all samples, and the short flows' ideal FCT (line rate, no queue)
+            **_edge_queues(tables, pkt),
+            "ideal_fct_p90_s": round(percentile((done["ideal_fct_ps"] / 1e12).to_numpy(np.float64), 0.9), 9)
+            if len(done)
+            else None,
+            "timeouts": int(conns["timeouts"].sum()),
+        }
+
+
+class Fig13(_ShortFlows):
+    """Short flows beside multipath long flows, Fig. 13: AMP and XMP give them the best FCT."""
+
+    PAPER = "amp-fig13"
+    LONG_LIVED = True
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        rows = []
         dcm = next((m for v, m in got.values() if v.cc.algorithm == "dcm"), None)
         for v, m in got.values():
             if v.cc.algorithm not in ("amp", "xmp") or dcm is None or m["fct_p99_s"] is None:
@@ -543,142 +785,16 @@ def claims(scenario, metrics: dict) -> list[dict]:
                     "verdict": "holds" if best else "differs",
                 }
             )
-    elif paper == "amp-fig14":
-        rows += _fig14_claims(got)
-    elif paper == "amp-fig7":
-        import re
-
-        for v, m in got.values():
-            tau = re.search(r"([0-9]+)", v.name)
-            if tau is None or m["episodes_per_connection"] is None:
-                continue
-            tau = int(tau.group(1))
-            e = m["episodes_per_connection"]
-            claim = "one suppression episode" if tau >= 6 else "more than one episode (oscillation)"
-            ok = e <= 1 if tau >= 6 else e > 1
-            measured = f"τ = {tau}: {e:.2f} episodes per connection (max {m['episodes_max']}), median queue {m['queue_median_pkts']:.1f} pkts"
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": claim,
-                    "measured": measured,
-                    "verdict": "holds" if ok else "differs",
-                }
-            )
-    return rows
+        return rows
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    paper = scenario.experiment.params["paper"]
-    lines = []
-    if paper == "amp-fig2":
-        rows = [("variant", "size", "k", "conns", "mean FCT", "p99 FCT", "timeouts mean/max", "unfinished")]
-        for v in scenario.variants():
-            for g in (metrics.get(v.slug) or {}).get("groups", []):
-                rows.append(
-                    (
-                        v.name,
-                        f"{g['size_bytes'] // 1000} KB",
-                        str(g["k"]),
-                        str(g["connections"]),
-                        _ms(g["fct_mean_s"]),
-                        _ms(g["fct_p99_s"]),
-                        f"{g['timeouts_mean']:.2f}/{g['timeouts_max']}",
-                        str(g["unfinished"]),
-                    )
-                )
-        lines = aligned(rows)
-    else:
-        rows = [("variant", "result")]
-        for v, m in ran(scenario, metrics):
-            keys = (
-                "ratio",
-                "ratio_second_quarter",
-                "jain_index",
-                "queue_median_pkts",
-                "suppressions",
-                "shift_s",
-                "episodes_per_connection",
-                "short_flows",
-                "unfinished",
-                "fct_p50_s",
-                "fct_p90_s",
-                "fct_p99_s",
-                "fct_p90_halves_s",
-                "fct_p99_halves_s",
-                "short_flows_halves",
-                "long_flows",
-                "edge_ports",
-                "queue_p50_pkts",
-                "queue_p99_pkts",
-                "queue_above_k_share",
-                "ideal_fct_p90_s",
-                "long_goodput_bps",
-                "jobs",
-                "unfinished_jobs",
-                "jct_p50_s",
-                "jct_p90_s",
-                "jct_p90_halves_s",
-                "background_restarts",
-                "background_completed",
-                "timeouts",
-                "packets_dropped",
-            )
-            rows.append((v.name, ", ".join(f"{k} {m[k]}" for k in keys if k in m)))
-        lines = aligned(rows)
-    lines.append("")
-    lines += [
-        f"{c['variant']}: paper: {c['claim']}\n  measured: {c['measured']}\n  verdict:  {c['verdict']}"
-        for c in claim_rows
-    ]
-    return "\n".join(lines)
+class Fig14(_ShortFlows):
+    """Data-mining short flows, Fig. 14: AMP's short-flow p90 and p99 below XMP's and DCM's."""
+
+    PAPER = "amp-fig14"
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        return _fig14_claims(got)
 
 
-def figure(scenario, series: dict, path) -> None:
-    """amp-fig2: mean FCT vs k per variant (log scale, 128 KB); otherwise the bottleneck's queue
-    (packets) over time per variant."""
-    from ..plots import new_figure, save
-
-    paper = scenario.experiment.params["paper"]
-    fig, ax = new_figure(1, 1, figsize=(6.4, 3.6))
-    for slug, (variant, tables, m) in series.items():
-        if paper == "amp-fig2":
-            g = sorted(
-                (x["k"], x["fct_mean_s"])
-                for x in m["groups"]
-                if x["size_bytes"] == 128_000 and x["fct_mean_s"]
-            )
-            if g:
-                ax.plot([k for k, _ in g], [f * 1e3 for _, f in g], marker="o", label=variant.name)
-        elif paper == "amp-fig6":
-            tables = as_frames(tables)
-            t, _, tx, _ = bottleneck(
-                tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
-            )
-            b = scenario.experiment.params["bin"]
-            grid = np.arange(t[0] + b, t[-1] + 1, b, dtype=np.float64)
-            y = np.diff(np.interp(np.concatenate([[t[0]], grid]), t, tx)) * 8 / (b / 1e12)
-            ax.plot(
-                (grid - m["join_ps"]) / 1e9, y / 1e9, lw=0.9, label=f"{variant.name} ({_ms(m['shift_s'])})"
-            )
-        else:
-            tables = as_frames(tables)
-            t, q, _, _ = bottleneck(
-                tables["port_series"], tables["ports"], scenario.experiment.params["bottleneck"]
-            )
-            ax.plot(t / 1e9, q / _pkt(scenario), lw=0.7, label=variant.name)
-    if paper == "amp-fig2":
-        ax.set_yscale("log")
-        ax.set_xlabel("multipath flows k (128 KB each)")
-        ax.set_ylabel("mean FCT (ms)")
-    elif paper == "amp-fig6":
-        ax.set_xlabel("time since the DCTCP flow joined (ms)")
-        ax.set_ylabel(f"multipath traffic into {scenario.experiment.params['bottleneck']} (Gbps)")
-    else:
-        ax.set_xlabel("time (ms)")
-        ax.set_ylabel(f"queue at {scenario.experiment.params['bottleneck']} (packets)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    ax.set_title(scenario.experiment.title or scenario.name, fontsize=10)
-    fig.tight_layout()
-    save(fig, path)
+ANALYSIS = ByPaper(Fig2(), Fig4(), Fig9(), Fig6(), Fig7(), Fig12(), Fig13(), Fig14())

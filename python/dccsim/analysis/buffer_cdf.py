@@ -30,18 +30,13 @@ Claims and tolerances:
 
 from __future__ import annotations
 
-from .claims_text import aligned, claim_lines, ran
-
 import numpy as np
 
 from ..errors import ScenarioError
 from . import queue_sweep
-from .common import percentile
-from .incast import bottleneck
+from .base import Base
+from .common import aligned, bottleneck, claim_lines, percentile, ran
 
-KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
-REQUIRED = ("bottleneck", "window", "packet")
-FIGURE = "buffer_cdf.png"
 RAW = "buffer_cdf.csv"
 
 TBTCP_BUFFER_PKTS = 20.0
@@ -49,14 +44,6 @@ TBTCP_TOL = 0.5
 BDP_SPREAD = 1.5
 PAPER_BDP = 800_000  # Fig. 7: 40 Gbps × 160 µs
 K_OK, K_THEORY, K_RAI = 90, 76, 38
-
-
-def check(scn) -> None:
-    if scn.topology.kind != "star":
-        raise ScenarioError(
-            "topology.kind", "the buffer_cdf analysis needs a star (one bottleneck to the receiver)"
-        )
-    queue_sweep.check(scn)
 
 
 def bdp_bytes(scenario, variant) -> int:
@@ -70,21 +57,6 @@ def cdf_points(q_bytes, packet: float) -> list[float]:
     return [round(percentile(q, i / 100) / packet, 3) for i in range(101)]
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    p = scenario.experiment.params
-    m = queue_sweep.variant_metrics(scenario, variant, tables, engine_summary)
-    t, q, _, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-    cdf = cdf_points(q[t >= m["window_start_ps"]], float(p["packet"]))
-    return {
-        **m,
-        "algorithm": variant.cc.algorithm,
-        "bdp_bytes": bdp_bytes(scenario, variant),
-        "cdf_pkts": cdf,
-        "buffer_pkts": cdf[99],
-        "max_pkts": cdf[100],
-    }
-
-
 def _kb(b) -> str:
     return f"{b / 1000:g} KB"
 
@@ -94,99 +66,6 @@ def _measured(m) -> str:
         f"buffer (p99) {m['buffer_pkts']:.0f} pkts, max {m['max_pkts']:.0f}, mean {m['queue_mean_pkts']:.1f}; "
         f"empty {m['underflow_pct']:.1f}% of samples; utilisation {m['utilization_pct']:.1f}%"
     )
-
-
-def claims(scenario, metrics: dict) -> list[dict]:
-    rows = []
-    full = queue_sweep.FULL_UTIL_PCT
-    tb = []
-    for v, m in ran(scenario, metrics):
-        alg, k, bdp = m["algorithm"], m["k_pkts"], m["bdp_bytes"]
-        ok_u = m["utilization_pct"] >= full
-        if alg == "tbtcp":
-            tb.append(m)
-            lim = TBTCP_BUFFER_PKTS * (1 + TBTCP_TOL)
-            ok_b = m["buffer_pkts"] <= lim
-            verdict = (
-                ("holds" if ok_b and ok_u else "partly holds" if ok_b or ok_u else "differs")
-                + f": p99 {m['buffer_pkts']:.0f} pkts (≤ {lim:g} = 20 + 50 %), utilisation {m['utilization_pct']:.1f}% (≥ {full:g}%)"
-            )
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": f"TBTCP needs ≈ 20 packets of buffer (BDP {_kb(bdp)})",
-                    "measured": _measured(m),
-                    "verdict": verdict,
-                }
-            )
-        elif bdp == PAPER_BDP and k is not None and alg == "dctcp" and round(k) in (K_OK, K_THEORY):
-            if round(k) == K_OK:
-                claim, ok = f"DCTCP: K = {K_OK} pkts avoids underflow", ok_u
-            else:
-                claim, ok = f"DCTCP: the theoretical K = {K_THEORY} pkts is not enough (underflow)", not ok_u
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": claim,
-                    "measured": _measured(m),
-                    "verdict": ("holds" if ok else "differs")
-                    + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
-                }
-            )
-        elif bdp == PAPER_BDP and k is not None and alg == "dctcp-rai" and round(k) == K_RAI:
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": f"DCTCP+RAI works with K = {K_RAI} pkts (no underflow)",
-                    "measured": _measured(m),
-                    "verdict": ("holds" if ok_u else "differs")
-                    + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
-                }
-            )
-        else:
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": "(shown in Fig. 6; no number claimed)",
-                    "measured": _measured(m),
-                    "verdict": "n/a",
-                }
-            )
-    if len(tb) >= 2:
-        b = [m["buffer_pkts"] for m in tb]
-        ratio = max(b) / max(min(b), 1.0)
-        rows.append(
-            {
-                "variant": "TBTCP across BDPs",
-                "claim": "the buffer TBTCP needs does not depend on the BDP",
-                "measured": ", ".join(f"{_kb(m['bdp_bytes'])}: {m['buffer_pkts']:.0f}" for m in tb),
-                "verdict": ("holds" if ratio <= BDP_SPREAD else "differs")
-                + f": largest/smallest p99 = {ratio:.2f} (≤ {BDP_SPREAD:g})",
-            }
-        )
-    return rows
-
-
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    head = ("variant", "BDP", "K", "mean", "p50", "p99 (buffer)", "max", "empty", "utilisation")
-    rows = [head]
-    for v, m in ran(scenario, metrics):
-        rows.append(
-            (
-                v.name,
-                _kb(m["bdp_bytes"]),
-                "—" if m["k_pkts"] is None else f"{m['k_pkts']:g}",
-                f"{m['queue_mean_pkts']:.1f}",
-                f"{m['cdf_pkts'][50]:.0f}",
-                f"{m['buffer_pkts']:.0f}",
-                f"{m['max_pkts']:.0f}",
-                f"{m['underflow_pct']:.1f} %",
-                f"{m['utilization_pct']:.1f} %",
-            )
-        )
-    lines = aligned(rows)
-    lines += ["", "(queue in packets)", ""] + claim_lines(claim_rows)
-    return "\n".join(lines)
 
 
 def write_raw(series: dict, path) -> None:
@@ -201,24 +80,151 @@ def write_raw(series: dict, path) -> None:
         f.write("\n".join(lines) + "\n")
 
 
-def figure(scenario, series: dict, path) -> None:
-    """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
-    from ..plots import new_figure, save
-    from pathlib import Path
+class BufferCdf(Base):
+    """Buffer occupancy CDF per variant across BDPs (TBTCP Fig. 6/7), on queue_sweep's metrics.
+    Definitions: the module's docstring."""
 
-    write_raw(series, Path(path).with_name(RAW))
-    bdps = sorted({m["bdp_bytes"] for _, _, m in series.values()})
-    fig, axes = new_figure(1, len(bdps), figsize=(3.6 * len(bdps), 3.2), squeeze=False, sharey=True)
-    pct = np.arange(101) / 100
-    for ax, bdp in zip(axes[0], bdps):
-        for slug, (variant, _, m) in series.items():
-            if m["bdp_bytes"] == bdp:
-                ax.step(m["cdf_pkts"], pct, where="post", lw=1, label=variant.name)
-        ax.set_title(f"BDP {_kb(bdp)}", fontsize=8)
-        ax.set_xlabel("queue (packets)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
-    axes[0][0].set_ylabel("CDF of samples")
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
-    fig.tight_layout()
-    save(fig, path)
+    KEYS = {"bottleneck": "str", "window": "time", "packet": "number", "flows": "number"}
+    REQUIRED = ("bottleneck", "window", "packet")
+    FIGURE = "buffer_cdf.png"
+
+    def check(self, scn) -> None:
+        if scn.topology.kind != "star":
+            raise ScenarioError(
+                "topology.kind", "the buffer_cdf analysis needs a star (one bottleneck to the receiver)"
+            )
+        queue_sweep.ANALYSIS.check(scn)
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        p = scenario.experiment.params
+        m = queue_sweep.ANALYSIS.variant_metrics(scenario, variant, tables, engine_summary)
+        t, q, _, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+        cdf = cdf_points(q[t >= m["window_start_ps"]], float(p["packet"]))
+        return {
+            **m,
+            "algorithm": variant.cc.algorithm,
+            "bdp_bytes": bdp_bytes(scenario, variant),
+            "cdf_pkts": cdf,
+            "buffer_pkts": cdf[99],
+            "max_pkts": cdf[100],
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = []
+        full = queue_sweep.FULL_UTIL_PCT
+        tb = []
+        for v, m in ran(scenario, metrics):
+            alg, k, bdp = m["algorithm"], m["k_pkts"], m["bdp_bytes"]
+            ok_u = m["utilization_pct"] >= full
+            if alg == "tbtcp":
+                tb.append(m)
+                lim = TBTCP_BUFFER_PKTS * (1 + TBTCP_TOL)
+                ok_b = m["buffer_pkts"] <= lim
+                verdict = (
+                    ("holds" if ok_b and ok_u else "partly holds" if ok_b or ok_u else "differs")
+                    + f": p99 {m['buffer_pkts']:.0f} pkts (≤ {lim:g} = 20 + 50 %), utilisation {m['utilization_pct']:.1f}% (≥ {full:g}%)"
+                )
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": f"TBTCP needs ≈ 20 packets of buffer (BDP {_kb(bdp)})",
+                        "measured": _measured(m),
+                        "verdict": verdict,
+                    }
+                )
+            elif bdp == PAPER_BDP and k is not None and alg == "dctcp" and round(k) in (K_OK, K_THEORY):
+                if round(k) == K_OK:
+                    claim, ok = f"DCTCP: K = {K_OK} pkts avoids underflow", ok_u
+                else:
+                    claim, ok = (
+                        f"DCTCP: the theoretical K = {K_THEORY} pkts is not enough (underflow)",
+                        not ok_u,
+                    )
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": claim,
+                        "measured": _measured(m),
+                        "verdict": ("holds" if ok else "differs")
+                        + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
+                    }
+                )
+            elif bdp == PAPER_BDP and k is not None and alg == "dctcp-rai" and round(k) == K_RAI:
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": f"DCTCP+RAI works with K = {K_RAI} pkts (no underflow)",
+                        "measured": _measured(m),
+                        "verdict": ("holds" if ok_u else "differs")
+                        + f": utilisation {m['utilization_pct']:.1f}% (full means ≥ {full:g}%)",
+                    }
+                )
+            else:
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": "(shown in Fig. 6; no number claimed)",
+                        "measured": _measured(m),
+                        "verdict": "n/a",
+                    }
+                )
+        if len(tb) >= 2:
+            b = [m["buffer_pkts"] for m in tb]
+            ratio = max(b) / max(min(b), 1.0)
+            rows.append(
+                {
+                    "variant": "TBTCP across BDPs",
+                    "claim": "the buffer TBTCP needs does not depend on the BDP",
+                    "measured": ", ".join(f"{_kb(m['bdp_bytes'])}: {m['buffer_pkts']:.0f}" for m in tb),
+                    "verdict": ("holds" if ratio <= BDP_SPREAD else "differs")
+                    + f": largest/smallest p99 = {ratio:.2f} (≤ {BDP_SPREAD:g})",
+                }
+            )
+        return rows
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        head = ("variant", "BDP", "K", "mean", "p50", "p99 (buffer)", "max", "empty", "utilisation")
+        rows = [head]
+        for v, m in ran(scenario, metrics):
+            rows.append(
+                (
+                    v.name,
+                    _kb(m["bdp_bytes"]),
+                    "—" if m["k_pkts"] is None else f"{m['k_pkts']:g}",
+                    f"{m['queue_mean_pkts']:.1f}",
+                    f"{m['cdf_pkts'][50]:.0f}",
+                    f"{m['buffer_pkts']:.0f}",
+                    f"{m['max_pkts']:.0f}",
+                    f"{m['underflow_pct']:.1f} %",
+                    f"{m['utilization_pct']:.1f} %",
+                )
+            )
+        lines = aligned(rows)
+        lines += ["", "(queue in packets)", ""] + claim_lines(claim_rows)
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
+        from pathlib import Path
+
+        from ..plots import new_figure, save
+
+        write_raw(series, Path(path).with_name(RAW))
+        bdps = sorted({m["bdp_bytes"] for _, _, m in series.values()})
+        fig, axes = new_figure(1, len(bdps), figsize=(3.6 * len(bdps), 3.2), squeeze=False, sharey=True)
+        pct = np.arange(101) / 100
+        for ax, bdp in zip(axes[0], bdps):
+            for slug, (variant, _, m) in series.items():
+                if m["bdp_bytes"] == bdp:
+                    ax.step(m["cdf_pkts"], pct, where="post", lw=1, label=variant.name)
+            ax.set_title(f"BDP {_kb(bdp)}", fontsize=8)
+            ax.set_xlabel("queue (packets)")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6)
+        axes[0][0].set_ylabel("CDF of samples")
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
+        fig.tight_layout()
+        save(fig, path)
+
+
+ANALYSIS = BufferCdf()

@@ -33,19 +33,19 @@ Claims (``[experiment] paper``):
 
 from __future__ import annotations
 
-from .checks import require_binned_flow_sampling
-from .tables import as_frame, as_frames
-from .common import jain
-
-from .claims_text import claim_lines, ran
-
 import numpy as np
 
-
-KEYS = {"bottleneck": "str", "bin": "time", "hold": "number", "tol": "number", "paper": "str", "fast": "time"}
-REQUIRED = ("bin", "paper")
-FIGURE = "fairness.png"
-PAPERS = ("powertcp-fig5", "tbtcp-fig9", "tbtcp-fig11")
+from .base import Base, ByPaper
+from .common import (
+    as_frame,
+    as_frames,
+    claim_lines,
+    converge_time,
+    goodput,
+    jain,
+    ran,
+    require_binned_flow_sampling,
+)
 
 JAIN_FAIR = 0.95
 TBTCP_FIG9_MS = {"tbtcp": 60.0, "dctcp": 40.0, "dctcp-rai": 250.0}
@@ -54,21 +54,6 @@ FIG11 = {"tbtcp": (0.98, 0.93, None), "dctcp": (0.51, None, 0.75)}  # paper, min
 # §5.4: the curve's BDP from the min / avg / max RTT, "50us, 80us, and 110us" at 40 Gbps → Jain
 # 0.98 / 0.87 / 0.85; each holds at ≥ paper − 0.05
 FIG11_TBTCP_BY_BDP = {250_000: 0.98, 400_000: 0.87, 550_000: 0.85}
-
-
-def check(scn) -> None:
-    require_binned_flow_sampling(scn, "fairness", PAPERS)
-
-
-def goodput(flow_series, bin_ps: int, end_ps: int):
-    """(bin end times, {flow_id: goodput bps per bin}) from cumulative bytes_acked."""
-    edges = np.arange(0, end_ps + 1, bin_ps, dtype=np.float64)
-    out = {}
-    for fid, s in flow_series.groupby("flow_id"):
-        s = s.sort_values("time_ps")
-        ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
-        out[int(fid)] = np.diff(np.interp(edges, ft, fb)) * 8 / (bin_ps / 1e12)
-    return edges[1:], out
 
 
 def phases(flows, end_ps: int):
@@ -91,180 +76,226 @@ def phases(flows, end_ps: int):
     return out
 
 
-def converge_time(tb, g: dict, active, a: int, b: int, bin_ps: int, tol: float, hold: int):
-    idx = [i for i, t in enumerate(tb) if t - bin_ps >= a and t <= b]
-    if len(idx) < hold + 1:
-        return None
-    ok = []
-    for i in idx:
-        x = np.array([g[f][i] for f in active])
-        m = x.mean()
-        ok.append(m > 0 and bool((np.abs(x - m) <= tol * m).all()))
-    for k in range(len(ok) - hold + 1):
-        if all(ok[k : k + hold]):
-            return int(tb[idx[k]] - bin_ps - a)
-    return None
-
-
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    tables = as_frames(tables)  # this analysis uses pandas operations
-    p = scenario.experiment.params
-    bin_ps = p["bin"]
-    tol, hold = float(p.get("tol", 0.2)), int(p.get("hold", 4))
-    fs, flows = tables["flow_series"], tables["flows"]
-    end = int(fs["time_ps"].max())
-    tb, g = goodput(fs, bin_ps, end)
-    out_phases = []
-    for n, (a, b, act) in enumerate(phases(flows, end)):
-        half = [i for i, t in enumerate(tb) if t - bin_ps >= (a + b) / 2 and t <= b]
-        thr = {f: float(np.mean([g[f][i] for i in half])) if half else None for f in act}
-        j = jain([v for v in thr.values() if v is not None]) if half else None
-        conv = None if (n == 0 and len(act) == 1) else converge_time(tb, g, act, a, b, bin_ps, tol, hold)
-        out_phases.append(
-            {
-                "start_ps": a,
-                "end_ps": b,
-                "flows": act,
-                "jain": None if j is None or j != j else round(j, 4),
-                "converge_ps": conv,
-                "throughput_bps": {str(f): None if v is None else round(v) for f, v in thr.items()},
-            }
-        )
-    multi = [ph for ph in out_phases if len(ph["flows"]) > 1 and ph["jain"] is not None]
-    return {
-        "phases": out_phases,
-        "min_jain": min((ph["jain"] for ph in multi), default=None),
-        "converge_max_ps": max(
-            (ph["converge_ps"] for ph in out_phases if ph["converge_ps"] is not None), default=None
-        ),
-        "unconverged_phases": sum(
-            1
-            for n, ph in enumerate(out_phases)
-            if ph["converge_ps"] is None and not (n == 0 and len(ph["flows"]) == 1)
-        ),
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
-
-
 def _ms(ps):
     return "—" if ps is None else f"{ps / 1e9:.2f} ms"
 
 
-def claims(scenario, metrics: dict) -> list[dict]:
-    p = scenario.experiment.params
-    paper = p["paper"]
-    rows = []
-    conv_by_alg = {}
-    for v, m in ran(scenario, metrics):
-        alg = v.cc.algorithm
-        convs = [ph["converge_ps"] for ph in m["phases"]]
-        jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
-        measured = f"Jain per phase {jains}; convergence {', '.join(_ms(c) for c in convs)}"
-        if paper == "powertcp-fig5":
-            fast = p.get("fast", 500 * 10**6)
-            if alg in ("powertcp", "theta-powertcp"):
-                ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
-                ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
-                verdict = (
-                    ("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
-                    + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
-                    f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
-                    f"(fair means ≥ {JAIN_FAIR})"
-                )
-                claim = "converges to the fair share quickly on arrival and departure"
-            else:
-                verdict = (
-                    f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
-                    f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}"
-                )
-                claim = (
-                    "receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)"
-                    if alg == "homa"
-                    else "shown for comparison (less stable than PowerTCP in Fig. 5)"
-                )
-        elif paper == "tbtcp-fig9":
-            c = next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
-            conv_by_alg[alg] = c
-            ref = TBTCP_FIG9_MS.get(alg)
-            claim = f"a joining flow reaches its fair share in ≈ {ref:g} ms" if ref else "no claim"
-            if ref is None or c is None:
-                verdict = "differs: never converged within the phase" if c is None else "n/a"
-            else:
-                r = c / 1e9 / ref
-                verdict = (
-                    ("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
-                    + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)"
-                )
-        else:  # tbtcp-fig11
-            ph = m["phases"][-1]
-            j = ph["jain"]
-            ref = FIG11.get(alg)
-            e = v.ecn if v.ecn is not None else scenario.switch.ecn
-            if alg == "tbtcp" and e.kind == "curve" and e.bdp_bytes in FIG11_TBTCP_BY_BDP:
-                j_ref = FIG11_TBTCP_BY_BDP[e.bdp_bytes]
-                ref = (j_ref, round(j_ref - 0.05, 2), None)
-            claim = f"Jain's index ≈ {ref[0]}" if ref else "no claim"
-            if ref is None or j is None:
-                verdict = "n/a"
-            else:
-                lo, hi = ref[1], ref[2]
-                ok = (lo is None or j >= lo) and (hi is None or j <= hi)
-                verdict = (
-                    ("holds" if ok else "differs")
-                    + f": Jain {j:.3f} "
-                    + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})")
-                )
-            measured = f"Jain {j}; goodput per flow (Gbps) " + ", ".join(
-                f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None
+class Fairness(Base):
+    """What every fairness figure shares: keys, checks, the per-phase metrics, the report and the
+    figure. A figure supplies `_row`, its claim for one variant, and may add `_overall` rows."""
+
+    PAPER = ""
+    KEYS = {
+        "bottleneck": "str",
+        "bin": "time",
+        "hold": "number",
+        "tol": "number",
+        "paper": "str",
+        "fast": "time",
+    }
+    REQUIRED = ("bin", "paper")
+    FIGURE = "fairness.png"
+
+    def check(self, scn) -> None:
+        """Nothing beyond the family's check (flow sampling, paper, bin)."""
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        tables = as_frames(tables)  # this analysis uses pandas operations
+        p = scenario.experiment.params
+        bin_ps = p["bin"]
+        tol, hold = float(p.get("tol", 0.2)), int(p.get("hold", 4))
+        fs, flows = tables["flow_series"], tables["flows"]
+        end = int(fs["time_ps"].max())
+        tb, g = goodput(fs, bin_ps, end)
+        out_phases = []
+        for n, (a, b, act) in enumerate(phases(flows, end)):
+            half = [i for i, t in enumerate(tb) if t - bin_ps >= (a + b) / 2 and t <= b]
+            thr = {f: float(np.mean([g[f][i] for i in half])) if half else None for f in act}
+            j = jain([v for v in thr.values() if v is not None]) if half else None
+            conv = None if (n == 0 and len(act) == 1) else converge_time(tb, g, act, a, b, bin_ps, tol, hold)
+            out_phases.append(
+                {
+                    "start_ps": a,
+                    "end_ps": b,
+                    "flows": act,
+                    "jain": None if j is None or j != j else round(j, 4),
+                    "converge_ps": conv,
+                    "throughput_bps": {str(f): None if v is None else round(v) for f, v in thr.items()},
+                }
             )
-        rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
-    if paper == "tbtcp-fig9" and all(conv_by_alg.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")):
-        c = conv_by_alg
+        multi = [ph for ph in out_phases if len(ph["flows"]) > 1 and ph["jain"] is not None]
+        return {
+            "phases": out_phases,
+            "min_jain": min((ph["jain"] for ph in multi), default=None),
+            "converge_max_ps": max(
+                (ph["converge_ps"] for ph in out_phases if ph["converge_ps"] is not None), default=None
+            ),
+            "unconverged_phases": sum(
+                1
+                for n, ph in enumerate(out_phases)
+                if ph["converge_ps"] is None and not (n == 0 and len(ph["flows"]) == 1)
+            ),
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = [self._row(scenario, v, m) for v, m in ran(scenario, metrics)]
+        return rows + self._overall(scenario, metrics)
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        raise NotImplementedError
+
+    def _overall(self, scenario, metrics: dict) -> list[dict]:
+        """Claim rows over all variants together (none unless the figure has one)."""
+        return []
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        lines = []
+        for v, m in ran(scenario, metrics):
+            lines.append(f"{v.name}:")
+            for ph in m["phases"]:
+                lines.append(
+                    f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
+                    f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
+                    f"converged after {_ms(ph['converge_ps'])}"
+                )
+        lines += [""] + claim_lines(claim_rows)
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """One panel per variant: binned goodput of every flow (Gbps) vs time."""
+        from ..plots import new_figure, save
+
+        p = scenario.experiment.params
+        n = len(series)
+        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
+        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+            fs = as_frame(tables["flow_series"])
+            tb, g = goodput(fs, p["bin"], int(fs["time_ps"].max()))
+            for fid, x in g.items():
+                ax.plot(tb / 1e9, x / 1e9, lw=0.9, label=f"flow {fid}")
+            for ph in m["phases"]:
+                ax.axvline(ph["start_ps"] / 1e9, color="0.8", lw=0.5)
+            ax.set_title(variant.name, fontsize=10)
+            ax.set_xlabel("time (ms)")
+            ax.grid(alpha=0.3)
+        axes[0][0].set_ylabel("goodput (Gbps)")
+        axes[0][0].legend(fontsize=7)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
+        fig.tight_layout()
+        save(fig, path)
+
+
+def _measured(m: dict) -> str:
+    convs = [ph["converge_ps"] for ph in m["phases"]]
+    jains = ", ".join("—" if ph["jain"] is None else format(ph["jain"], ".3f") for ph in m["phases"])
+    return f"Jain per phase {jains}; convergence {', '.join(_ms(c) for c in convs)}"
+
+
+class Fig5(Fairness):
+    """PowerTCP Fig. 5: PowerTCP and θ-PowerTCP converge quickly and fairly; others shown beside."""
+
+    PAPER = "powertcp-fig5"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        alg = v.cc.algorithm
+        fast = scenario.experiment.params.get("fast", 500 * 10**6)
+        if alg in ("powertcp", "theta-powertcp"):
+            ok_c = m["unconverged_phases"] == 0 and (m["converge_max_ps"] or 0) <= fast
+            ok_j = m["min_jain"] is not None and m["min_jain"] >= JAIN_FAIR
+            verdict = (
+                ("holds" if ok_c and ok_j else "partly holds" if ok_c or ok_j else "differs")
+                + f": slowest convergence {_ms(m['converge_max_ps'])} (quick means ≤ {_ms(fast)}), "
+                f"{m['unconverged_phases']} phase(s) never converged; lowest Jain {m['min_jain']} "
+                f"(fair means ≥ {JAIN_FAIR})"
+            )
+            claim = "converges to the fair share quickly on arrival and departure"
+        else:
+            verdict = (
+                f"n/a (no number in the paper): slowest convergence {_ms(m['converge_max_ps'])}, "
+                f"{m['unconverged_phases']} phase(s) never converged, lowest Jain {m['min_jain']}"
+            )
+            claim = (
+                "receiver-driven SRPT, shown for comparison (Fig. 5, Appendix D)"
+                if alg == "homa"
+                else "shown for comparison (less stable than PowerTCP in Fig. 5)"
+            )
+        return {"variant": v.name, "claim": claim, "measured": _measured(m), "verdict": verdict}
+
+
+def _joined(m: dict):
+    """Convergence time of the first phase after the first with more than one flow."""
+    return next((ph["converge_ps"] for ph in m["phases"][1:] if len(ph["flows"]) > 1), None)
+
+
+class Fig9(Fairness):
+    """TBTCP Fig. 9/10: time for a joining flow to reach its fair share, and the order of the three."""
+
+    PAPER = "tbtcp-fig9"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        c = _joined(m)
+        ref = TBTCP_FIG9_MS.get(v.cc.algorithm)
+        claim = f"a joining flow reaches its fair share in ≈ {ref:g} ms" if ref else "no claim"
+        if ref is None or c is None:
+            verdict = "differs: never converged within the phase" if c is None else "n/a"
+        else:
+            r = c / 1e9 / ref
+            verdict = (
+                ("holds" if RATIO_LO <= r <= RATIO_HI else "differs")
+                + f": {c / 1e9:.1f} ms = {r:.2f}× the paper's {ref:g} ms (holds within {RATIO_LO:g}–{RATIO_HI:g}×)"
+            )
+        return {"variant": v.name, "claim": claim, "measured": _measured(m), "verdict": verdict}
+
+    def _overall(self, scenario, metrics: dict) -> list[dict]:
+        c = {v.cc.algorithm: _joined(m) for v, m in ran(scenario, metrics)}
+        if not all(c.get(a) is not None for a in ("tbtcp", "dctcp", "dctcp-rai")):
+            return []
         ok = c["dctcp"] < c["tbtcp"] < c["dctcp-rai"]
-        rows.append(
+        return [
             {
                 "variant": "order",
                 "claim": "DCTCP converges fastest, then TBTCP, then DCTCP+RAI",
                 "measured": f"DCTCP {_ms(c['dctcp'])}, TBTCP {_ms(c['tbtcp'])}, DCTCP+RAI {_ms(c['dctcp-rai'])}",
                 "verdict": "holds" if ok else "differs",
             }
-        )
-    return rows
+        ]
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    lines = []
-    for v, m in ran(scenario, metrics):
-        lines.append(f"{v.name}:")
-        for ph in m["phases"]:
-            lines.append(
-                f"  {ph['start_ps'] / 1e9:8.2f}–{ph['end_ps'] / 1e9:8.2f} ms  flows {ph['flows']}  "
-                f"Jain {'—' if ph['jain'] is None else format(ph['jain'], '.3f')}  "
-                f"converged after {_ms(ph['converge_ps'])}"
+class Fig11(Fairness):
+    """TBTCP Fig. 11: RTT fairness, Jain's index of the last phase against the paper's."""
+
+    PAPER = "tbtcp-fig11"
+
+    def _row(self, scenario, v, m: dict) -> dict:
+        alg = v.cc.algorithm
+        ph = m["phases"][-1]
+        j = ph["jain"]
+        ref = FIG11.get(alg)
+        e = v.ecn if v.ecn is not None else scenario.switch.ecn
+        if alg == "tbtcp" and e.kind == "curve" and e.bdp_bytes in FIG11_TBTCP_BY_BDP:
+            j_ref = FIG11_TBTCP_BY_BDP[e.bdp_bytes]
+            ref = (j_ref, round(j_ref - 0.05, 2), None)
+        claim = f"Jain's index ≈ {ref[0]}" if ref else "no claim"
+        if ref is None or j is None:
+            verdict = "n/a"
+        else:
+            lo, hi = ref[1], ref[2]
+            ok = (lo is None or j >= lo) and (hi is None or j <= hi)
+            verdict = (
+                ("holds" if ok else "differs")
+                + f": Jain {j:.3f} "
+                + (f"(holds when ≥ {lo})" if lo is not None else f"(holds when ≤ {hi})")
             )
-    lines += [""] + claim_lines(claim_rows)
-    return "\n".join(lines)
+        measured = f"Jain {j}; goodput per flow (Gbps) " + ", ".join(
+            f"{k}: {x / 1e9:.2f}" for k, x in ph["throughput_bps"].items() if x is not None
+        )
+        return {"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict}
 
 
-def figure(scenario, series: dict, path) -> None:
-    """One panel per variant: binned goodput of every flow (Gbps) vs time."""
-    from ..plots import new_figure, save
-
-    p = scenario.experiment.params
-    n = len(series)
-    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
-    for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
-        fs = as_frame(tables["flow_series"])
-        tb, g = goodput(fs, p["bin"], int(fs["time_ps"].max()))
-        for fid, x in g.items():
-            ax.plot(tb / 1e9, x / 1e9, lw=0.9, label=f"flow {fid}")
-        for ph in m["phases"]:
-            ax.axvline(ph["start_ps"] / 1e9, color="0.8", lw=0.5)
-        ax.set_title(variant.name, fontsize=10)
-        ax.set_xlabel("time (ms)")
-        ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("goodput (Gbps)")
-    axes[0][0].legend(fontsize=7)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
-    fig.tight_layout()
-    save(fig, path)
+ANALYSIS = ByPaper(
+    Fig5(),
+    Fig9(),
+    Fig11(),
+    before=lambda scn, papers: require_binned_flow_sampling(scn, "fairness", tuple(papers)),
+)

@@ -32,39 +32,14 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .common import percentile
-from .tables import column
+from .base import Base
+from .common import MIN_ABOVE, aligned, column, pct, percentile, ran
 
-KEYS = {"ideal": "str", "tail": "number"}
-REQUIRED = ()
-NEEDS_SAMPLES = False  # flows alone suffice; the buffer CDF needs sampled ToR ports
-FIGURE = "fct.png"
 IDEALS = {"artifact": "ideal_fct_artifact_ps", "engine": "ideal_fct_ps"}
 EDGES = (0, 5e3, 10e3, 20e3, 30e3, 50e3, 75e3, 100e3, 200e3, 400e3, 600e3, 800e3, 1e6, 5e6, 10e6, 30e6)
 QS = (0.5, 0.95, 0.99, 0.999)
-MIN_ABOVE = 10
 SHORT, LONG = 100_000, 1_000_000
 BIN_SAMPLES = 100  # the artifact's printBuffer: one maximum per 100 samples
-
-
-def check(scn) -> None:
-    p = scn.experiment.params
-    if p.get("ideal", "artifact") not in IDEALS:
-        raise ScenarioError("experiment.ideal", f"unknown value {p['ideal']!r}; allowed: {', '.join(IDEALS)}")
-    tail = p.get("tail", 0.999)
-    if not 0 < tail < 1:
-        raise ScenarioError("experiment.tail", f"must lie in (0, 1), got {tail!r}")
-
-
-def pct(x, q: float) -> dict:
-    """Percentile q of `x` with its sample count and whether it is meaningful."""
-    n = len(x)
-    if n == 0:
-        return {"value": None, "n": 0, "above": 0, "meaningful": False}
-    idx = min(n - 1, int(q * n))
-    above = n - 1 - idx
-    return {"value": percentile(x, q), "n": n, "above": above, "meaningful": above >= MIN_ABOVE}
 
 
 def key(q: float) -> str:
@@ -152,26 +127,6 @@ def start_of_measurement(scenario, variant=None) -> int:
     return 0 if w is None else w.measured_from_ps
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    p = scenario.experiment.params
-    ideal = p.get("ideal", "artifact")
-    t0 = start_of_measurement(scenario, variant)
-    size, slow, unfinished = measured(tables["flows"], t0, ideal)
-    return {
-        "ideal": ideal,
-        "measured_from_ps": t0,
-        "finished": int(len(slow)),
-        "unfinished": unfinished,
-        **by_size(size, slow, quantiles(scenario)),
-        "buffer": buffer_metrics(tables["port_series"], t0),
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
-
-
-def claims(scenario, metrics: dict) -> list[dict]:
-    return []
-
-
 def _cell(s: dict) -> str:
     if s["value"] is None:
         return "—"
@@ -182,24 +137,6 @@ def buffer_p99_cell(m: dict) -> str:
     """A variant's 99th-percentile ToR buffer occupancy for a report table ("—" when not sampled)."""
     b = m["buffer"]
     return "—" if not b.get("samples") else f"{b['per_sample']['p99']['value'] / 1e3:.0f} KB"
-
-
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    tail = key(scenario.experiment.params.get("tail", 0.999))
-    head = ["variant", "short n"]
-    head += [f"{k} {q}" for k in ("short", "medium", "long") for q in ("p50", tail)]
-    head.append("ToR buffer p99")
-    rows = [tuple(head)]
-    for v, m in ran(scenario, metrics):
-        cells = [_cell(m[k][q]) for k in ("short", "medium", "long") for q in ("p50", tail)]
-        rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buffer_p99_cell(m)))
-    lines = aligned(rows)
-    ideal = next(iter(metrics.values()), {}).get("ideal", "artifact")
-    lines.append(
-        f"\nslowdown = FCT / ideal FCT ({ideal} definition); * = fewer than {MIN_ABOVE} samples above "
-        "the percentile (not meaningful); short < 100 KB, medium < 1 MB, long ≥ 1 MB"
-    )
-    return "\n".join(lines)
 
 
 def plot_buffer_cdf(ax, series: dict) -> None:
@@ -214,33 +151,90 @@ def plot_buffer_cdf(ax, series: dict) -> None:
     ax.legend(fontsize=7)
 
 
-def figure(scenario, series: dict, path) -> None:
-    """Slowdown vs flow size (log x; p50 dashed, tail solid, one colour per variant) and, when ToR
-    ports were sampled, the ToR buffer occupancy CDF."""
-    from ..plots import new_figure, save
+class Fct(Base):
+    """Flow completion times by flow size and the ToR buffer occupancy (no paper claims).
+    Definitions: the module's docstring."""
 
-    tail = scenario.experiment.params.get("tail", 0.999)
-    tail_key = key(tail)
-    with_buf = any(m["buffer"].get("samples") for _, _, m in series.values())
-    fig, axes = new_figure(1, 2 if with_buf else 1, figsize=(10 if with_buf else 5.5, 3.6), squeeze=False)
-    ax = axes[0][0]
-    for i, (slug, (variant, tables, m)) in enumerate(series.items()):
-        colour = f"C{i}"
-        b = m["buckets"]
-        x = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
-        for q, ls in (("p50", "--"), (tail_key, "-")):
-            if q not in b[0]:
-                continue
-            y = [bk[q]["value"] if bk[q]["value"] is not None else np.nan for bk in b]
-            ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour, label=f"{variant.name} {q}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("flow size (bytes)")
-    ax.set_ylabel("FCT slowdown")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    if with_buf:
-        plot_buffer_cdf(axes[0][1], series)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-    fig.tight_layout()
-    save(fig, path)
+    KEYS = {"ideal": "str", "tail": "number"}
+    REQUIRED = ()
+    NEEDS_SAMPLES = False  # flows alone suffice; the buffer CDF needs sampled ToR ports
+    FIGURE = "fct.png"
+
+    def check(self, scn) -> None:
+        p = scn.experiment.params
+        if p.get("ideal", "artifact") not in IDEALS:
+            raise ScenarioError(
+                "experiment.ideal", f"unknown value {p['ideal']!r}; allowed: {', '.join(IDEALS)}"
+            )
+        tail = p.get("tail", 0.999)
+        if not 0 < tail < 1:
+            raise ScenarioError("experiment.tail", f"must lie in (0, 1), got {tail!r}")
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        p = scenario.experiment.params
+        ideal = p.get("ideal", "artifact")
+        t0 = start_of_measurement(scenario, variant)
+        size, slow, unfinished = measured(tables["flows"], t0, ideal)
+        return {
+            "ideal": ideal,
+            "measured_from_ps": t0,
+            "finished": int(len(slow)),
+            "unfinished": unfinished,
+            **by_size(size, slow, quantiles(scenario)),
+            "buffer": buffer_metrics(tables["port_series"], t0),
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        return []
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        tail = key(scenario.experiment.params.get("tail", 0.999))
+        head = ["variant", "short n"]
+        head += [f"{k} {q}" for k in ("short", "medium", "long") for q in ("p50", tail)]
+        head.append("ToR buffer p99")
+        rows = [tuple(head)]
+        for v, m in ran(scenario, metrics):
+            cells = [_cell(m[k][q]) for k in ("short", "medium", "long") for q in ("p50", tail)]
+            rows.append((v.name, str(m["short"]["p50"]["n"]), *cells, buffer_p99_cell(m)))
+        lines = aligned(rows)
+        ideal = next(iter(metrics.values()), {}).get("ideal", "artifact")
+        lines.append(
+            f"\nslowdown = FCT / ideal FCT ({ideal} definition); * = fewer than {MIN_ABOVE} samples above "
+            "the percentile (not meaningful); short < 100 KB, medium < 1 MB, long ≥ 1 MB"
+        )
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """Slowdown vs flow size (log x; p50 dashed, tail solid, one colour per variant) and, when ToR
+        ports were sampled, the ToR buffer occupancy CDF."""
+        from ..plots import new_figure, save
+
+        tail = scenario.experiment.params.get("tail", 0.999)
+        tail_key = key(tail)
+        with_buf = any(m["buffer"].get("samples") for _, _, m in series.values())
+        fig, axes = new_figure(1, 2 if with_buf else 1, figsize=(10 if with_buf else 5.5, 3.6), squeeze=False)
+        ax = axes[0][0]
+        for i, (slug, (variant, tables, m)) in enumerate(series.items()):
+            colour = f"C{i}"
+            b = m["buckets"]
+            x = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
+            for q, ls in (("p50", "--"), (tail_key, "-")):
+                if q not in b[0]:
+                    continue
+                y = [bk[q]["value"] if bk[q]["value"] is not None else np.nan for bk in b]
+                ax.plot(x, y, ls=ls, marker="o", ms=3, color=colour, label=f"{variant.name} {q}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("flow size (bytes)")
+        ax.set_ylabel("FCT slowdown")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+        if with_buf:
+            plot_buffer_cdf(axes[0][1], series)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
+        fig.tight_layout()
+        save(fig, path)
+
+
+ANALYSIS = Fct()

@@ -27,14 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import ran
-from .tables import column
+from .base import Base, ByPaper
+from .common import bottleneck, ran
 
-KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
-REQUIRED = ("t0", "bottleneck")
-FIGURE = "incast.png"
-PARALLEL_FIGURE = True  # one panel per variant (7 with twin axes): drawn half by each of two processes
-FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
 
 PS_PER_MS = 10**9
 THRESHOLD = 0.10  # recovery: below 10 % of the peak ...
@@ -66,7 +61,6 @@ CLAIMS = {
 }
 # Fig. 4, bottom row (255:1, `paper = "fig4b"`): PowerTCP/θ as above; TIMELY and HPCC lose
 # throughput (same 2-point rule against PowerTCP); Homa (≈ 500 KB more queue) is not in the engine.
-PAPERS = ("fig4a", "fig4b")
 CLAIMS_4B = {
     "powertcp": CLAIMS["powertcp"],
     "theta-powertcp": CLAIMS["theta-powertcp"],
@@ -76,44 +70,6 @@ CLAIMS_4B = {
 }
 # "≈ 500 KB higher" is read off Fig. 4b: a difference within a factor of 2 of it counts.
 HOMA_4B_EXCESS = (250e3, 1000e3)
-
-
-def check(scn) -> None:
-    """Scenario-level requirements, checked when the scenario is loaded (before any run)."""
-    b = scn.experiment.params["bottleneck"]
-    if scn.experiment.params["t0"] >= scn.duration_ps:
-        raise ScenarioError("experiment.t0", "must be before the end of the run (duration)")
-    if scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
-    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
-        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
-    if scn.experiment.params.get("paper", "fig4a") not in PAPERS:
-        raise ScenarioError(
-            "experiment.paper",
-            f"unknown value {scn.experiment.params['paper']!r}; allowed: {', '.join(PAPERS)}",
-        )
-
-
-def bottleneck(port_series, ports, name: str):
-    """(time_ps, queue_bytes, tx_bytes, rate_bps) of the port called `name`, sorted by time."""
-    hits = np.nonzero(column(ports, "name", object) == name)[0]
-    if hits.size == 0:
-        raise ScenarioError(
-            "experiment.bottleneck", f"port {name!r} was not sampled; add it to metrics.ports"
-        )
-    idx = int(column(ports, "port")[hits[0]])
-    rate = int(column(ports, "rate_bps")[hits[0]])
-    rows = np.nonzero(column(port_series, "port") == idx)[0]
-    if rows.size == 0:
-        raise ScenarioError("experiment.bottleneck", f"no samples of port {name!r}; is metrics.interval > 0?")
-    t = column(port_series, "time_ps", np.int64)[rows]
-    order = np.argsort(t, kind="stable")  # one sample per instant, so any sort gives this order
-    return (
-        t[order],
-        column(port_series, "queue_bytes", np.float64)[rows][order],
-        column(port_series, "tx_bytes", np.float64)[rows][order],
-        rate,
-    )
 
 
 def recovery_index(t, q, start: int, threshold: float, hold_ps: int):
@@ -140,38 +96,6 @@ def _pct(t, tx, a_ps, b_ps, rate_bps):
     return float(100.0 * sent * 8 / ((b_ps - a_ps) / 1e12) / rate_bps)
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    p = scenario.experiment.params
-    t0 = p["t0"]
-    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-    after = np.nonzero(t >= t0)[0]
-    if after.size == 0:
-        raise ScenarioError("experiment.t0", "no samples at or after t0; is t0 < duration?")
-    k = int(after[0] + np.argmax(q[after]))
-    peak = float(q[k])
-    rec = recovery_index(t, q, k, THRESHOLD * peak, HOLD_PS) if peak > 0 else k
-    end = int(t[-1])
-    out = {
-        "bottleneck": p["bottleneck"],
-        "line_rate_bps": rate,
-        "t0_ps": t0,
-        "peak_queue_bytes": int(peak),
-        "peak_time_ps": int(t[k]) - t0,
-        "recovery_ps": None if rec is None else int(t[rec]) - t0,
-        "throughput_pct": _round(_pct(t, tx, t0, min(t0 + WINDOW_PS, end), rate)),
-        "throughput_after_recovery_pct": None,
-        "queue_after_recovery_bytes": None,
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-        "dt_limit_bytes": dt_limit(scenario, variant),
-    }
-    limit = out["dt_limit_bytes"]
-    out["peak_at_buffer_limit"] = limit is not None and peak >= AT_LIMIT * limit
-    if rec is not None:
-        out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
-        out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
-    return out
-
-
 def dt_limit(scenario, variant=None):
     """α/(1+α)·buffer, or None under PFC (which admits by ingress, not by this limit)."""
     if scenario.variant_pfc(variant) is not None:
@@ -186,107 +110,6 @@ def _round(x, nd=3):
 
 def _fmt(x, fmt, unit=""):
     return "—" if x is None else f"{x:{fmt}}{unit}"
-
-
-def claims(scenario, metrics: dict) -> list[dict]:
-    variants = scenario.variants()
-    ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
-    fig4b = scenario.experiment.params.get("paper", "fig4a") == "fig4b"
-    table = CLAIMS_4B if fig4b else CLAIMS
-    rows = []
-    for v in variants:
-        m = metrics.get(v.slug)
-        alg = v.cc.algorithm
-        if m is None or alg not in table:
-            continue
-        if not m["throughput_pct"]:  # precondition: the incast reaches the bottleneck after t0
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": table[alg],
-                    "measured": f"no traffic through {m['bottleneck']} in [t0, t0+1ms]",
-                    "verdict": "not evaluated: the analysis needs traffic at the bottleneck after t0",
-                }
-            )
-            continue
-        rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
-        measured = (
-            f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
-            f"{_fmt(rec_us, '.0f', ' µs')}; throughput {_fmt(m['throughput_pct'], '.1f', '%')} "
-            f"in [t0, t0+1ms], {_fmt(m['throughput_after_recovery_pct'], '.1f', '%')} after"
-        )
-        if alg in ("powertcp", "theta-powertcp"):
-            ok = (
-                m["recovery_ps"] is not None
-                and m["throughput_pct"] is not None
-                and m["throughput_pct"] >= NO_LOSS_PCT
-                and (m["throughput_after_recovery_pct"] or 0) >= NO_LOSS_PCT
-            )
-            thr = [x for x in (m["throughput_pct"], m["throughput_after_recovery_pct"]) if x is not None]
-            verdict = ("holds" if ok else "differs") + (
-                f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
-                f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
-                + _limit_note(m)
-            )
-        elif alg == "homa":
-            # "does not control the queue": its queue stays up at least twice as long as
-            # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
-            thr_ok = (m["throughput_pct"] or 0) >= NO_LOSS_PCT
-            if ref is None:
-                verdict = "n/a: no PowerTCP variant to compare with"
-            elif fig4b:
-                excess = m["peak_queue_bytes"] - metrics[ref.slug]["peak_queue_bytes"]
-                ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
-                verdict = (
-                    ("holds" if ok else "differs")
-                    + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                    f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
-                    f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m)
-                )
-            else:
-                r = metrics[ref.slug]
-                slow = m["recovery_ps"] is None or (
-                    r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"]
-                )
-                high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
-                verdict = (
-                    f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
-                    f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
-                    f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
-                    f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
-                    f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
-                    f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m)
-                )
-        elif fig4b:  # hpcc, timely: only the throughput loss is claimed
-            if ref is None:
-                verdict = "n/a: no PowerTCP variant to compare with"
-            else:
-                loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
-                verdict = (
-                    ("holds" if loss >= LOSS_MARGIN_PCT else "differs")
-                    + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                    f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
-                    + _limit_note(m)
-                )
-        else:  # hpcc
-            if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
-                verdict = "n/a: no PowerTCP variant to compare with"
-            else:
-                r = metrics[ref.slug]
-                ratio = m["peak_queue_bytes"] / r["peak_queue_bytes"]
-                loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
-                ok_ratio = RATIO_LO <= ratio <= RATIO_HI
-                ok_loss = loss >= LOSS_MARGIN_PCT
-                verdict = (
-                    f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
-                    f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
-                    f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
-                    f"{'below' if loss >= 0 else 'above'} {ref.name}"
-                    f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m)
-                )
-        rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
-    rows.extend(_homa_overcommit_claim(variants, metrics))
-    return rows
 
 
 def _homa_overcommit_claim(variants, metrics: dict) -> list[dict]:
@@ -330,97 +153,291 @@ def _limit_note(m) -> str:
     return ("; " + "; ".join(notes)) if notes else ""
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after", "drops")
-    rows = [head]
-    for v, m in ran(scenario, metrics):
-        rows.append(
-            (
-                v.name,
-                f"{m['peak_queue_bytes'] / 1e3:.1f} KB",
-                _fmt(None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6, ".1f", " µs"),
-                _fmt(m["throughput_pct"], ".1f", " %"),
-                _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
-                _fmt(
-                    None
-                    if m["queue_after_recovery_bytes"] is None
-                    else m["queue_after_recovery_bytes"] / 1e3,
-                    ".2f",
-                    " KB",
-                ),
-                _fmt(m.get("packets_dropped"), "d"),
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    lines.append("")
-    lines.append("recovery = time after t0 until the queue is < 10% of its peak and stays there ≥ 0.1 ms")
-    for c in claim_rows:
-        lines.append("")
-        lines.append(f"{c['variant']}: paper: {c['claim']}")
-        lines.append(f"  measured: {c['measured']}")
-        lines.append(f"  verdict:  {c['verdict']}")
-    return "\n".join(lines)
+def _check(scn, papers) -> None:
+    """Scenario-level requirements, checked when the scenario is loaded (before any run), before
+    the paper's."""
+    b = scn.experiment.params["bottleneck"]
+    if scn.experiment.params["t0"] >= scn.duration_ps:
+        raise ScenarioError("experiment.t0", "must be before the end of the run (duration)")
+    if scn.metrics.interval_ps == 0:
+        raise ScenarioError("metrics.interval", "the incast analysis needs sampling; set it > 0, e.g. '1us'")
+    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
+        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
 
 
-def figure(scenario, series: dict, path) -> None:
-    """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
+class Incast(Base):
+    """What both rows of Fig. 4 share: keys, metrics, the claims of PowerTCP and θ-PowerTCP,
+    report and figure. A row supplies its claim texts (`CLAIMS`) and the verdicts of Homa
+    (`_homa`) and of the other baselines (`_other`)."""
 
-    `series` maps slug -> (variant, tables, metrics dict)."""
-    from ..plots import decimate, margins, new_figure, save
+    PAPER = ""
+    CLAIMS: dict = {}
 
-    p = scenario.experiment.params
-    t0 = p["t0"]
-    n = len(series)
-    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, fixed_titles=True)
-    qmax = 1.0
-    data = []
-    for slug, (variant, tables, m) in series.items():
+    KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
+    REQUIRED = ("t0", "bottleneck")
+    FIGURE = "incast.png"
+    PARALLEL_FIGURE = True  # one panel per variant (7 with twin axes): drawn half by each of two processes
+    FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
+
+    def check(self, scn) -> None:
+        """Nothing beyond the family's check (`_check`)."""
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        p = scenario.experiment.params
+        t0 = p["t0"]
         t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-        tt = t[t - PLOT_AVG_PS >= t[0]]
-        gbps = (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
-        data.append((variant, t, q, tt, gbps, rate, m))
-        qmax = max(qmax, float(q.max()) / 1e3)
-    limit = dt_limit(scenario)
-    limit = None if limit is None else limit / 1e3
-    for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
-        ax2 = ax.twinx()
-        ax.plot(
-            *decimate((tt - t0) / PS_PER_MS, gbps, PLOT_POINTS), color="tab:blue", lw=0.8, label="throughput"
-        )
-        ax2.plot(
-            *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), color="tab:red", lw=1.0, label="queue"
-        )
-        if limit is not None and limit <= qmax * 1.15:
-            ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
-            ax2.text(
-                2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
-                limit,
-                "DT limit",
-                color="0.4",
-                fontsize=7,
-                ha="right",
-                va="bottom",
+        after = np.nonzero(t >= t0)[0]
+        if after.size == 0:
+            raise ScenarioError("experiment.t0", "no samples at or after t0; is t0 < duration?")
+        k = int(after[0] + np.argmax(q[after]))
+        peak = float(q[k])
+        rec = recovery_index(t, q, k, THRESHOLD * peak, HOLD_PS) if peak > 0 else k
+        end = int(t[-1])
+        out = {
+            "bottleneck": p["bottleneck"],
+            "line_rate_bps": rate,
+            "t0_ps": t0,
+            "peak_queue_bytes": int(peak),
+            "peak_time_ps": int(t[k]) - t0,
+            "recovery_ps": None if rec is None else int(t[rec]) - t0,
+            "throughput_pct": _round(_pct(t, tx, t0, min(t0 + WINDOW_PS, end), rate)),
+            "throughput_after_recovery_pct": None,
+            "queue_after_recovery_bytes": None,
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+            "dt_limit_bytes": dt_limit(scenario, variant),
+        }
+        limit = out["dt_limit_bytes"]
+        out["peak_at_buffer_limit"] = limit is not None and peak >= AT_LIMIT * limit
+        if rec is not None:
+            out["throughput_after_recovery_pct"] = _round(_pct(t, tx, int(t[rec]), end, rate))
+            out["queue_after_recovery_bytes"] = _round(float(np.mean(q[rec:])))
+        return out
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        variants = scenario.variants()
+        ref = next((v for v in variants if v.cc.algorithm == "powertcp" and v.slug in metrics), None)
+        table = self.CLAIMS
+        rows = []
+        for v in variants:
+            m = metrics.get(v.slug)
+            alg = v.cc.algorithm
+            if m is None or alg not in table:
+                continue
+            if not m["throughput_pct"]:  # precondition: the incast reaches the bottleneck after t0
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": table[alg],
+                        "measured": f"no traffic through {m['bottleneck']} in [t0, t0+1ms]",
+                        "verdict": "not evaluated: the analysis needs traffic at the bottleneck after t0",
+                    }
+                )
+                continue
+            rec_us = None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6
+            measured = (
+                f"peak {m['peak_queue_bytes'] / 1e3:.1f} KB; <10% of peak after "
+                f"{_fmt(rec_us, '.0f', ' µs')}; throughput {_fmt(m['throughput_pct'], '.1f', '%')} "
+                f"in [t0, t0+1ms], {_fmt(m['throughput_after_recovery_pct'], '.1f', '%')} after"
             )
-        if m.get("packets_dropped"):
-            ax.text(
-                0.03, 0.04, f"{m['packets_dropped']} drops", transform=ax.transAxes, fontsize=8, color="0.3"
+            if alg in ("powertcp", "theta-powertcp"):
+                ok = (
+                    m["recovery_ps"] is not None
+                    and m["throughput_pct"] is not None
+                    and m["throughput_pct"] >= NO_LOSS_PCT
+                    and (m["throughput_after_recovery_pct"] or 0) >= NO_LOSS_PCT
+                )
+                thr = [x for x in (m["throughput_pct"], m["throughput_after_recovery_pct"]) if x is not None]
+                verdict = ("holds" if ok else "differs") + (
+                    f": {'drained in ' + _fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'queue never drained'}"
+                    f", lowest throughput {_fmt(min(thr) if thr else None, '.1f', '%')} (no loss means ≥ {NO_LOSS_PCT:g}%)"
+                    + _limit_note(m)
+                )
+            elif alg == "homa":
+                thr_ok = (m["throughput_pct"] or 0) >= NO_LOSS_PCT
+                if ref is None:
+                    verdict = "n/a: no PowerTCP variant to compare with"
+                else:
+                    verdict = self._homa(m, metrics[ref.slug], ref, rec_us, thr_ok)
+            else:
+                verdict = self._other(v, m, ref, metrics)
+            rows.append({"variant": v.name, "claim": table[alg], "measured": measured, "verdict": verdict})
+        rows.extend(_homa_overcommit_claim(variants, metrics))
+        return rows
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        head = ("variant", "peak queue", "recovery", "thr [t0,t0+1ms]", "thr after", "queue after", "drops")
+        rows = [head]
+        for v, m in ran(scenario, metrics):
+            rows.append(
+                (
+                    v.name,
+                    f"{m['peak_queue_bytes'] / 1e3:.1f} KB",
+                    _fmt(None if m["recovery_ps"] is None else m["recovery_ps"] / 1e6, ".1f", " µs"),
+                    _fmt(m["throughput_pct"], ".1f", " %"),
+                    _fmt(m["throughput_after_recovery_pct"], ".1f", " %"),
+                    _fmt(
+                        None
+                        if m["queue_after_recovery_bytes"] is None
+                        else m["queue_after_recovery_bytes"] / 1e3,
+                        ".2f",
+                        " KB",
+                    ),
+                    _fmt(m.get("packets_dropped"), "d"),
+                )
             )
-        # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
-        ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
-        # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at
-        # the DT limit does not hide behind a throughput line at line rate
-        ax.set_ylim(0, rate / 1e9 * 1.3)
-        ax2.set_ylim(0, qmax * 1.15)
-        ax.set_title(variant.name, fontsize=11)
-        ax.set_xlabel("time − t0 (ms)")
-        ax.set_ylabel("throughput (Gbps)", color="tab:blue")
-        ax2.set_ylabel("queue (KB)", color="tab:red")
-        ax.tick_params(axis="y", colors="tab:blue")
-        ax2.tick_params(axis="y", colors="tab:red")
-        ax.grid(alpha=0.3)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
-    # room for the tick labels and axis labels on both sides of every panel, title and suptitle
-    margins(fig, left=0.55, right=0.6, bottom=0.45, top=0.55, gap=1.35)
-    save(fig, path)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        lines.append("")
+        lines.append("recovery = time after t0 until the queue is < 10% of its peak and stays there ≥ 0.1 ms")
+        for c in claim_rows:
+            lines.append("")
+            lines.append(f"{c['variant']}: paper: {c['claim']}")
+            lines.append(f"  measured: {c['measured']}")
+            lines.append(f"  verdict:  {c['verdict']}")
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
+
+        `series` maps slug -> (variant, tables, metrics dict)."""
+        from ..plots import decimate, margins, new_figure, save
+
+        p = scenario.experiment.params
+        t0 = p["t0"]
+        n = len(series)
+        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, fixed_titles=True)
+        qmax = 1.0
+        data = []
+        for slug, (variant, tables, m) in series.items():
+            t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+            tt = t[t - PLOT_AVG_PS >= t[0]]
+            gbps = (
+                (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
+            )
+            data.append((variant, t, q, tt, gbps, rate, m))
+            qmax = max(qmax, float(q.max()) / 1e3)
+        limit = dt_limit(scenario)
+        limit = None if limit is None else limit / 1e3
+        for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
+            ax2 = ax.twinx()
+            ax.plot(
+                *decimate((tt - t0) / PS_PER_MS, gbps, PLOT_POINTS),
+                color="tab:blue",
+                lw=0.8,
+                label="throughput",
+            )
+            ax2.plot(
+                *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), color="tab:red", lw=1.0, label="queue"
+            )
+            if limit is not None and limit <= qmax * 1.15:
+                ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
+                ax2.text(
+                    2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
+                    limit,
+                    "DT limit",
+                    color="0.4",
+                    fontsize=7,
+                    ha="right",
+                    va="bottom",
+                )
+            if m.get("packets_dropped"):
+                ax.text(
+                    0.03,
+                    0.04,
+                    f"{m['packets_dropped']} drops",
+                    transform=ax.transAxes,
+                    fontsize=8,
+                    color="0.3",
+                )
+            # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
+            ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
+            # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at
+            # the DT limit does not hide behind a throughput line at line rate
+            ax.set_ylim(0, rate / 1e9 * 1.3)
+            ax2.set_ylim(0, qmax * 1.15)
+            ax.set_title(variant.name, fontsize=11)
+            ax.set_xlabel("time − t0 (ms)")
+            ax.set_ylabel("throughput (Gbps)", color="tab:blue")
+            ax2.set_ylabel("queue (KB)", color="tab:red")
+            ax.tick_params(axis="y", colors="tab:blue")
+            ax2.tick_params(axis="y", colors="tab:red")
+            ax.grid(alpha=0.3)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
+        # room for the tick labels and axis labels on both sides of every panel, title and suptitle
+        margins(fig, left=0.55, right=0.6, bottom=0.45, top=0.55, gap=1.35)
+        save(fig, path)
+
+
+class Fig4a(Incast):
+    """Fig. 4, top row (10:1): HPCC peaks ≈ 2× PowerTCP and loses throughput; Homa keeps
+    throughput but does not control the queue."""
+
+    PAPER = "fig4a"
+    CLAIMS = CLAIMS
+
+    def _homa(self, m: dict, r: dict, ref, rec_us, thr_ok: bool) -> str:
+        # "does not control the queue": its queue stays up at least twice as long as
+        # PowerTCP's (or never falls below 10% of its peak), or peaks ≥ 1.5× higher.
+        slow = m["recovery_ps"] is None or (
+            r["recovery_ps"] is not None and m["recovery_ps"] >= 2 * r["recovery_ps"]
+        )
+        high = m["peak_queue_bytes"] >= RATIO_LO * r["peak_queue_bytes"]
+        return (
+            f"{'holds' if thr_ok and (slow or high) else 'partly holds' if thr_ok or slow or high else 'differs'}"
+            f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+            f"peak {m['peak_queue_bytes'] / max(r['peak_queue_bytes'], 1):.2f}× {ref.name}'s, "
+            f"drain {_fmt(rec_us, '.0f', ' µs') if rec_us is not None else 'never'} vs "
+            f"{_fmt(r['recovery_ps'] / 1e6 if r['recovery_ps'] is not None else None, '.0f', ' µs')}"
+            f" (uncontrolled means ≥ {RATIO_LO:g}× the peak or ≥ 2× the drain time)" + _limit_note(m)
+        )
+
+    def _other(self, v, m: dict, ref, metrics: dict) -> str:
+        """HPCC: peak ≈ 2× PowerTCP's and a throughput loss."""
+        if ref is None or metrics[ref.slug]["peak_queue_bytes"] <= 0:
+            return "n/a: no PowerTCP variant to compare with"
+        r = metrics[ref.slug]
+        ratio = m["peak_queue_bytes"] / r["peak_queue_bytes"]
+        loss = (r["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+        ok_ratio = RATIO_LO <= ratio <= RATIO_HI
+        ok_loss = loss >= LOSS_MARGIN_PCT
+        return (
+            f"{'holds' if ok_ratio and ok_loss else 'partly holds' if ok_ratio or ok_loss else 'differs'}"
+            f": {v.name} peak / {ref.name} peak = {ratio:.2f}× (≈2× means "
+            f"{RATIO_LO:g}–{RATIO_HI:g}×); throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+            f"{'below' if loss >= 0 else 'above'} {ref.name}"
+            f" (loss means ≥ {LOSS_MARGIN_PCT:g})" + _limit_note(m)
+        )
+
+
+class Fig4b(Incast):
+    """Fig. 4, bottom row (255:1): TIMELY and HPCC lose throughput; Homa keeps it with ≈ 500 KB
+    more queue."""
+
+    PAPER = "fig4b"
+    CLAIMS = CLAIMS_4B
+
+    def _homa(self, m: dict, r: dict, ref, rec_us, thr_ok: bool) -> str:
+        excess = m["peak_queue_bytes"] - r["peak_queue_bytes"]
+        ok = thr_ok and HOMA_4B_EXCESS[0] <= excess <= HOMA_4B_EXCESS[1]
+        return (
+            ("holds" if ok else "differs")
+            + f": throughput {_fmt(m['throughput_pct'], '.1f', '%')} (kept means ≥ {NO_LOSS_PCT:g}%); "
+            f"peak {excess / 1e3:+.0f} KB vs {ref.name} (≈ 500 KB means "
+            f"{HOMA_4B_EXCESS[0] / 1e3:.0f}–{HOMA_4B_EXCESS[1] / 1e3:.0f} KB)" + _limit_note(m)
+        )
+
+    def _other(self, v, m: dict, ref, metrics: dict) -> str:
+        """HPCC, TIMELY: only the throughput loss is claimed."""
+        if ref is None:
+            return "n/a: no PowerTCP variant to compare with"
+        loss = (metrics[ref.slug]["throughput_pct"] or 0) - (m["throughput_pct"] or 0)
+        return (
+            ("holds" if loss >= LOSS_MARGIN_PCT else "differs")
+            + f": throughput in [t0, t0+1ms] {abs(loss):.1f} points "
+            f"{'below' if loss >= 0 else 'above'} {ref.name} (loss means ≥ {LOSS_MARGIN_PCT:g})"
+            + _limit_note(m)
+        )
+
+
+ANALYSIS = ByPaper(Fig4a(), Fig4b(), default="fig4a", before=_check)

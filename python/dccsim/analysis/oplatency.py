@@ -36,36 +36,13 @@ import textwrap
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines, ran
-from .fct import MIN_ABOVE, pct
-from .tables import column
+from .base import Base, ByPaper
+from .common import MIN_ABOVE, aligned, claim_lines, column, pct, ran
 
-KEYS = {"paper": "str"}
-REQUIRED = ("paper",)
-NEEDS_SAMPLES = False
-FIGURE = "oplatency.png"
 QS = (0.5, 0.99, 0.999)
-PAPERS = {
-    # baseline algorithm -> (median reduction, 99.9p ratio)
-    "poseidon-fig19a": {"swift": (0.61, 14.5), "hpcc": (0.44, 5.49)},
-    "poseidon-fig19b": {"swift": (0.56, 41.0), "hpcc": (0.51, 6.25)},
-    "poseidon-fig20": {},
-}
 MEDIAN_TOL = 0.15  # percentage points of the median reduction
 RATIO_FACTOR = 3.0  # the 99.9p ratio within a factor 3 of the paper's
 GAIN_SHARE = 0.5  # Poseidon §1: brownfield keeps at least 50 % of the gain
-
-
-def check(scn) -> None:
-    p = scn.experiment.params
-    if p["paper"] not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
-    w = scn.workload
-    if w is None or w.kind != "poisson" or w.sending_racks is None:
-        raise ScenarioError(
-            "workload.sending_racks",
-            "the oplatency analysis measures the messages of a poisson workload's sending racks; set it",
-        )
 
 
 def _sending_hosts_end(scenario) -> int:
@@ -85,22 +62,6 @@ def op_latency(flows, measured_from: int, host_end: int):
     m = (src < host_end) & (size > 0) & (start >= measured_from)
     done = m & (end >= 0)
     return (end[done] - start[done]).astype(np.float64) / 1e6, int(np.sum(m & (end < 0)))
-
-
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    lat, unfinished = op_latency(
-        tables["flows"], scenario.workload.measured_from_ps, _sending_hosts_end(scenario)
-    )
-    return {
-        "algorithm": variant.cc.algorithm,
-        "int_switches": None if variant.int_switches is None else list(variant.int_switches),
-        "measured": int(len(lat)),
-        "unfinished": unfinished,
-        "op_latency_us": {f"p{100 * q:g}": pct(lat, q) for q in QS},
-        "mean_us": float(lat.mean()) if len(lat) else None,
-        "cdf_us": [float(np.quantile(lat, i / 200)) for i in range(201)] if len(lat) else [],
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
 
 
 def _val(m: dict, q: str):
@@ -188,58 +149,120 @@ def _fig20_rows(scenario, metrics: dict) -> list[dict]:
     return rows
 
 
-def claims(scenario, metrics: dict) -> list[dict]:
-    paper = scenario.experiment.params["paper"]
-    if paper == "poseidon-fig20":
-        return _fig20_rows(scenario, metrics)
-    return _fig19_rows(scenario, metrics, PAPERS[paper])
-
-
 def _cell(s: dict) -> str:
     if s["value"] is None:
         return "—"
     return f"{s['value']:.1f}" + ("" if s["meaningful"] else "*")
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    rows = [
-        ("variant", "INT switches", "messages", "unfinished", "p50 µs", "p99 µs", "p99.9 µs", "above p99.9")
-    ]
-    for v, m in ran(scenario, metrics):
-        o = m["op_latency_us"]
-        ints = "all" if m["int_switches"] is None else ",".join(m["int_switches"])
-        rows.append(
-            (
-                v.name,
-                ints,
-                str(m["measured"]),
-                str(m["unfinished"]),
-                *(_cell(o[q]) for q in ("p50", "p99", "p99.9")),
-                str(o["p99.9"]["above"]),
+class OpLatency(Base):
+    """What the op-latency figures share: keys, check, metrics, report, figure. A figure supplies
+    `claims`."""
+
+    PAPER = ""
+    KEYS = {"paper": "str"}
+    REQUIRED = ("paper",)
+    NEEDS_SAMPLES = False
+    FIGURE = "oplatency.png"
+
+    def check(self, scn) -> None:
+        w = scn.workload
+        if w is None or w.kind != "poisson" or w.sending_racks is None:
+            raise ScenarioError(
+                "workload.sending_racks",
+                "the oplatency analysis measures the messages of a poisson workload's sending racks; set it",
             )
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        lat, unfinished = op_latency(
+            tables["flows"], scenario.workload.measured_from_ps, _sending_hosts_end(scenario)
         )
-    lines = aligned(rows)
-    lines.append(
-        f"\nop latency = message completion time; * = fewer than {MIN_ABOVE} samples above the percentile"
-    )
-    lines.append("")
-    lines += claim_lines(claim_rows)
-    return "\n".join(lines)
+        return {
+            "algorithm": variant.cc.algorithm,
+            "int_switches": None if variant.int_switches is None else list(variant.int_switches),
+            "measured": int(len(lat)),
+            "unfinished": unfinished,
+            "op_latency_us": {f"p{100 * q:g}": pct(lat, q) for q in QS},
+            "mean_us": float(lat.mean()) if len(lat) else None,
+            "cdf_us": [float(np.quantile(lat, i / 200)) for i in range(201)] if len(lat) else [],
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        rows = [
+            (
+                "variant",
+                "INT switches",
+                "messages",
+                "unfinished",
+                "p50 µs",
+                "p99 µs",
+                "p99.9 µs",
+                "above p99.9",
+            )
+        ]
+        for v, m in ran(scenario, metrics):
+            o = m["op_latency_us"]
+            ints = "all" if m["int_switches"] is None else ",".join(m["int_switches"])
+            rows.append(
+                (
+                    v.name,
+                    ints,
+                    str(m["measured"]),
+                    str(m["unfinished"]),
+                    *(_cell(o[q]) for q in ("p50", "p99", "p99.9")),
+                    str(o["p99.9"]["above"]),
+                )
+            )
+        lines = aligned(rows)
+        lines.append(
+            f"\nop latency = message completion time; * = fewer than {MIN_ABOVE} samples above the percentile"
+        )
+        lines.append("")
+        lines += claim_lines(claim_rows)
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """CDF of op latency per variant (log x), as the paper's Fig. 19/20(a)."""
+        from ..plots import new_figure, save
+
+        fig, ax = new_figure(figsize=(5.5, 3.6))
+        for i, (slug, (variant, tables, m)) in enumerate(series.items()):
+            if m["cdf_us"]:
+                ax.plot(m["cdf_us"], np.arange(201) / 200, color=f"C{i}", label=variant.name)
+        ax.set_xscale("log")
+        ax.set_xlabel("op latency (µs)")
+        ax.set_ylabel("CDF")
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+        ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
+        fig.tight_layout()
+        save(fig, path)
 
 
-def figure(scenario, series: dict, path) -> None:
-    """CDF of op latency per variant (log x), as the paper's Fig. 19/20(a)."""
-    from ..plots import new_figure, save
+class Fig19(OpLatency):
+    """Fig. 19a/b: Poseidon's op latency against each baseline's, median and 99.9p, beside the
+    paper's numbers (`table`: baseline algorithm -> (median reduction, 99.9p ratio))."""
 
-    fig, ax = new_figure(figsize=(5.5, 3.6))
-    for i, (slug, (variant, tables, m)) in enumerate(series.items()):
-        if m["cdf_us"]:
-            ax.plot(m["cdf_us"], np.arange(201) / 200, color=f"C{i}", label=variant.name)
-    ax.set_xscale("log")
-    ax.set_xlabel("op latency (µs)")
-    ax.set_ylabel("CDF")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
-    ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
-    fig.tight_layout()
-    save(fig, path)
+    def __init__(self, paper: str, table: dict):
+        self.PAPER = paper
+        self.table = table
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        return _fig19_rows(scenario, metrics, self.table)
+
+
+class Fig20(OpLatency):
+    """Fig. 20, brownfield: most of Poseidon's gain kept with INT on some switches only."""
+
+    PAPER = "poseidon-fig20"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        return _fig20_rows(scenario, metrics)
+
+
+ANALYSIS = ByPaper(
+    Fig19("poseidon-fig19a", {"swift": (0.61, 14.5), "hpcc": (0.44, 5.49)}),
+    Fig19("poseidon-fig19b", {"swift": (0.56, 41.0), "hpcc": (0.51, 6.25)}),
+    Fig20(),
+)

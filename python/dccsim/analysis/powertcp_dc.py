@@ -45,12 +45,9 @@ import numpy as np
 
 from ..errors import ScenarioError
 from . import fct
-from .claims_text import aligned, claim_lines, ran
+from .base import Base, ByPaper
+from .common import aligned, claim_lines, ran
 
-KEYS = {**fct.KEYS, "paper": "str", "short": "number"}
-REQUIRED = ("paper",)
-NEEDS_SAMPLES = False  # flows suffice; fig7g/h also sample the ToR ports
-FIGURE = "powertcp_dc.png"
 BOOT = 200
 BOOT_STREAM = 7
 SHORT_PAPER = 10_000  # "short flows (<10KB)" (§4.2)
@@ -123,20 +120,6 @@ AXIS = {
 }
 
 
-def check(scn) -> None:
-    fct.check(scn)
-    p = scn.experiment.params
-    if p.get("paper") not in POINTS:
-        raise ScenarioError(
-            "experiment.paper", f"unknown value {p.get('paper')!r}; allowed: {', '.join(POINTS)}"
-        )
-    short = p.get("short", SHORT_PAPER)
-    if not 0 < short <= fct.SHORT:
-        raise ScenarioError("experiment.short", f"must lie in (0, {fct.SHORT}] bytes, got {short!r}")
-    if scn.workload is None or scn.workload.kind != "poisson":
-        raise ScenarioError("workload.kind", "the powertcp_dc analysis needs a poisson workload")
-
-
 def point(scenario, variant) -> float:
     """The variant's value of the quantity the figure varies."""
     what = POINTS[scenario.experiment.params["paper"]][0]
@@ -178,33 +161,6 @@ def boot_buffer_p99(tor: np.ndarray, occ: np.ndarray, rng, block: int = fct.BIN_
         pick = arr[rng.integers(0, len(arr), size=len(arr))].reshape(-1)
         out.append(float(_rank(np.sort(pick), 0.99)))
     return out
-
-
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    p = scenario.experiment.params
-    tail = p.get("tail", 0.999)
-    m = fct.variant_metrics(scenario, variant, tables, engine_summary)
-    t0 = fct.start_of_measurement(scenario, variant)
-    size, slow, _ = fct.measured(tables["flows"], t0, m["ideal"])
-    short = p.get("short", SHORT_PAPER)
-    sel = {"short": size < short, "medium": (size >= fct.SHORT) & (size < fct.LONG), "long": size >= fct.LONG}
-    rng = np.random.default_rng([scenario.seed, BOOT_STREAM])
-    groups = {}
-    for g in GROUPS:
-        x = slow[sel[g]]
-        groups[g] = {"tail": fct.pct(x, tail), "boot": boot_tail(x, tail, rng)}
-    if m["buffer"].get("samples"):
-        tor, occ = fct.tor_occupancy(tables["port_series"], t0)
-        m["buffer"]["boot_p99"] = boot_buffer_p99(tor, occ, rng)
-    return {
-        **m,
-        "algorithm": variant.cc.algorithm,
-        "point": point(scenario, variant),
-        "lossless": scenario.variant_pfc(variant) is not None,
-        "law": law(scenario, variant),
-        "short_below_bytes": short,
-        "groups": groups,
-    }
 
 
 def _stat(m: dict, what: str):
@@ -308,22 +264,6 @@ def _claim(metrics, paper, what, alg, ref, pt, r_paper, tail_key, lossless=True,
     }
 
 
-def claims(scenario, metrics: dict) -> list[dict]:
-    paper = scenario.experiment.params["paper"]
-    tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
-    rows = []
-    laws = sorted({m.get("law", "") for m in metrics.values()})  # "" (the defaults) first
-    for lossless in sorted({m["lossless"] for m in metrics.values()}, reverse=True):
-        for law_ in laws:
-            for what, alg, ref, pt, r in CLAIMS[paper]:
-                c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless, law_)
-                if c is not None:
-                    rows.append(c)
-    if paper == "appD":
-        rows += _overcommit_claim(metrics, tail_key)
-    return rows
-
-
 def _overcommit_claim(metrics: dict, tail_key: str) -> list[dict]:
     """ "Overcommitment 1 is best": holds when no other level has a lower short-flow tail with a 95%
     interval of the difference that excludes 0."""
@@ -362,66 +302,117 @@ def _cell(s: dict) -> str:
     return f"{s['value']:.2f} ({s['n']}/{s['above']})" + ("" if s["meaningful"] else "*")
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    paper = scenario.experiment.params["paper"]
-    tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
-    label = POINTS[paper][1]
-    rows = [("variant", label, *(f"{g} {tail_key} (n/above)" for g in GROUPS), "ToR buffer p99")]
-    for v, m in ran(scenario, metrics):
-        rows.append(
-            (
-                v.name,
-                f"{m['point']:g}",
-                *(_cell(m["groups"][g]["tail"]) for g in GROUPS),
-                fct.buffer_p99_cell(m),
+class PowertcpDc(Base):
+    """One figure of the PowerTCP datacenter experiments: its point (POINTS) and claims (CLAIMS)
+    come from the tables above, keyed by `paper`. The figure draws the short and long flows'
+    tail slowdown against the point (and the ToR buffer CDF when sampled); Fig. 6 and App. D
+    differ where their subclasses say."""
+
+    def __init__(self, paper: str):
+        self.PAPER = paper
+
+    KEYS = {**fct.Fct.KEYS, "paper": "str", "short": "number"}
+    REQUIRED = ("paper",)
+    NEEDS_SAMPLES = False  # flows suffice; fig7g/h also sample the ToR ports
+    FIGURE = "powertcp_dc.png"
+
+    def check(self, scn) -> None:
+        p = scn.experiment.params
+        short = p.get("short", SHORT_PAPER)
+        if not 0 < short <= fct.SHORT:
+            raise ScenarioError("experiment.short", f"must lie in (0, {fct.SHORT}] bytes, got {short!r}")
+        if scn.workload is None or scn.workload.kind != "poisson":
+            raise ScenarioError("workload.kind", "the powertcp_dc analysis needs a poisson workload")
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        p = scenario.experiment.params
+        tail = p.get("tail", 0.999)
+        m = fct.ANALYSIS.variant_metrics(scenario, variant, tables, engine_summary)
+        t0 = fct.start_of_measurement(scenario, variant)
+        size, slow, _ = fct.measured(tables["flows"], t0, m["ideal"])
+        short = p.get("short", SHORT_PAPER)
+        sel = {
+            "short": size < short,
+            "medium": (size >= fct.SHORT) & (size < fct.LONG),
+            "long": size >= fct.LONG,
+        }
+        rng = np.random.default_rng([scenario.seed, BOOT_STREAM])
+        groups = {}
+        for g in GROUPS:
+            x = slow[sel[g]]
+            groups[g] = {"tail": fct.pct(x, tail), "boot": boot_tail(x, tail, rng)}
+        if m["buffer"].get("samples"):
+            tor, occ = fct.tor_occupancy(tables["port_series"], t0)
+            m["buffer"]["boot_p99"] = boot_buffer_p99(tor, occ, rng)
+        return {
+            **m,
+            "algorithm": variant.cc.algorithm,
+            "point": point(scenario, variant),
+            "lossless": scenario.variant_pfc(variant) is not None,
+            "law": law(scenario, variant),
+            "short_below_bytes": short,
+            "groups": groups,
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        paper = self.PAPER
+        tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
+        rows = []
+        laws = sorted({m.get("law", "") for m in metrics.values()})  # "" (the defaults) first
+        for lossless in sorted({m["lossless"] for m in metrics.values()}, reverse=True):
+            for law_ in laws:
+                for what, alg, ref, pt, r in CLAIMS[paper]:
+                    c = _claim(metrics, paper, what, alg, ref, pt, r, tail_key, lossless, law_)
+                    if c is not None:
+                        rows.append(c)
+        return rows + self._more_claims(metrics, tail_key)
+
+    def _more_claims(self, metrics: dict, tail_key: str) -> list[dict]:
+        """Claims beyond the CLAIMS table (none unless the figure has its own rule)."""
+        return []
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
+        label = POINTS[self.PAPER][1]
+        rows = [("variant", label, *(f"{g} {tail_key} (n/above)" for g in GROUPS), "ToR buffer p99")]
+        for v, m in ran(scenario, metrics):
+            rows.append(
+                (
+                    v.name,
+                    f"{m['point']:g}",
+                    *(_cell(m["groups"][g]["tail"]) for g in GROUPS),
+                    fct.buffer_p99_cell(m),
+                )
             )
+        short = next(iter(metrics.values()), {}).get("short_below_bytes", SHORT_PAPER)
+        lines = aligned(rows)
+        lines.append(
+            f"\nslowdown = FCT / ideal FCT; short < {short / 1e3:g} KB, medium 100 KB–1 MB, long ≥ 1 MB; "
+            f"* = fewer than {fct.MIN_ABOVE} samples above the percentile (not meaningful); "
+            "ours = algorithm / reference − 1, with its 95% bootstrap interval\n"
         )
-    short = next(iter(metrics.values()), {}).get("short_below_bytes", SHORT_PAPER)
-    lines = aligned(rows)
-    lines.append(
-        f"\nslowdown = FCT / ideal FCT; short < {short / 1e3:g} KB, medium 100 KB–1 MB, long ≥ 1 MB; "
-        f"* = fewer than {fct.MIN_ABOVE} samples above the percentile (not meaningful); "
-        "ours = algorithm / reference − 1, with its 95% bootstrap interval\n"
-    )
-    lines += claim_lines(claim_rows)
-    return "\n".join(lines)
+        lines += claim_lines(claim_rows)
+        return "\n".join(lines)
 
+    def figure(self, scenario, series: dict, path) -> None:
+        from ..plots import save
 
-def figure(scenario, series: dict, path) -> None:
-    """fig6: 99.9p slowdown vs flow size, one panel per load. fig7*/appD: short and long 99.9p
-    slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
-    from ..plots import new_figure, save
+        tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
+        ms = [m for _, _, m in series.values()]
+        fig = self._draw(series, ms, tail_key)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
+        fig.tight_layout()
+        save(fig, path)
 
-    paper = scenario.experiment.params["paper"]
-    tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
-    ms = [m for _, _, m in series.values()]
-    algs = list(dict.fromkeys(_series(m) for m in ms))
-    pts = sorted({m["point"] for m in ms})
-    base = list(dict.fromkeys(m["algorithm"] for m in ms))
-    # one colour per algorithm; its lossy-fabric curve dashed, a curve of another law dotted
-    colour = {_series(m): f"C{base.index(m['algorithm'])}" for m in ms}
-    style = {_series(m): "--" if not m["lossless"] else ":" if m.get("law") else "-" for m in ms}
-    with_buf = any(m["buffer"].get("samples") for m in ms)
-    if paper == "fig6":
-        fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
-        for ax, x in zip(axes[0], pts):
-            for a in algs:
-                for m in (m for m in ms if _series(m) == a and m["point"] == x):
-                    b = m["buckets"]
-                    xs = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
-                    ys = [bk[tail_key]["value"] if bk[tail_key]["value"] is not None else np.nan for bk in b]
-                    ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_title(f"{x * 100:g}% load", fontsize=9)
-            ax.set_xlabel("flow size (bytes)")
-            ax.set_ylabel(f"{tail_key} FCT slowdown")
-            ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7)
-    else:
+    def _draw(self, series: dict, ms: list, tail_key: str):
+        """Short and long tail slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
+        from ..plots import new_figure
+
+        algs, colour, style = _curves(ms)
+        with_buf = any(m["buffer"].get("samples") for m in ms)
         n = 3 if with_buf else 2
         fig, axes = new_figure(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
-        scale, xlabel = AXIS[POINTS[paper][0]]
+        scale, xlabel = AXIS[POINTS[self.PAPER][0]]
         for ax, g in zip(axes[0], ("short", "long")):
             for a in algs:
                 sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
@@ -440,6 +431,59 @@ def figure(scenario, series: dict, path) -> None:
             ax.legend(fontsize=7)
         if with_buf:
             fct.plot_buffer_cdf(axes[0][2], series)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-    fig.tight_layout()
-    save(fig, path)
+        return fig
+
+
+class Fig6(PowertcpDc):
+    """Fig. 6: the tail slowdown against the flow size, one panel per load."""
+
+    def _draw(self, series: dict, ms: list, tail_key: str):
+        from ..plots import new_figure
+
+        algs, colour, style = _curves(ms)
+        pts = sorted({m["point"] for m in ms})
+        fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
+        for ax, x in zip(axes[0], pts):
+            for a in algs:
+                for m in (m for m in ms if _series(m) == a and m["point"] == x):
+                    b = m["buckets"]
+                    xs = [math.sqrt(max(bk["lo"], 1e3) * bk["hi"]) for bk in b]
+                    ys = [bk[tail_key]["value"] if bk[tail_key]["value"] is not None else np.nan for bk in b]
+                    ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{x * 100:g}% load", fontsize=9)
+            ax.set_xlabel("flow size (bytes)")
+            ax.set_ylabel(f"{tail_key} FCT slowdown")
+            ax.grid(alpha=0.3, which="both")
+            ax.legend(fontsize=7)
+        return fig
+
+
+class AppD(PowertcpDc):
+    """Appendix D: Homa's overcommitment; its claim is its own rule (overcommitment 1 best)."""
+
+    def _more_claims(self, metrics: dict, tail_key: str) -> list[dict]:
+        return _overcommit_claim(metrics, tail_key)
+
+
+def _curves(ms: list) -> tuple[list, dict, dict]:
+    """(the curves: one per algorithm, fabric and law, in the order met; their colours: one per
+    algorithm; their line styles: the lossy-fabric curve dashed, a curve of another law dotted)."""
+    algs = list(dict.fromkeys(_series(m) for m in ms))
+    base = list(dict.fromkeys(m["algorithm"] for m in ms))
+    colour = {_series(m): f"C{base.index(m['algorithm'])}" for m in ms}
+    style = {_series(m): "--" if not m["lossless"] else ":" if m.get("law") else "-" for m in ms}
+    return algs, colour, style
+
+
+# the figures in POINTS' order (the order the error for an unknown paper lists them)
+ANALYSIS = ByPaper(
+    Fig6("fig6"),
+    PowertcpDc("fig7ab"),
+    PowertcpDc("fig7cd"),
+    PowertcpDc("fig7ef"),
+    PowertcpDc("fig7gh"),
+    AppD("appD"),
+    before=lambda scn, papers: fct.ANALYSIS.check(scn),
+)

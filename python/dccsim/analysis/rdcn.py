@@ -22,29 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines
-from .incast import bottleneck
+from .base import Base
+from .common import aligned, bottleneck, claim_lines
 
-KEYS = {"circuit": "str", "uplink": "str", "dst_tor": "number", "warmup": "time"}
-REQUIRED = ("circuit", "uplink", "dst_tor", "warmup")
-FIGURE = "rdcn.png"
 NEAR_ZERO = 0.1  # "near-zero VOQ": below this fraction of the circuit's BDP (rate × τ)
-
-
-def check(scn) -> None:
-    if scn.topology.kind != "rdcn":
-        raise ScenarioError("topology.kind", "the rdcn analysis needs an rdcn topology; allowed: rdcn")
-    p = scn.experiment.params
-    for key in ("circuit", "uplink"):
-        if p[key] not in scn.metrics.ports:
-            raise ScenarioError(
-                f"experiment.{key}", f"port {p[key]!r} is not sampled; add it to metrics.ports"
-            )
-    if scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.interval", "the rdcn analysis needs sampling; set it > 0")
-    tors = scn.topology.values["tors"]
-    if not (0 <= p["dst_tor"] < tors and p["dst_tor"] == int(p["dst_tor"])):
-        raise ScenarioError("experiment.dst_tor", f"must be a ToR index in 0..{tors - 1}")
 
 
 def src_tor(name: str) -> int:
@@ -85,104 +66,10 @@ def _bytes_in(t, tx, a, b) -> float:
     return float(np.interp(b, t, tx) - np.interp(a, t, tx))
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    p = scenario.experiment.params
-    tv = scenario.variant_topology(variant).values
-    t, q, tx_c, rate = bottleneck(tables["port_series"], tables["ports"], p["circuit"])
-    _, _, tx_u, _ = bottleneck(tables["port_series"], tables["ports"], p["uplink"])
-    tau = scenario.base_rtt_ps or 0
-    days = [
-        d
-        for d in circuit_days(tv, src_tor(p["circuit"]), int(p["dst_tor"]), int(t[-1]))
-        if d[0] >= p["warmup"]
-    ]
-    if not days:
-        raise ScenarioError("experiment.warmup", "no circuit day between the warmup and the end of the run")
-    day = tv["day"]
-    sent = sum(_bytes_in(t, tx_c, a, b) for a, b in days)
-    first = sum(_bytes_in(t, tx_c, a, a + tau) for a, _ in days)
-    after = sent - first
-    in_day = np.zeros(len(t), dtype=bool)
-    for a, b in days:
-        in_day |= (t >= a) & (t < b)
-    late = t >= p["warmup"]
-    wait, w = queueing_delay(t[late], q[late], (tx_c + tx_u)[late])
-    pct = lambda b, dt: round(100 * b * 8 / (rate * dt * len(days) / 1e12), 2)  # noqa: E731
-    qs = np.sort(q[late])
-    return {
-        "days": [[int(a), int(b)] for a, b in days],
-        "circuit_rate_bps": rate,
-        "circuit_util_pct": pct(sent, day),
-        "util_first_rtt_pct": pct(first, tau) if tau else None,
-        "util_after_rtt_pct": pct(after, day - tau),
-        "voq_day_mean_bytes": round(float(q[in_day].mean()), 1),
-        "voq_p99_bytes": float(qs[min(len(qs) - 1, int(0.99 * len(qs)))]),
-        "voq_max_bytes": float(q[late].max()),
-        "qdelay_p99_us": round(_weighted_quantile(wait, w, 0.99) / 1e6, 2),
-        "qdelay_p999_us": round(_weighted_quantile(wait, w, 0.999) / 1e6, 2),
-        "circuit_bdp_bytes": rate * tau / 8e12,
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
-
-
 def _by_algorithm(scenario, metrics: dict, algorithm: str) -> list:
     return [
         (v, metrics[v.slug]) for v in scenario.variants() if v.cc.algorithm == algorithm and v.slug in metrics
     ]
-
-
-def claims(scenario, metrics: dict) -> list[dict]:
-    rows = []
-    power = _by_algorithm(scenario, metrics, "powertcp")
-    hpcc = _by_algorithm(scenario, metrics, "hpcc")
-    retcp = _by_algorithm(scenario, metrics, "retcp")
-    for v, m in power:
-        u = m["util_after_rtt_pct"]
-        rows.append(
-            {
-                "variant": v.name,
-                "claim": "fills the circuit within one RTT: 80–85% circuit utilisation",
-                "measured": f"{u:.1f}% after the first RTT of each day ({m['util_first_rtt_pct']:.1f}% in it, "
-                f"{m['circuit_util_pct']:.1f}% over the day)",
-                "verdict": "holds" if u >= 80 else "misses",
-            }
-        )
-        near = NEAR_ZERO * m["circuit_bdp_bytes"]
-        rows.append(
-            {
-                "variant": v.name,
-                "claim": f"near-zero VOQ (ours: mean during the days < {NEAR_ZERO:g} × circuit BDP = {near / 1e3:.0f} KB)",
-                "measured": f"{m['voq_day_mean_bytes'] / 1e3:.1f} KB",
-                "verdict": "holds" if m["voq_day_mean_bytes"] < near else "misses",
-            }
-        )
-        for r, mr in retcp:
-            x99 = mr["qdelay_p99_us"] / max(m["qdelay_p99_us"], 1e-9)
-            x999 = mr["qdelay_p999_us"] / max(m["qdelay_p999_us"], 1e-9)
-            rows.append(
-                {
-                    "variant": v.name,
-                    "claim": f"tail queueing latency ≥ 5× lower than {r.name}",
-                    "measured": f"p99 {m['qdelay_p99_us']:.1f} vs {mr['qdelay_p99_us']:.1f} µs ({x99:.1f}×), "
-                    f"p99.9 {m['qdelay_p999_us']:.1f} vs {mr['qdelay_p999_us']:.1f} µs ({x999:.1f}×)",
-                    "verdict": "holds" if min(x99, x999) >= 5 else "misses",
-                }
-            )
-    for v, m in hpcc:
-        near = NEAR_ZERO * m["circuit_bdp_bytes"]
-        best = max((mp["circuit_util_pct"] for _, mp in power), default=100.0)
-        low_q = m["voq_day_mean_bytes"] < near
-        under = m["circuit_util_pct"] < best
-        rows.append(
-            {
-                "variant": v.name,
-                "claim": "keeps queues low but under-fills the circuit",
-                "measured": f"VOQ {m['voq_day_mean_bytes'] / 1e3:.1f} KB during the days, "
-                f"circuit {m['circuit_util_pct']:.1f}% (PowerTCP {best:.1f}%)",
-                "verdict": "holds" if low_q and under else "misses",
-            }
-        )
-    return rows
 
 
 def _row(name: str, m: dict) -> tuple:
@@ -201,64 +88,185 @@ def _row(name: str, m: dict) -> tuple:
     )
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    head = (
-        "variant",
-        "circuit util",
-        "1st RTT",
-        "after",
-        "VOQ (day mean)",
-        "VOQ p99",
-        "qdelay p99",
-        "p99.9",
-        "drops",
-    )
-    lines = aligned(
-        [head] + [_row(v.name, metrics[v.slug]) for v in scenario.variants() if v.slug in metrics]
-    )
-    first = next(iter(metrics.values()), None)
-    if first:
-        lines.append(f"\ncircuit days measured (µs): {[(a // 10**6, b // 10**6) for a, b in first['days']]}")
-    return "\n".join(lines + [""] + claim_lines(claim_rows))
+class Rdcn(Base):
+    """Reconfigurable datacenter (PowerTCP Fig. 8): circuit utilisation, VOQ, queueing latency.
+    Definitions: the module's docstring."""
 
+    KEYS = {"circuit": "str", "uplink": "str", "dst_tor": "number", "warmup": "time"}
+    REQUIRED = ("circuit", "uplink", "dst_tor", "warmup")
+    FIGURE = "rdcn.png"
 
-def figure(scenario, series: dict, path) -> None:
-    """Fig. 8 style: per variant, the ToR's throughput (circuit + packet) and VOQ around the last
-    measured day (circuit days shaded); last panel, tail queueing latency."""
-    from ..plots import new_figure, save
+    def check(self, scn) -> None:
+        if scn.topology.kind != "rdcn":
+            raise ScenarioError("topology.kind", "the rdcn analysis needs an rdcn topology; allowed: rdcn")
+        p = scn.experiment.params
+        for key in ("circuit", "uplink"):
+            if p[key] not in scn.metrics.ports:
+                raise ScenarioError(
+                    f"experiment.{key}", f"port {p[key]!r} is not sampled; add it to metrics.ports"
+                )
+        if scn.metrics.interval_ps == 0:
+            raise ScenarioError("metrics.interval", "the rdcn analysis needs sampling; set it > 0")
+        tors = scn.topology.values["tors"]
+        if not (0 <= p["dst_tor"] < tors and p["dst_tor"] == int(p["dst_tor"])):
+            raise ScenarioError("experiment.dst_tor", f"must be a ToR index in 0..{tors - 1}")
 
-    p = scenario.experiment.params
-    n = len(series)
-    fig, axes = new_figure(1, n + 1, figsize=(3.4 * (n + 1), 3.0), squeeze=False)
-    names, p99, p999 = [], [], []
-    for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        p = scenario.experiment.params
+        tv = scenario.variant_topology(variant).values
         t, q, tx_c, rate = bottleneck(tables["port_series"], tables["ports"], p["circuit"])
         _, _, tx_u, _ = bottleneck(tables["port_series"], tables["ports"], p["uplink"])
-        a, b = m["days"][-1]
-        lo, hi = a - (b - a), min(b + (b - a), int(t[-1]))
-        grid = np.arange(lo, hi, 5 * 10**6)
-        dep = np.interp(grid, t, tx_c + tx_u)
-        thr = np.diff(dep) * 8 / 5e-6 / 1e9
-        ax.axvspan(a / 1e6, b / 1e6, color="0.88")
-        ax.plot(grid[1:] / 1e6, thr, lw=0.9, label="throughput")
-        ax2 = ax.twinx()
-        win = (t >= lo) & (t < hi)
-        ax2.plot(t[win] / 1e6, q[win] / 1e3, color="C3", lw=0.7, ls=":", label="VOQ")
-        ax.set_ylim(0, rate / 1e9 * 1.1)
-        ax.set_title(variant.name, fontsize=10)
-        ax.set_xlabel("time (µs)")
-        ax.set_ylabel("ToR 0 → ToR 1 (Gbps)")
-        ax2.set_ylabel("VOQ (KB, dotted)")
-        names.append(variant.name)
-        p99.append(m["qdelay_p99_us"])
-        p999.append(m["qdelay_p999_us"])
-    ax = axes[0][n]
-    x = np.arange(len(names))
-    ax.bar(x - 0.2, p99, 0.4, label="99th")
-    ax.bar(x + 0.2, p999, 0.4, label="99.9th")
-    ax.set_xticks(x, names, rotation=30, fontsize=7)
-    ax.set_ylabel("queueing latency (µs)")
-    ax.legend(fontsize=7)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-    fig.tight_layout()
-    save(fig, path)
+        tau = scenario.base_rtt_ps or 0
+        days = [
+            d
+            for d in circuit_days(tv, src_tor(p["circuit"]), int(p["dst_tor"]), int(t[-1]))
+            if d[0] >= p["warmup"]
+        ]
+        if not days:
+            raise ScenarioError(
+                "experiment.warmup", "no circuit day between the warmup and the end of the run"
+            )
+        day = tv["day"]
+        sent = sum(_bytes_in(t, tx_c, a, b) for a, b in days)
+        first = sum(_bytes_in(t, tx_c, a, a + tau) for a, _ in days)
+        after = sent - first
+        in_day = np.zeros(len(t), dtype=bool)
+        for a, b in days:
+            in_day |= (t >= a) & (t < b)
+        late = t >= p["warmup"]
+        wait, w = queueing_delay(t[late], q[late], (tx_c + tx_u)[late])
+        pct = lambda b, dt: round(100 * b * 8 / (rate * dt * len(days) / 1e12), 2)  # noqa: E731
+        qs = np.sort(q[late])
+        return {
+            "days": [[int(a), int(b)] for a, b in days],
+            "circuit_rate_bps": rate,
+            "circuit_util_pct": pct(sent, day),
+            "util_first_rtt_pct": pct(first, tau) if tau else None,
+            "util_after_rtt_pct": pct(after, day - tau),
+            "voq_day_mean_bytes": round(float(q[in_day].mean()), 1),
+            "voq_p99_bytes": float(qs[min(len(qs) - 1, int(0.99 * len(qs)))]),
+            "voq_max_bytes": float(q[late].max()),
+            "qdelay_p99_us": round(_weighted_quantile(wait, w, 0.99) / 1e6, 2),
+            "qdelay_p999_us": round(_weighted_quantile(wait, w, 0.999) / 1e6, 2),
+            "circuit_bdp_bytes": rate * tau / 8e12,
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = []
+        power = _by_algorithm(scenario, metrics, "powertcp")
+        hpcc = _by_algorithm(scenario, metrics, "hpcc")
+        retcp = _by_algorithm(scenario, metrics, "retcp")
+        for v, m in power:
+            u = m["util_after_rtt_pct"]
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "fills the circuit within one RTT: 80–85% circuit utilisation",
+                    "measured": f"{u:.1f}% after the first RTT of each day ({m['util_first_rtt_pct']:.1f}% in it, "
+                    f"{m['circuit_util_pct']:.1f}% over the day)",
+                    "verdict": "holds" if u >= 80 else "misses",
+                }
+            )
+            near = NEAR_ZERO * m["circuit_bdp_bytes"]
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": f"near-zero VOQ (ours: mean during the days < {NEAR_ZERO:g} × circuit BDP = {near / 1e3:.0f} KB)",
+                    "measured": f"{m['voq_day_mean_bytes'] / 1e3:.1f} KB",
+                    "verdict": "holds" if m["voq_day_mean_bytes"] < near else "misses",
+                }
+            )
+            for r, mr in retcp:
+                x99 = mr["qdelay_p99_us"] / max(m["qdelay_p99_us"], 1e-9)
+                x999 = mr["qdelay_p999_us"] / max(m["qdelay_p999_us"], 1e-9)
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": f"tail queueing latency ≥ 5× lower than {r.name}",
+                        "measured": f"p99 {m['qdelay_p99_us']:.1f} vs {mr['qdelay_p99_us']:.1f} µs ({x99:.1f}×), "
+                        f"p99.9 {m['qdelay_p999_us']:.1f} vs {mr['qdelay_p999_us']:.1f} µs ({x999:.1f}×)",
+                        "verdict": "holds" if min(x99, x999) >= 5 else "misses",
+                    }
+                )
+        for v, m in hpcc:
+            near = NEAR_ZERO * m["circuit_bdp_bytes"]
+            best = max((mp["circuit_util_pct"] for _, mp in power), default=100.0)
+            low_q = m["voq_day_mean_bytes"] < near
+            under = m["circuit_util_pct"] < best
+            rows.append(
+                {
+                    "variant": v.name,
+                    "claim": "keeps queues low but under-fills the circuit",
+                    "measured": f"VOQ {m['voq_day_mean_bytes'] / 1e3:.1f} KB during the days, "
+                    f"circuit {m['circuit_util_pct']:.1f}% (PowerTCP {best:.1f}%)",
+                    "verdict": "holds" if low_q and under else "misses",
+                }
+            )
+        return rows
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        head = (
+            "variant",
+            "circuit util",
+            "1st RTT",
+            "after",
+            "VOQ (day mean)",
+            "VOQ p99",
+            "qdelay p99",
+            "p99.9",
+            "drops",
+        )
+        lines = aligned(
+            [head] + [_row(v.name, metrics[v.slug]) for v in scenario.variants() if v.slug in metrics]
+        )
+        first = next(iter(metrics.values()), None)
+        if first:
+            lines.append(
+                f"\ncircuit days measured (µs): {[(a // 10**6, b // 10**6) for a, b in first['days']]}"
+            )
+        return "\n".join(lines + [""] + claim_lines(claim_rows))
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """Fig. 8 style: per variant, the ToR's throughput (circuit + packet) and VOQ around the last
+        measured day (circuit days shaded); last panel, tail queueing latency."""
+        from ..plots import new_figure, save
+
+        p = scenario.experiment.params
+        n = len(series)
+        fig, axes = new_figure(1, n + 1, figsize=(3.4 * (n + 1), 3.0), squeeze=False)
+        names, p99, p999 = [], [], []
+        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+            t, q, tx_c, rate = bottleneck(tables["port_series"], tables["ports"], p["circuit"])
+            _, _, tx_u, _ = bottleneck(tables["port_series"], tables["ports"], p["uplink"])
+            a, b = m["days"][-1]
+            lo, hi = a - (b - a), min(b + (b - a), int(t[-1]))
+            grid = np.arange(lo, hi, 5 * 10**6)
+            dep = np.interp(grid, t, tx_c + tx_u)
+            thr = np.diff(dep) * 8 / 5e-6 / 1e9
+            ax.axvspan(a / 1e6, b / 1e6, color="0.88")
+            ax.plot(grid[1:] / 1e6, thr, lw=0.9, label="throughput")
+            ax2 = ax.twinx()
+            win = (t >= lo) & (t < hi)
+            ax2.plot(t[win] / 1e6, q[win] / 1e3, color="C3", lw=0.7, ls=":", label="VOQ")
+            ax.set_ylim(0, rate / 1e9 * 1.1)
+            ax.set_title(variant.name, fontsize=10)
+            ax.set_xlabel("time (µs)")
+            ax.set_ylabel("ToR 0 → ToR 1 (Gbps)")
+            ax2.set_ylabel("VOQ (KB, dotted)")
+            names.append(variant.name)
+            p99.append(m["qdelay_p99_us"])
+            p999.append(m["qdelay_p999_us"])
+        ax = axes[0][n]
+        x = np.arange(len(names))
+        ax.bar(x - 0.2, p99, 0.4, label="99th")
+        ax.bar(x + 0.2, p999, 0.4, label="99.9th")
+        ax.set_xticks(x, names, rotation=30, fontsize=7)
+        ax.set_ylabel("queueing latency (µs)")
+        ax.legend(fontsize=7)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
+        fig.tight_layout()
+        save(fig, path)
+
+
+ANALYSIS = Rdcn()

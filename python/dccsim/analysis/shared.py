@@ -23,24 +23,11 @@ import re
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, ran
-from .tables import as_frames
 from ..units import format_time
-from .common import jain, percentile
-from .incast import bottleneck
+from .base import Base
+from .common import aligned, as_frames, bottleneck, jain, percentile, ran
 
-KEYS = {"bottleneck": "str", "warmup": "time"}
-REQUIRED = ("bottleneck",)
-FIGURE = "shared.png"
 PLOT_POINTS = 200  # the figure's goodput is averaged over max(sample interval, run / 200)
-
-
-def check(scn) -> None:
-    b = scn.experiment.params["bottleneck"]
-    if scn.metrics.interval_ps == 0:
-        raise ScenarioError("metrics.interval", "the shared analysis needs sampling; set it > 0")
-    if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
-        raise ScenarioError("experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports")
 
 
 def _flows_to_bottleneck(flows, port_name: str):
@@ -48,121 +35,138 @@ def _flows_to_bottleneck(flows, port_name: str):
     return flows[flows["dst"] == int(m.group(1))] if m else flows
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    tables = as_frames(tables)  # this analysis uses pandas operations
-    p = scenario.experiment.params
-    name = p["bottleneck"]
-    t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
-    flows = _flows_to_bottleneck(tables["flows"], name)
-    if flows.empty:
-        raise ScenarioError("experiment.bottleneck", f"no flow goes through {name!r}")
-    a = int(flows["start_ps"].max()) + p.get("warmup", 0)
-    b = int(t[-1])
-    if a >= b:
-        raise ScenarioError(
-            "experiment.warmup", "the window after the last flow start and the warmup is empty"
-        )
-    fs = tables.get("flow_series")
-    thr = {}
-    if fs is not None and not fs.empty:
-        source = "flow_series"
-        for fid in flows["flow_id"]:
-            s = fs[fs["flow_id"] == fid].sort_values("time_ps")
-            ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
-            thr[int(fid)] = float((np.interp(b, ft, fb) - np.interp(a, ft, fb)) * 8 / ((b - a) / 1e12))
-    else:
-        source = "flows"
-        for _, f in flows.iterrows():
-            end = f["end_ps"] if f["end_ps"] >= 0 else scenario.duration_ps
-            thr[int(f["flow_id"])] = float(f["bytes_acked"] * 8 / max(1, end - f["start_ps"]) * 1e12)
-    x = np.array(list(thr.values()))
-    fair = x.mean()
-    win = (t >= a) & (t <= b)
-    sent = np.interp(b, t, tx) - np.interp(a, t, tx)
-    return {
-        "bottleneck": name,
-        "line_rate_bps": rate,
-        "window_start_ps": a,
-        "window_end_ps": b,
-        "throughput_source": source,
-        "flow_throughput_bps": {str(k): round(v) for k, v in thr.items()},
-        "jain_index": None if math.isnan(jain(x)) else round(jain(x), 4),
-        "min_share": round(float(x.min() / fair), 4) if fair > 0 else None,
-        "max_share": round(float(x.max() / fair), 4) if fair > 0 else None,
-        "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
-        "queue_mean_bytes": round(float(q[win].mean()), 1),
-        "queue_p99_bytes": percentile(q[win], 0.99),
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
+class Shared(Base):
+    """Long flows sharing one bottleneck: utilisation, fairness and queue (no paper claims).
+    Definitions: the module's docstring."""
 
+    KEYS = {"bottleneck": "str", "warmup": "time"}
+    REQUIRED = ("bottleneck",)
+    FIGURE = "shared.png"
 
-def claims(scenario, metrics: dict) -> list[dict]:
-    return []
-
-
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    head = ("variant", "utilisation", "Jain", "min/max share", "queue mean", "queue p99", "drops")
-    rows = [head]
-    for v, m in ran(scenario, metrics):
-        share = "—" if m["min_share"] is None else f"{m['min_share']:.2f}/{m['max_share']:.2f}"
-        rows.append(
-            (
-                v.name,
-                f"{m['utilization_pct']:.1f} %",
-                "—" if m["jain_index"] is None else f"{m['jain_index']:.3f}",
-                share,
-                f"{m['queue_mean_bytes'] / 1e3:.1f} KB",
-                f"{m['queue_p99_bytes'] / 1e3:.1f} KB",
-                "—" if m["packets_dropped"] is None else str(m["packets_dropped"]),
+    def check(self, scn) -> None:
+        b = scn.experiment.params["bottleneck"]
+        if scn.metrics.interval_ps == 0:
+            raise ScenarioError("metrics.interval", "the shared analysis needs sampling; set it > 0")
+        if b not in scn.metrics.ports and "*" not in scn.metrics.ports:
+            raise ScenarioError(
+                "experiment.bottleneck", f"port {b!r} is not sampled; add it to metrics.ports"
             )
-        )
-    lines = aligned(rows)
-    first = next(iter(metrics.values()), None)
-    if first:
-        lines.append(
-            f"\nwindow: {format_time(first['window_start_ps'])} .. {format_time(first['window_end_ps'])} "
-            f"(after the last flow start + warmup); Jain = (Σx)²/(n·Σx²) of per-flow goodput"
-        )
-    return "\n".join(lines)
 
-
-def figure(scenario, series: dict, path) -> None:
-    """One panel per variant: goodput of each flow (Gbps, left) and bottleneck queue (KB, right)."""
-    from ..plots import new_figure, save
-
-    name = scenario.experiment.params["bottleneck"]
-    n = len(series)
-    fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
-    avg = max(scenario.metrics.interval_ps, scenario.duration_ps // PLOT_POINTS)
-    qmax = max(
-        [1.0]
-        + [
-            float(np.max(np.asarray(s[1]["port_series"]["queue_bytes"]), initial=0)) / 1e3
-            for s in series.values()
-        ]
-    )
-    for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
-        tables = as_frames(tables)
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        tables = as_frames(tables)  # this analysis uses pandas operations
+        p = scenario.experiment.params
+        name = p["bottleneck"]
         t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
-        ax2 = ax.twinx()
-        fs = tables["flow_series"]
-        for fid in _flows_to_bottleneck(tables["flows"], name)["flow_id"]:
-            s = fs[fs["flow_id"] == fid].sort_values("time_ps")
-            if s.empty:
-                continue
-            ft, fb = s["time_ps"].to_numpy(np.int64), s["bytes_acked"].to_numpy(np.float64)
-            grid = np.arange(ft[0] + avg, ft[-1] + 1, avg)
-            g = np.diff(np.interp(np.concatenate([[ft[0]], grid]), ft, fb)) * 8 / (avg / 1e12) / 1e9
-            ax.plot(grid / 1e9, g, lw=0.9, label=f"flow {fid}")
-        ax2.plot(t / 1e9, q / 1e3, color="0.35", lw=0.7, ls=":", label="queue")
-        ax.set_ylim(0, rate / 1e9 * 1.15)
-        ax2.set_ylim(0, qmax * 1.1)
-        ax.set_title(variant.name, fontsize=11)
-        ax.set_xlabel("time (ms)")
-        ax.set_ylabel("goodput (Gbps)")
-        ax2.set_ylabel("queue (KB, dotted)")
-        ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7, loc="upper right", ncol=2, framealpha=0.85)
-    fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
-    fig.tight_layout()
-    save(fig, path)
+        flows = _flows_to_bottleneck(tables["flows"], name)
+        if flows.empty:
+            raise ScenarioError("experiment.bottleneck", f"no flow goes through {name!r}")
+        a = int(flows["start_ps"].max()) + p.get("warmup", 0)
+        b = int(t[-1])
+        if a >= b:
+            raise ScenarioError(
+                "experiment.warmup", "the window after the last flow start and the warmup is empty"
+            )
+        fs = tables.get("flow_series")
+        thr = {}
+        if fs is not None and not fs.empty:
+            source = "flow_series"
+            for fid in flows["flow_id"]:
+                s = fs[fs["flow_id"] == fid].sort_values("time_ps")
+                ft, fb = s["time_ps"].to_numpy(np.float64), s["bytes_acked"].to_numpy(np.float64)
+                thr[int(fid)] = float((np.interp(b, ft, fb) - np.interp(a, ft, fb)) * 8 / ((b - a) / 1e12))
+        else:
+            source = "flows"
+            for _, f in flows.iterrows():
+                end = f["end_ps"] if f["end_ps"] >= 0 else scenario.duration_ps
+                thr[int(f["flow_id"])] = float(f["bytes_acked"] * 8 / max(1, end - f["start_ps"]) * 1e12)
+        x = np.array(list(thr.values()))
+        fair = x.mean()
+        win = (t >= a) & (t <= b)
+        sent = np.interp(b, t, tx) - np.interp(a, t, tx)
+        return {
+            "bottleneck": name,
+            "line_rate_bps": rate,
+            "window_start_ps": a,
+            "window_end_ps": b,
+            "throughput_source": source,
+            "flow_throughput_bps": {str(k): round(v) for k, v in thr.items()},
+            "jain_index": None if math.isnan(jain(x)) else round(jain(x), 4),
+            "min_share": round(float(x.min() / fair), 4) if fair > 0 else None,
+            "max_share": round(float(x.max() / fair), 4) if fair > 0 else None,
+            "utilization_pct": round(float(100 * sent * 8 / ((b - a) / 1e12) / rate), 3),
+            "queue_mean_bytes": round(float(q[win].mean()), 1),
+            "queue_p99_bytes": percentile(q[win], 0.99),
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        return []
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        head = ("variant", "utilisation", "Jain", "min/max share", "queue mean", "queue p99", "drops")
+        rows = [head]
+        for v, m in ran(scenario, metrics):
+            share = "—" if m["min_share"] is None else f"{m['min_share']:.2f}/{m['max_share']:.2f}"
+            rows.append(
+                (
+                    v.name,
+                    f"{m['utilization_pct']:.1f} %",
+                    "—" if m["jain_index"] is None else f"{m['jain_index']:.3f}",
+                    share,
+                    f"{m['queue_mean_bytes'] / 1e3:.1f} KB",
+                    f"{m['queue_p99_bytes'] / 1e3:.1f} KB",
+                    "—" if m["packets_dropped"] is None else str(m["packets_dropped"]),
+                )
+            )
+        lines = aligned(rows)
+        first = next(iter(metrics.values()), None)
+        if first:
+            lines.append(
+                f"\nwindow: {format_time(first['window_start_ps'])} .. {format_time(first['window_end_ps'])} "
+                f"(after the last flow start + warmup); Jain = (Σx)²/(n·Σx²) of per-flow goodput"
+            )
+        return "\n".join(lines)
+
+    def figure(self, scenario, series: dict, path) -> None:
+        """One panel per variant: goodput of each flow (Gbps, left) and bottleneck queue (KB, right)."""
+        from ..plots import new_figure, save
+
+        name = scenario.experiment.params["bottleneck"]
+        n = len(series)
+        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
+        avg = max(scenario.metrics.interval_ps, scenario.duration_ps // PLOT_POINTS)
+        qmax = max(
+            [1.0]
+            + [
+                float(np.max(np.asarray(s[1]["port_series"]["queue_bytes"]), initial=0)) / 1e3
+                for s in series.values()
+            ]
+        )
+        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+            tables = as_frames(tables)
+            t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
+            ax2 = ax.twinx()
+            fs = tables["flow_series"]
+            for fid in _flows_to_bottleneck(tables["flows"], name)["flow_id"]:
+                s = fs[fs["flow_id"] == fid].sort_values("time_ps")
+                if s.empty:
+                    continue
+                ft, fb = s["time_ps"].to_numpy(np.int64), s["bytes_acked"].to_numpy(np.float64)
+                grid = np.arange(ft[0] + avg, ft[-1] + 1, avg)
+                g = np.diff(np.interp(np.concatenate([[ft[0]], grid]), ft, fb)) * 8 / (avg / 1e12) / 1e9
+                ax.plot(grid / 1e9, g, lw=0.9, label=f"flow {fid}")
+            ax2.plot(t / 1e9, q / 1e3, color="0.35", lw=0.7, ls=":", label="queue")
+            ax.set_ylim(0, rate / 1e9 * 1.15)
+            ax2.set_ylim(0, qmax * 1.1)
+            ax.set_title(variant.name, fontsize=11)
+            ax.set_xlabel("time (ms)")
+            ax.set_ylabel("goodput (Gbps)")
+            ax2.set_ylabel("queue (KB, dotted)")
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=7, loc="upper right", ncol=2, framealpha=0.85)
+        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
+        fig.tight_layout()
+        save(fig, path)
+
+
+ANALYSIS = Shared()

@@ -29,37 +29,15 @@ import textwrap
 import numpy as np
 
 from ..errors import ScenarioError
-from .claims_text import aligned, claim_lines
-from .fct import MIN_ABOVE, pct
-from .incast import bottleneck
-from .tables import column
+from .base import Base, ByPaper
+from .common import MIN_ABOVE, aligned, bottleneck, claim_lines, column, pct
 
-KEYS = {"paper": "str", "bottleneck": "str", "packet": "number"}
-REQUIRED = ("paper", "bottleneck")
-FIGURE = "tbtcp_dc.png"
-NEEDS_SAMPLES = False  # fig17 needs only the flows; check() asks fig16 for sampling
-PAPERS = ("tbtcp-fig16", "tbtcp-fig17")
 SHORT, LONG = 100_000, 1_000_000
 THROUGHPUT_SLACK, THROUGHPUT_MAX_GAIN = 1.0, 20.0  # points
 QUEUE_CLAIM, QUEUE_TOL = 80.0, 15.0  # percent, points
 FCT_CLAIMS = {"short": (7.0, 37.0), "long": (29.0, 39.0)}
 FCT_WIDEN = 10.0  # points
 QS = (0.5, 0.99, 0.999)
-
-
-def check(scn) -> None:
-    p = scn.experiment.params
-    if p["paper"] not in PAPERS:
-        raise ScenarioError("experiment.paper", f"unknown value {p['paper']!r}; allowed: {', '.join(PAPERS)}")
-    if p["paper"] == "tbtcp-fig16":
-        if scn.metrics.interval_ps == 0:
-            raise ScenarioError("metrics.interval", "tbtcp-fig16 samples the bottleneck; set it > 0")
-        if p["bottleneck"] not in scn.metrics.ports:
-            raise ScenarioError("experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled")
-        if not scn.flows:
-            raise ScenarioError("flows", "tbtcp-fig16 measures stages of [[flows]]; add them")
-    elif scn.workload is None:
-        raise ScenarioError("workload", "tbtcp-fig17 measures the flows of a [workload]")
 
 
 def stages(scenario) -> list[tuple[int, int, int]]:
@@ -121,107 +99,11 @@ def _fct_metrics(scenario, tables) -> dict:
     return out
 
 
-def variant_metrics(scenario, variant, tables, engine_summary=None) -> dict:
-    paper = scenario.experiment.params["paper"]
-    out = {
-        "algorithm": variant.cc.algorithm,
-        "packets_dropped": (engine_summary or {}).get("packets_dropped"),
-    }
-    if paper == "tbtcp-fig16":
-        out.update(_queue_metrics(scenario, tables))
-    else:
-        out.update(_fct_metrics(scenario, tables))
-    return out
-
-
 def _pairs(scenario, metrics):
     vs = [v for v in scenario.variants() if v.slug in metrics]
     tb = [v for v in vs if v.cc.algorithm == "tbtcp"]
     dc = [v for v in vs if v.cc.algorithm == "dctcp"]
     return [(t, d) for t in tb for d in dc]
-
-
-def claims(scenario, metrics: dict) -> list[dict]:
-    paper = scenario.experiment.params["paper"]
-    rows = []
-    for t, d in _pairs(scenario, metrics):
-        mt, md = metrics[t.slug], metrics[d.slug]
-        who = f"{t.name} vs {d.name}"
-        if paper == "tbtcp-fig16":
-            st = [
-                (x, y)
-                for x, y in zip(mt["stages"], md["stages"])
-                if "utilization_pct" in x and "utilization_pct" in y
-            ]
-            if not st:
-                continue
-            gains = [x["utilization_pct"] - y["utilization_pct"] for x, y in st]
-            i = int(np.argmax(gains))
-            gain = gains[i]
-            if THROUGHPUT_SLACK < gain <= THROUGHPUT_MAX_GAIN:
-                verdict = "holds"
-            elif -THROUGHPUT_SLACK <= gain <= THROUGHPUT_SLACK:
-                verdict = "partly holds: no loss, no gain"
-            else:
-                verdict = "differs"
-            rows.append(
-                {
-                    "variant": who,
-                    "claim": "throughput up to +15 %",
-                    "measured": f"best at N = {st[i][0]['flows']}: {st[i][0]['utilization_pct']:.1f} % vs "
-                    f"{st[i][1]['utilization_pct']:.1f} % ({gain:+.1f} points; per N: "
-                    + ", ".join(f"{x['flows']}: {g:+.1f}" for (x, _), g in zip(st, gains))
-                    + ")",
-                    "verdict": verdict
-                    + f" (holds for a gain in (+{THROUGHPUT_SLACK:g}, +{THROUGHPUT_MAX_GAIN:g}] points)",
-                }
-            )
-            reds = [
-                100.0 * (1 - x["queue_max_bytes"] / y["queue_max_bytes"])
-                if y["queue_max_bytes"]
-                else float("nan")
-                for x, y in st
-            ]
-            j = int(np.nanargmax(reds)) if not all(np.isnan(reds)) else 0
-            red = reds[j]
-            ok = abs(red - QUEUE_CLAIM) <= QUEUE_TOL
-            rows.append(
-                {
-                    "variant": who,
-                    "claim": "max queue up to −80 %",
-                    "measured": f"best at N = {st[j][0]['flows']}: {st[j][0]['queue_max_bytes'] / 1e3:.1f} KB vs "
-                    f"{st[j][1]['queue_max_bytes'] / 1e3:.1f} KB ({-red:+.0f} %; per N: "
-                    + ", ".join(f"{x['flows']}: {-r:+.0f} %" for (x, _), r in zip(st, reds))
-                    + ")",
-                    "verdict": ("holds" if ok else "partly holds" if red > 0 else "differs")
-                    + f" (holds within ±{QUEUE_TOL:g} points of −{QUEUE_CLAIM:g} %)",
-                }
-            )
-        else:
-            for cls, (lo, hi) in FCT_CLAIMS.items():
-                a, b = mt[cls]["mean_us"], md[cls]["mean_us"]
-                if a is None or b is None:
-                    rows.append(
-                        {
-                            "variant": who,
-                            "claim": f"mean FCT {cls} −{lo:g}..{hi:g} %",
-                            "measured": "—",
-                            "verdict": "differs: no flows",
-                        }
-                    )
-                    continue
-                red = 100.0 * (1 - a / b)
-                ok = lo - FCT_WIDEN <= red <= hi + FCT_WIDEN
-                rows.append(
-                    {
-                        "variant": who,
-                        "claim": f"mean FCT {cls} −{lo:g}..{hi:g} %",
-                        "measured": f"{a:.0f} µs vs {b:.0f} µs ({-red:+.0f} %; n = {mt[cls]['n']}, {md[cls]['n']})",
-                        "verdict": ("holds" if ok else "partly holds" if red > 0 else "differs")
-                        + f" (holds for a reduction in [{max(lo - FCT_WIDEN, 0):g}, {hi + FCT_WIDEN:g}] %)",
-                    }
-                )
-    return rows
 
 
 def _cell(s: dict) -> str:
@@ -230,10 +112,137 @@ def _cell(s: dict) -> str:
     return f"{s['value']:.0f}" + ("" if s["meaningful"] else "*")
 
 
-def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
-    paper = scenario.experiment.params["paper"]
-    vs = [v for v in scenario.variants() if v.slug in metrics]
-    if paper == "tbtcp-fig16":
+class TbtcpDc(Base):
+    """What both TBTCP testbed figures share: keys, the pairs TBTCP × DCTCP the claims compare,
+    the report's and the figure's frame. A figure supplies `_metrics`, `_pair_rows`, `_table` and
+    `_draw`."""
+
+    PAPER = ""
+    KEYS = {"paper": "str", "bottleneck": "str", "packet": "number"}
+    REQUIRED = ("paper", "bottleneck")
+    FIGURE = "tbtcp_dc.png"
+    NEEDS_SAMPLES = False  # fig17 needs only the flows; Fig16.check asks for sampling
+
+    def check(self, scn) -> None:
+        """Nothing beyond the figure's own check."""
+
+    def variant_metrics(self, scenario, variant, tables, engine_summary=None) -> dict:
+        out = {
+            "algorithm": variant.cc.algorithm,
+            "packets_dropped": (engine_summary or {}).get("packets_dropped"),
+        }
+        out.update(self._metrics(scenario, tables))
+        return out
+
+    def _metrics(self, scenario, tables) -> dict:
+        raise NotImplementedError
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = []
+        for t, d in _pairs(scenario, metrics):
+            rows += self._pair_rows(f"{t.name} vs {d.name}", metrics[t.slug], metrics[d.slug])
+        return rows
+
+    def _pair_rows(self, who: str, mt: dict, md: dict) -> list[dict]:
+        """The claim rows of TBTCP's metrics `mt` against one DCTCP variant's `md`."""
+        raise NotImplementedError
+
+    def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
+        vs = [v for v in scenario.variants() if v.slug in metrics]
+        lines = self._table(vs, metrics)
+        lines.append("")
+        lines += claim_lines(claim_rows)
+        return "\n".join(lines)
+
+    def _table(self, vs: list, metrics: dict) -> list[str]:
+        raise NotImplementedError
+
+    def figure(self, scenario, series: dict, path) -> None:
+        from ..plots import new_figure, save
+
+        fig, ax = new_figure(figsize=(6, 3.6))
+        self._draw(ax, scenario, series)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
+        fig.tight_layout()
+        save(fig, path)
+
+    def _draw(self, ax, scenario, series: dict) -> None:
+        raise NotImplementedError
+
+
+class Fig16(TbtcpDc):
+    """Throughput and queue vs flow count: the bottleneck per stage of joining long flows."""
+
+    PAPER = "tbtcp-fig16"
+
+    def check(self, scn) -> None:
+        p = scn.experiment.params
+        if scn.metrics.interval_ps == 0:
+            raise ScenarioError("metrics.interval", "tbtcp-fig16 samples the bottleneck; set it > 0")
+        if p["bottleneck"] not in scn.metrics.ports:
+            raise ScenarioError("experiment.bottleneck", f"port {p['bottleneck']!r} is not sampled")
+        if not scn.flows:
+            raise ScenarioError("flows", "tbtcp-fig16 measures stages of [[flows]]; add them")
+
+    def _metrics(self, scenario, tables) -> dict:
+        return _queue_metrics(scenario, tables)
+
+    def _pair_rows(self, who: str, mt: dict, md: dict) -> list[dict]:
+        rows = []
+        st = [
+            (x, y)
+            for x, y in zip(mt["stages"], md["stages"])
+            if "utilization_pct" in x and "utilization_pct" in y
+        ]
+        if not st:
+            return rows
+        gains = [x["utilization_pct"] - y["utilization_pct"] for x, y in st]
+        i = int(np.argmax(gains))
+        gain = gains[i]
+        if THROUGHPUT_SLACK < gain <= THROUGHPUT_MAX_GAIN:
+            verdict = "holds"
+        elif -THROUGHPUT_SLACK <= gain <= THROUGHPUT_SLACK:
+            verdict = "partly holds: no loss, no gain"
+        else:
+            verdict = "differs"
+        rows.append(
+            {
+                "variant": who,
+                "claim": "throughput up to +15 %",
+                "measured": f"best at N = {st[i][0]['flows']}: {st[i][0]['utilization_pct']:.1f} % vs "
+                f"{st[i][1]['utilization_pct']:.1f} % ({gain:+.1f} points; per N: "
+                + ", ".join(f"{x['flows']}: {g:+.1f}" for (x, _), g in zip(st, gains))
+                + ")",
+                "verdict": verdict
+                + f" (holds for a gain in (+{THROUGHPUT_SLACK:g}, +{THROUGHPUT_MAX_GAIN:g}] points)",
+            }
+        )
+        reds = [
+            100.0 * (1 - x["queue_max_bytes"] / y["queue_max_bytes"])
+            if y["queue_max_bytes"]
+            else float("nan")
+            for x, y in st
+        ]
+        j = int(np.nanargmax(reds)) if not all(np.isnan(reds)) else 0
+        red = reds[j]
+        ok = abs(red - QUEUE_CLAIM) <= QUEUE_TOL
+        rows.append(
+            {
+                "variant": who,
+                "claim": "max queue up to −80 %",
+                "measured": f"best at N = {st[j][0]['flows']}: {st[j][0]['queue_max_bytes'] / 1e3:.1f} KB vs "
+                f"{st[j][1]['queue_max_bytes'] / 1e3:.1f} KB ({-red:+.0f} %; per N: "
+                + ", ".join(f"{x['flows']}: {-r:+.0f} %" for (x, _), r in zip(st, reds))
+                + ")",
+                "verdict": ("holds" if ok else "partly holds" if red > 0 else "differs")
+                + f" (holds within ±{QUEUE_TOL:g} points of −{QUEUE_CLAIM:g} %)",
+            }
+        )
+        return rows
+
+    def _table(self, vs: list, metrics: dict) -> list[str]:
         rows = [("variant", "flows", "utilisation", "max queue", "mean queue", "empty")]
         for v in vs:
             for st in metrics[v.slug]["stages"]:
@@ -254,7 +263,58 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
             "\nper stage (N active flows), over its second half; drops per variant: "
             + ", ".join(f"{v.name} {metrics[v.slug]['packets_dropped']}" for v in vs)
         )
-    else:
+        return lines
+
+    def _draw(self, ax, scenario, series: dict) -> None:
+        """The bottleneck queue vs time per variant."""
+        p = scenario.experiment.params
+        for i, (slug, (variant, tables, m)) in enumerate(series.items()):
+            t, q, _, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
+            ax.plot(t / 1e9, q / 1e3, lw=0.6, color=f"C{i}", label=variant.name)
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel("bottleneck queue (KB)")
+
+
+class Fig17(TbtcpDc):
+    """FCT of Poisson flows of the tbtcp-testbed CDF: short and long flows' mean FCT."""
+
+    PAPER = "tbtcp-fig17"
+
+    def check(self, scn) -> None:
+        if scn.workload is None:
+            raise ScenarioError("workload", "tbtcp-fig17 measures the flows of a [workload]")
+
+    def _metrics(self, scenario, tables) -> dict:
+        return _fct_metrics(scenario, tables)
+
+    def _pair_rows(self, who: str, mt: dict, md: dict) -> list[dict]:
+        rows = []
+        for cls, (lo, hi) in FCT_CLAIMS.items():
+            a, b = mt[cls]["mean_us"], md[cls]["mean_us"]
+            if a is None or b is None:
+                rows.append(
+                    {
+                        "variant": who,
+                        "claim": f"mean FCT {cls} −{lo:g}..{hi:g} %",
+                        "measured": "—",
+                        "verdict": "differs: no flows",
+                    }
+                )
+                continue
+            red = 100.0 * (1 - a / b)
+            ok = lo - FCT_WIDEN <= red <= hi + FCT_WIDEN
+            rows.append(
+                {
+                    "variant": who,
+                    "claim": f"mean FCT {cls} −{lo:g}..{hi:g} %",
+                    "measured": f"{a:.0f} µs vs {b:.0f} µs ({-red:+.0f} %; n = {mt[cls]['n']}, {md[cls]['n']})",
+                    "verdict": ("holds" if ok else "partly holds" if red > 0 else "differs")
+                    + f" (holds for a reduction in [{max(lo - FCT_WIDEN, 0):g}, {hi + FCT_WIDEN:g}] %)",
+                }
+            )
+        return rows
+
+    def _table(self, vs: list, metrics: dict) -> list[str]:
         rows = [
             (
                 "variant",
@@ -286,25 +346,10 @@ def report(scenario, metrics: dict, claim_rows: list[dict]) -> str:
             )
         lines = aligned(rows)
         lines.append(f"\nFCT in µs; short < 100 KB, long ≥ 1 MB; * = fewer than {MIN_ABOVE} samples above")
-    lines.append("")
-    lines += claim_lines(claim_rows)
-    return "\n".join(lines)
+        return lines
 
-
-def figure(scenario, series: dict, path) -> None:
-    """Fig. 16 style: bottleneck queue vs time per variant; Fig. 17 style: mean FCT bars."""
-    from ..plots import new_figure, save
-
-    paper = scenario.experiment.params["paper"]
-    fig, ax = new_figure(figsize=(6, 3.6))
-    if paper == "tbtcp-fig16":
-        p = scenario.experiment.params
-        for i, (slug, (variant, tables, m)) in enumerate(series.items()):
-            t, q, _, _ = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-            ax.plot(t / 1e9, q / 1e3, lw=0.6, color=f"C{i}", label=variant.name)
-        ax.set_xlabel("time (ms)")
-        ax.set_ylabel("bottleneck queue (KB)")
-    else:
+    def _draw(self, ax, scenario, series: dict) -> None:
+        """Mean FCT bars of short and long flows per variant."""
         names = [variant.name for variant, _, _ in series.values()]
         x = np.arange(len(names))
         for j, cls in enumerate(("short", "long")):
@@ -313,8 +358,6 @@ def figure(scenario, series: dict, path) -> None:
         ax.set_xticks(x + 0.2, names, fontsize=7)
         ax.set_ylabel("mean FCT (ms)")
         ax.set_yscale("log")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
-    fig.tight_layout()
-    save(fig, path)
+
+
+ANALYSIS = ByPaper(Fig16(), Fig17())

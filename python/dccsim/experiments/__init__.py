@@ -1,4 +1,6 @@
-"""The catalog of named experiments: one packaged TOML scenario per experiment.
+"""The catalog of named experiments: one packaged TOML scenario per experiment, and `resolve`,
+which turns what a user names on the command line (an experiment or a scenario file) into a
+scenario.
 
 The analysis an experiment runs is named inside its file (`[experiment] analysis`).
 """
@@ -6,9 +8,11 @@ The analysis an experiment runs is named inside its file (`[experiment] analysis
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 from ..errors import ScenarioError
-from ..scenario import Scenario, loads
+from ..scenario import Scenario, load, loads
+from ..targets import is_scenario_file
 
 
 def _files() -> dict:
@@ -28,3 +32,29 @@ def text(name: str) -> str:
 
 def get(name: str) -> Scenario:
     return loads(text(name), default_name=name)
+
+
+def resolve(target: str, sets=()) -> Scenario:
+    """An experiment name from the catalog, or a path to a TOML scenario file; `sets` are
+    `--set dotted.key=value` overrides of its raw TOML (overrides.py)."""
+    if sets:
+        from .. import overrides
+
+        return overrides.resolve(target, sets)
+    if is_scenario_file(target):
+        return load(target)
+    return get(target)
+
+
+def default_out(target: str, scn: Scenario, sets=()) -> Path:
+    """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file);
+    with `--set` overrides, runs/<stem>-set-<hash of the overrides>-seed<N>, so that a variation
+    does not collide with the unedited run."""
+    from .. import outdir
+
+    stem = Path(target).stem if is_scenario_file(target) else target
+    if sets:
+        from ..overrides import digest
+
+        stem = f"{stem}-set-{digest(sets)}"
+    return outdir.default_dir(stem, scn.seed)

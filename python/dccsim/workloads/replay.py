@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ScenarioError
+from .flowlist import SOURCES, FlowList
 
 REQUIRED = ("src", "dst", "size_bytes", "start_ps")
 
@@ -30,8 +31,6 @@ def row_count(path: str, field: str) -> int:
 
 
 def read(path: str, field: str):
-    from .generate import SOURCES, FlowList
-
     t = _open(path, field).read()
     missing = [c for c in REQUIRED if c not in t.column_names]
     if missing:

@@ -1,8 +1,10 @@
-"""The results catalog: an embedded DuckDB database (`<root>/catalog.duckdb`, root `runs/` by
+"""The run index: an embedded DuckDB database (`<root>/catalog.duckdb`, root `runs/` by
 default; `DCCSIM_CATALOG=path` or `--catalog PATH` to choose another) listing every run and sweep
 point with its scenario parameters, summary metrics, claims and the paths of its Parquet tables.
 The Parquet files are not copied: views read them on demand, so a query across hundreds of runs
-does not load them into memory. Schema and migrations: docs/results.md.
+does not load them into memory. Schema and migrations: docs/results.md. (Named the run index,
+not the catalog, which is the list of named experiments in `dccsim.experiments`; the file and
+the `--catalog` option keep their released names.)
 
 Registration is two-phase. A finished run writes one small JSON record into
 `<root>/catalog.inbox/` (no DuckDB import, no database lock, so parallel runs never contend);

@@ -1,4 +1,4 @@
-"""The results catalog: runs and sweep points register, `dccsim query` and catalog.connect()
+"""The run index: runs and sweep points register, `dccsim query` and runs_index.connect()
 answer across them through views over the Parquet files, migrations are versioned."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import pytest
 
 from cli_helpers import assert_input_error, dccsim
-from dccsim import catalog, results
+from dccsim import results, runs_index
 
 pytestmark = pytest.mark.engine
 
@@ -86,7 +86,7 @@ def test_runs_and_sweep_points_are_queryable(tmp_path, cat):
         c["verdict"].split(":")[0] in ("holds", "partly holds", "differs", "n/a") for c in claims
     )
     assert _q("SELECT count(*) AS n FROM sweeps")[0]["n"] == 1
-    assert not any((cat.parent / catalog.INBOX).iterdir())  # imported
+    assert not any((cat.parent / runs_index.INBOX).iterdir())  # imported
 
 
 def test_rerun_replaces_and_missing_directory_is_dropped(tmp_path, cat):
@@ -105,17 +105,17 @@ def test_rerun_replaces_and_missing_directory_is_dropped(tmp_path, cat):
             == 0
         )
         assert _q("SELECT count(*) AS n FROM variants")[0]["n"] == 1
-    catalog.register_run(tmp_path / "gone")
+    runs_index.register_run(tmp_path / "gone")
     assert _q("SELECT count(*) AS n FROM runs")[0]["n"] == 1
 
 
 def test_connect_api_and_versioned_migrations(cat):
-    con = catalog.connect()
-    assert catalog.schema_version(con) == max(catalog.MIGRATIONS)
-    assert catalog.migrate(con) == max(catalog.MIGRATIONS)  # idempotent
+    con = runs_index.connect()
+    assert runs_index.schema_version(con) == max(runs_index.MIGRATIONS)
+    assert runs_index.migrate(con) == max(runs_index.MIGRATIONS)  # idempotent
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert {"runs", "variants", "claims", "parquet_files", "sweeps", "schema_version", "flows"} <= tables
-    assert set(catalog.TABLES) == set(results.TABLE_NAMES) <= tables  # a view for every run table
+    assert set(runs_index.TABLES) == set(results.TABLE_NAMES) <= tables  # a view for every run table
     assert con.execute("SELECT count(*) FROM flows").fetchone() == (0,)  # empty, typed view
     con.close()
     assert os.path.exists(cat)
