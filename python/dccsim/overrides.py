@@ -81,35 +81,6 @@ def apply(data: dict, key: str, value: Any) -> None:
                 node = node[step]
 
 
-def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
-    """The raw TOML table of a scenario file or catalog experiment, its default name and the
-    directory its relative paths are relative to."""
-    from . import experiments
-    from .targets import is_scenario_file
-
-    if is_scenario_file(target):
-        path = Path(target)
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ScenarioError(
-                "scenario",
-                f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
-            ) from None
-        name, base_dir = path.stem, path.parent
-    else:
-        text, name, base_dir = experiments.text(target), target, None
-    try:
-        data = tomllib.loads(text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("scenario", f"invalid TOML: {e}") from None
-    return data, name, base_dir
-
-
 def digest(sets: Sequence[str]) -> str:
     """8 hex digits naming a list of overrides (the default output directory of `run --set`)."""
     import hashlib
@@ -117,11 +88,11 @@ def digest(sets: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sets).encode("utf-8")).hexdigest()[:8]
 
 
-def resolve(target: str, sets: Sequence[str]):
-    """The scenario `target` (file or catalog name) with the overrides `sets` applied, validated."""
+def resolve(data: dict, name: str, base_dir: Optional[Path], sets: Sequence[str]):
+    """The raw scenario table `data` (named `name`, its relative paths relative to `base_dir`)
+    with the overrides `sets` applied, validated."""
     from .scenario import from_dict
 
-    data, name, base_dir = raw_scenario(target)
     for item in sets:
         key, value = parse(item)
         apply(data, key, value)

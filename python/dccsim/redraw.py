@@ -69,7 +69,9 @@ def draw(run_dir) -> Path:
             raise ScenarioError(field, f"variant {slug!r} of {str(d)!r} is not in its scenario.toml")
         series[slug] = (by_slug[slug], _tables(d / slug, names), summary["runs"][slug]["metrics"])
     path = d / analysis.FIGURE
-    results.write_figure(path, lambda p: analysis.figure(scn, series, p))
+    from . import figure_file
+
+    figure_file.write_figure(path, lambda p: analysis.figure(scn, series, p))
     if summary.get("figures") != [analysis.FIGURE]:
         summary["figures"] = [analysis.FIGURE]
         results.write_json(d / "summary.json", summary)

@@ -287,14 +287,6 @@ def write_flow_input(out_dir: Path, columns: dict) -> None:
     _atomic_write(Path(out_dir) / "flows_input.parquet", encode_table(FLOW_INPUT, columns))
 
 
-def write_figure(fig_path: Path, draw) -> None:
-    """draw(path) saves a PNG; written via a temporary name like every other file."""
-    fig_path = Path(fig_path)
-    tmp = fig_path.with_name(fig_path.stem + ".tmp.png")
-    draw(tmp)
-    os.replace(tmp, fig_path)
-
-
 # ----------------------------------------------------------------------------------------------
 # Reading
 

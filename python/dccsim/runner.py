@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import engine, limits, outdir, results
+from . import engine, figure_file, limits, outdir, results
 from .analysis import ANALYSES
 from .errors import ScenarioError
 from .scenario import Scenario, Variant, dump_toml
@@ -338,7 +338,9 @@ def run(
                     for v in chosen
                 }
                 name = summary["analysis"]
-                results.write_figure(staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p))
+                figure_file.write_figure(
+                    staging / analysis.FIGURE, lambda p: worker.draw(name, scn, series, p)
+                )
                 summary["figures"] = [analysis.FIGURE]
         summary["complete"] = True
         results.write_json(staging / "summary.json", summary)

@@ -324,7 +324,7 @@ def draw(sweep_dir, path=None) -> Path:
         f"sweep {df.attrs['name']}\nmean over {seeds} seeds per point, bars: 95 % confidence interval",
         fontsize=10,
     )
-    from .results import write_figure
+    from .figure_file import write_figure
 
     write_figure(path, lambda tmp: plots.save(fig, tmp))
     return path

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Optional
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from ..errors import ScenarioError
 from ..scenario import Scenario, load, loads
@@ -40,10 +46,36 @@ def resolve(target: str, sets=()) -> Scenario:
     if sets:
         from .. import overrides
 
-        return overrides.resolve(target, sets)
+        return overrides.resolve(*raw_scenario(target), sets)
     if is_scenario_file(target):
         return load(target)
     return get(target)
+
+
+def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
+    """The raw TOML table of a scenario file or catalog experiment, its default name and the
+    directory its relative paths are relative to."""
+    if is_scenario_file(target):
+        path = Path(target)
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
+        try:
+            raw_text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ScenarioError(
+                "scenario",
+                f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
+            ) from None
+        name, base_dir = path.stem, path.parent
+    else:
+        raw_text, name, base_dir = text(target), target, None
+    try:
+        data = tomllib.loads(raw_text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError("scenario", f"invalid TOML: {e}") from None
+    return data, name, base_dir
 
 
 def default_out(target: str, scn: Scenario, sets=()) -> Path:
