@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from . import termination
 from .errors import EngineUnavailable, ScenarioError
 
 EXIT_USAGE = 2
@@ -21,6 +22,30 @@ EXIT_USAGE = 2
 def _fail(message: str) -> int:
     print(f"dccsim: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+class UsageError(ScenarioError):
+    """A command-line usage error (unknown flag, missing argument, bad value): one line, exit 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line `dccsim: error: <argument>: <problem>` (no usage block,
+    exit 2 like every bad input); --help still prints the usage."""
+
+    def error(self, message: str):
+        import re
+
+        if m := re.fullmatch(r"the following arguments are required: (.+)", message):
+            first = m.group(1).split(", ")[0]
+            raise UsageError(first, f"missing (required); see `{self.prog} --help`")
+        if m := re.fullmatch(r"unrecognized arguments: (.+)", message):
+            raise UsageError(m.group(1).split(" ")[0], "unknown argument; see `dccsim COMMAND --help`")
+        if m := re.fullmatch(r"argument ([^:]+): (.+)", message, re.S):
+            name, what = m.group(1).split("/")[-1], m.group(2)
+            if v := re.fullmatch(r"invalid int value: (.+)", what):
+                what = f"expected an integer, got {v.group(1)}"
+            raise UsageError(name, what)
+        raise UsageError(self.prog.split(" ", 1)[-1], message)
 
 
 def is_scenario_file(target: str) -> bool:
@@ -99,7 +124,7 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
-    out = Path(args.out) if args.out else default_out(args.target, scn)
+    out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")
@@ -123,6 +148,15 @@ def cmd_run(args) -> int:
         print(runner.report(scn, summary))
         print(f"\nresults: {out}")
     return 0
+
+
+def _out_arg(value: str) -> str:
+    """--out as given; an empty one is refused (not taken as "the default")."""
+    if not value.strip():
+        raise ScenarioError(
+            "out", f"--out must name a directory, got {value!r} (leave --out out for the default)"
+        )
+    return value
 
 
 def _register(run_dir, **kw) -> None:
@@ -182,7 +216,7 @@ def cmd_claims(args) -> int:
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
-    spec = sweep_spec.load(args.spec, out=args.out)
+    spec = sweep_spec.load(args.spec, out=None if args.out is None else _out_arg(args.out))
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", "must be at least 1")
     doc = sweep.run(
@@ -227,7 +261,7 @@ def _delegate(module: str, what: str, argv: list) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dccsim", description="Datacenter congestion-control simulator")
+    p = OneLineParser(prog="dccsim", description="Datacenter congestion-control simulator")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("list", help="list the named experiments (or the algorithms)")
@@ -347,13 +381,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # CPU on a short run that does no linear algebra (docs/benchmarks.md). One thread unless the
     # user chose otherwise; parallel work runs in processes (--jobs, sweeps).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if argv and argv[0] in DELEGATED:
+        # The other modules get the raw arguments after their sub-command name.
+        return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
+    restore_sigterm = termination.install()  # SIGTERM is handled as Ctrl-C (termination.py)
     if argv[:1] == ["run"] and not {"--no-figures", "-h", "--help"} & set(argv):
         from . import figure_worker
 
         figure_worker.prestart()  # before the heavy imports, so that they overlap (figure_worker.py)
-    if argv and argv[0] in DELEGATED:
-        # The other modules get the raw arguments after their sub-command name.
-        return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
     try:
         args = build_parser().parse_args(argv)
         args.argv = argv
@@ -363,8 +398,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except EngineUnavailable as e:
         return _fail(f"engine: {e}")
     except KeyboardInterrupt as e:
-        print(f"dccsim: interrupted{': ' + str(e) if str(e) else ''}", file=sys.stderr)
-        return 130
+        what = "terminated (SIGTERM)" if termination.received() else "interrupted"
+        print(f"dccsim: {what}{': ' + str(e) if str(e) else ''}", file=sys.stderr)
+        return termination.exit_status()
     except BrokenPipeError:
         return 0
     except OSError as e:  # anything the output checks did not foresee: still one line
@@ -373,6 +409,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if "dccsim.figure_worker" in sys.modules:  # a worker this command prestarted and did not use
             sys.modules["dccsim.figure_worker"].discard_prestarted()
+        restore_sigterm()
 
 
 if __name__ == "__main__":

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
+import re
+
+MAX_ECHO = 80  # characters of a user's value (or key) quoted back in a message
+_LONG_QUOTED = re.compile(r"(['\"])((?:(?!\1).){" + str(MAX_ECHO + 1) + r",})\1", re.S)
+MAX_MESSAGE = 400  # the one line as a whole (its allowed values included)
+
+
+def brief(text: str, limit: int = MAX_ECHO) -> str:
+    """`text` cut to `limit` characters with an ellipsis and the full length."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+def bounded(message: str) -> str:
+    """A message with each quoted value longer than MAX_ECHO cut, then the whole cut to
+    MAX_MESSAGE (head and tail kept: the field's value and what is allowed)."""
+    message = _LONG_QUOTED.sub(lambda m: m.group(1) + brief(m.group(2)) + m.group(1), message)
+    if len(message) > MAX_MESSAGE:
+        half = MAX_MESSAGE // 2
+        message = f"{message[:half]} … {message[-half:]}"
+    return message
+
 
 class ScenarioError(ValueError):
-    """Invalid user input. `field` is the user-facing name (e.g. ``topology.host_rate``)."""
+    """Invalid user input. `field` is the user-facing name (e.g. ``topology.host_rate``). A
+    value quoted in `message` is cut to MAX_ECHO characters (a 1 MB value is not echoed)."""
 
     def __init__(self, field: str, message: str):
+        field, message = brief(field), bounded(message)
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
