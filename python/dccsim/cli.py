@@ -171,11 +171,11 @@ def _register(run_dir, **kw) -> None:
 
 def cmd_query(args) -> int:
     from . import catalog
-    from .results import json_text
+    from .results import json_text, sql_json
 
     names, rows = catalog.query(args.sql, path=args.catalog)
-    if args.json:
-        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
+    if args.json:  # a BLOB, INTERVAL, DECIMAL, ... as text (results.sql_json)
+        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows], default=sql_json))
         return 0
     if args.csv:
         import csv
@@ -225,6 +225,7 @@ def cmd_sweep(args) -> int:
         use_ray=args.ray is not None,
         ray_address=args.ray or None,
         progress=not args.quiet,
+        force=args.force,
         on_point=lambda job, r: _register(
             spec.out / "points" / job["id"],
             sweep=str(spec.out.resolve()),
@@ -316,6 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the points as Ray tasks: a local Ray instance, or the cluster at ADDRESS",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--force", action="store_true", help="run although OUT holds a sweep of another base (its points go)"
+    )
     s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser(

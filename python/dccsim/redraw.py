@@ -17,9 +17,16 @@ from pathlib import Path
 from .errors import ScenarioError
 
 
-def _tables(variant_dir: Path, names) -> dict:
+# Tables added after the first results schema: an older run may lack them (read as empty). Every
+# run writes all the others, empty ones included, so a missing one was deleted: reported as such.
+LATER_TABLES = ("pfc", "packets", "packet_int")
+
+
+def _tables(variant_dir: Path, names, field: str) -> dict:
     """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
-    files (a table the run did not write, e.g. an empty one in an older run, comes back empty)."""
+    files. A missing table (but one of LATER_TABLES) or an unreadable one raises ScenarioError
+    naming the file, never a pyarrow error or a misleading "no samples"."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from . import results
@@ -27,7 +34,20 @@ def _tables(variant_dir: Path, names) -> dict:
     out = {}
     for name in names:
         f = variant_dir / f"{name}.parquet"
-        t = pq.read_table(f) if f.exists() else None
+        if not f.exists() and name in LATER_TABLES:
+            t = None
+        else:
+            try:
+                t = pq.read_table(f)
+            except FileNotFoundError:
+                raise ScenarioError(
+                    field, f"{str(f)!r} is missing (every run writes it); cannot redraw"
+                ) from None
+            except (pa.ArrowException, OSError) as e:
+                first = str(e).splitlines()[0] if str(e) else type(e).__name__
+                raise ScenarioError(
+                    field, f"{str(f)!r} cannot be read ({first}); it must be a run's Parquet table"
+                ) from None
         cols = {} if t is None else {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
         out[name] = results.typed_columns(name, cols)
     return out
@@ -66,7 +86,7 @@ def draw(run_dir) -> Path:
     for slug in order:
         if slug not in by_slug:
             raise ScenarioError(field, f"variant {slug!r} of {str(d)!r} is not in its scenario.toml")
-        series[slug] = (by_slug[slug], _tables(d / slug, names), summary["runs"][slug]["metrics"])
+        series[slug] = (by_slug[slug], _tables(d / slug, names, field), summary["runs"][slug]["metrics"])
     path = d / analysis.FIGURE
     results.write_figure(path, lambda p: analysis.figure(scn, series, p))
     if summary.get("figures") != [analysis.FIGURE]:

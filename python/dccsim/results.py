@@ -92,8 +92,25 @@ def _clean(obj):
     return obj
 
 
-def json_text(obj) -> str:
-    return json.dumps(_clean(obj), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def json_text(obj, default=None) -> str:
+    """`default`: for values JSON has no type for (json.dumps's; None: such a value raises)."""
+    return (
+        json.dumps(
+            _clean(obj), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False, default=default
+        )
+        + "\n"
+    )
+
+
+def sql_json(value):
+    """A SQL value JSON has no type for, as text (`dccsim query --json`, docs/python-front.md):
+    BLOB as hex, DATE/TIME/TIMESTAMP as ISO 8601, anything else (INTERVAL, DECIMAL, UUID, ...)
+    as its Python text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
 
 
 def write_json(path: Path, obj) -> None:
