@@ -4,23 +4,37 @@ from __future__ import annotations
 
 import re
 
-MAX_ECHO = 80  # characters of a user's value (or key) quoted back in a message
+MAX_ECHO = 100  # characters of a user's value (or key, or path) quoted back in a message
 _LONG_QUOTED = re.compile(r"(['\"])((?:(?!\1).){" + str(MAX_ECHO + 1) + r",})\1", re.S)
-MAX_MESSAGE = 400  # the one line as a whole (its allowed values included)
+# the one line as a whole: a safety net for an unquoted value no converter cut (the allowed
+# values are kept: the list of catalog experiments alone is ~900 characters)
+MAX_MESSAGE = 2000
 
 
-def brief(text: str, limit: int = MAX_ECHO) -> str:
-    """`text` cut to `limit` characters with an ellipsis and the full length."""
+def cut(text: str, limit: int = MAX_ECHO) -> str:
+    """`text` cut to `limit` characters in the middle (a path keeps its file name)."""
     text = str(text)
     if len(text) <= limit:
         return text
-    return f"{text[: limit - 1]}… ({len(text)} characters)"
+    head = (limit - 1) // 2
+    return f"{text[:head]}…{text[len(text) - (limit - 1 - head) :]}"
+
+
+def brief(text: str, limit: int = MAX_ECHO) -> str:
+    """cut(), saying the full length when it cut."""
+    text = str(text)
+    return text if len(text) <= limit else f"{cut(text, limit)} ({len(text)} characters)"
 
 
 def bounded(message: str) -> str:
     """A message with each quoted value longer than MAX_ECHO cut, then the whole cut to
     MAX_MESSAGE (head and tail kept: the field's value and what is allowed)."""
-    message = _LONG_QUOTED.sub(lambda m: m.group(1) + brief(m.group(2)) + m.group(1), message)
+
+    def short(m) -> str:
+        q, body = m.group(1), m.group(2)
+        return f"{q}{cut(body)}{q} ({len(body)} characters)"
+
+    message = _LONG_QUOTED.sub(short, message)
     if len(message) > MAX_MESSAGE:
         half = MAX_MESSAGE // 2
         message = f"{message[:half]} … {message[-half:]}"

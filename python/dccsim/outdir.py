@@ -131,6 +131,20 @@ def release(out) -> None:
         pass
 
 
+def clean_stale(out) -> None:
+    """Remove what dead writers of `out` left beside it (staging directories, a lock): a sweep
+    does this for the points whose worker it stopped."""
+    out = Path(out)
+    _remove_stale_staging(out)
+    lock = _lock_path(out)
+    try:
+        pid = int(lock.read_text().strip() or "0")
+    except (OSError, ValueError):
+        return
+    if not _alive(pid):
+        lock.unlink(missing_ok=True)
+
+
 def _remove_stale_staging(out: Path) -> None:
     for p in out.parent.glob(f".{out.name}.staging-*"):
         pid = p.name.rsplit("-", 1)[-1]

@@ -226,6 +226,9 @@ def _run_locked(spec, jobs, ray_address, use_ray, progress, on_point, force) -> 
                     on_point(by_id[r["id"]], r)
     finally:
         bar.close()
+        for j in todo:  # a point whose worker was stopped (Ctrl-C, SIGTERM): its leftovers go
+            if j["id"] not in outcome:
+                outdir.clean_stale(root / "points" / j["id"])
         doc = _doc(spec, all_jobs, outcome)
         results.write_json(root / "sweep.json", doc)
         results.write_json(
