@@ -37,9 +37,9 @@ class OneLineParser(argparse.ArgumentParser):
 
         if m := re.fullmatch(r"the following arguments are required: (.+)", message):
             first = m.group(1).split(", ")[0]
-            raise UsageError(first, f"missing (required); see `{self.prog} --help`")
+            raise UsageError(first, f"missing (required); see '{self.prog} --help'")
         if m := re.fullmatch(r"unrecognized arguments: (.+)", message):
-            raise UsageError(m.group(1).split(" ")[0], "unknown argument; see `dccsim COMMAND --help`")
+            raise UsageError(m.group(1).split(" ")[0], "unknown argument; see 'dccsim COMMAND --help'")
         if m := re.fullmatch(r"argument ([^:]+): (.+)", message, re.S):
             name, what = m.group(1).split("/")[-1], m.group(2)
             if v := re.fullmatch(r"invalid int value: (.+)", what):

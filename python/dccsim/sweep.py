@@ -224,6 +224,11 @@ def _run_locked(spec, jobs, ray_address, use_ray, progress, on_point, force) -> 
                 bar.update(finished=r)
                 if on_point is not None and r["status"] == "done":
                     on_point(by_id[r["id"]], r)
+    except KeyboardInterrupt:
+        done = sum(1 for o in outcome.values() if o["status"] == "done")
+        raise KeyboardInterrupt(
+            f"{done} of {len(all_jobs)} points done; {str(root / 'sweep.json')!r} says complete: false"
+        ) from None
     finally:
         bar.close()
         for j in todo:  # a point whose worker was stopped (Ctrl-C, SIGTERM): its leftovers go
