@@ -257,7 +257,10 @@ def _delegate(module: str, what: str, argv: list) -> int:
         mod = importlib.import_module(module)
     except ImportError as e:
         return _fail(f"{what}: not available in this build ({module} cannot be imported: {e})")
-    rc = mod.main(argv)
+    try:
+        rc = mod.main(argv)
+    except ScenarioError as e:  # a usage error of its OneLineParser
+        return _fail(str(e))
     return int(rc or 0)
 
 

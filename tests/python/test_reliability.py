@@ -324,6 +324,9 @@ def test_figures_on_a_missing_table_says_it_is_missing(small_run, capsys):
         (["query"], "SQL"),
         (["list", "--bogus"], "--bogus"),
         (["sweep", "s.toml", "--jobs", "x"], "--jobs"),
+        (["compare"], "a"),  # delegated commands parse their own arguments, one line as well
+        (["compare", "A", "B", "--bogus"], "--bogus"),
+        (["testbed", "run"], "scenario"),
     ],
 )
 def test_usage_errors_are_one_line(argv, field, capsys):
