@@ -207,6 +207,18 @@ def cases() -> list[Case]:
     mut("workload.incast.speed", [1], base=inc)
     only_incast = _set(pois, "workload", {"kind": "incast", "stop": "100us"})
     out.append(Case("workload-incast-missing", "workload.incast", data=only_incast))
+    for kind in ("dev-zero", "fifo", "sparse"):  # files a scenario names: bounded reads as well
+        cdf_special = _set(_set(pois, "workload.cdf", _DELETE), "workload.cdf_file", "special.cdf")
+        out.append(
+            Case(f"workload-cdf-{kind}", "workload.cdf_file", data=cdf_special, special=f"{kind}:special.cdf")
+        )
+    rep_special = _set(pois, "workload", {"kind": "replay", "file": "special.parquet"})
+    for kind in ("dev-zero", "fifo"):
+        out.append(
+            Case(
+                f"workload-file-{kind}", "workload.file", data=rep_special, special=f"{kind}:special.parquet"
+            )
+        )
     rep = _set(pois, "workload", {"kind": "replay", "file": "no-such-run/flows_input.parquet"})
     mut("workload.file", ["no-such-run/flows_input.parquet", 5, ""], base=rep)
     # a payload larger than the buffer, a one-byte buffer
@@ -268,13 +280,17 @@ def cases() -> list[Case]:
 def write(case: Case, directory: Path) -> list[str]:
     """Write the case's scenario into `directory`; returns the argv after `dccsim`."""
     f = directory / "scenario.toml"
-    if case.special == "dev-zero":
-        f.symlink_to("/dev/zero")  # endless: must not be read whole
-    elif case.special == "fifo":
-        os.mkfifo(f)  # no writer: must not hang
-    elif case.special == "sparse":
-        with open(f, "wb") as fh:
+    kind, _, name = (case.special or "").partition(":")
+    special = directory / (name or "scenario.toml")  # the scenario, or a file it names
+    if kind == "dev-zero":
+        special.symlink_to("/dev/zero")  # endless: must not be read whole
+    elif kind == "fifo":
+        os.mkfifo(special)  # no writer: must not hang
+    elif kind == "sparse":
+        with open(special, "wb") as fh:
             fh.truncate(65 * 2**20)  # over the 64 MiB limit, without using the disk
+    if kind and special == f:
+        pass  # the scenario itself is the special file
     elif case.raw is not None:
         f.write_bytes(case.raw)
     elif case.data is not None:
