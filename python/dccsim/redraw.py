@@ -26,28 +26,12 @@ def _tables(variant_dir: Path, names, field: str) -> dict:
     """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
     files. A missing table (but one of LATER_TABLES) or an unreadable one raises ScenarioError
     naming the file, never a pyarrow error or a misleading "no samples"."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     from . import results
 
     out = {}
     for name in names:
         f = variant_dir / f"{name}.parquet"
-        if not f.exists() and name in LATER_TABLES:
-            t = None
-        else:
-            try:
-                t = pq.read_table(f)
-            except FileNotFoundError:
-                raise ScenarioError(
-                    field, f"{str(f)!r} is missing (every run writes it); cannot redraw"
-                ) from None
-            except (pa.ArrowException, OSError) as e:
-                first = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise ScenarioError(
-                    field, f"{str(f)!r} cannot be read ({first}); it must be a run's Parquet table"
-                ) from None
+        t = None if not f.exists() and name in LATER_TABLES else results.read_table(f, field)
         cols = {} if t is None else {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
         out[name] = results.typed_columns(name, cols)
     return out

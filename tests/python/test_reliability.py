@@ -292,12 +292,13 @@ def _figure_table(run: Path) -> Path:
     return run / summary["order"][0] / f"{name}.parquet"
 
 
-def test_figures_on_a_corrupt_parquet_table_names_the_file(small_run, capsys):
+@pytest.mark.parametrize("command,field", [("figures", "run_dir"), ("report", "report")])
+def test_a_corrupt_parquet_table_is_named_in_one_line(small_run, capsys, command, field):
     f = _figure_table(small_run)
     f.write_bytes(b"PAR1 not really parquet PAR1")
-    assert cli.main(["figures", str(small_run)]) == 2
+    assert cli.main([command, str(small_run)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("dccsim: error: run_dir: ") and err.count("\n") == 1, err
+    assert err.startswith(f"dccsim: error: {field}: ") and err.count("\n") == 1, err
     assert f.name in err and "cannot be read" in err
 
 
