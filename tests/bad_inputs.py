@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ class Case:
     raw: Optional[bytes] = None  # ... or raw file bytes
     args: list = field(default_factory=list)  # extra CLI arguments after `run FILE`
     target: Optional[str] = None  # CLI target instead of the scenario file
+    special: Optional[str] = None  # scenario.toml as "fifo", "dev-zero" (a symlink) or "sparse" (huge)
 
 
 def _set(d: dict, path: str, value: Any) -> dict:
@@ -205,6 +207,18 @@ def cases() -> list[Case]:
     mut("workload.incast.speed", [1], base=inc)
     only_incast = _set(pois, "workload", {"kind": "incast", "stop": "100us"})
     out.append(Case("workload-incast-missing", "workload.incast", data=only_incast))
+    for kind in ("dev-zero", "fifo", "sparse"):  # files a scenario names: bounded reads as well
+        cdf_special = _set(_set(pois, "workload.cdf", _DELETE), "workload.cdf_file", "special.cdf")
+        out.append(
+            Case(f"workload-cdf-{kind}", "workload.cdf_file", data=cdf_special, special=f"{kind}:special.cdf")
+        )
+    rep_special = _set(pois, "workload", {"kind": "replay", "file": "special.parquet"})
+    for kind in ("dev-zero", "fifo"):
+        out.append(
+            Case(
+                f"workload-file-{kind}", "workload.file", data=rep_special, special=f"{kind}:special.parquet"
+            )
+        )
     rep = _set(pois, "workload", {"kind": "replay", "file": "no-such-run/flows_input.parquet"})
     mut("workload.file", ["no-such-run/flows_input.parquet", 5, ""], base=rep)
     # a payload larger than the buffer, a one-byte buffer
@@ -224,8 +238,35 @@ def cases() -> list[Case]:
     out.append(Case("file-bom-invalid", "scenario", raw=b"\xef\xbb\xbf[[[\n"))
     out.append(Case("file-empty", "topology", raw=b""))
     out.append(Case("file-nul", "scenario", raw=b"\x00\x00"))
+    # issue 27: bounded reads, a depth limit, a repeated key named, a long value not echoed whole
+    out.append(Case("file-dev-zero", "scenario", special="dev-zero"))
+    out.append(Case("file-fifo", "scenario", special="fifo"))
+    out.append(Case("file-huge", "scenario", special="sparse"))
+    out.append(Case("file-deep-arrays", "scenario", raw=b"a = " + b"[" * 100_000))
+    out.append(Case("file-deep-tables", "scenario", raw=b"a = " + b"{b = " * 2_000 + b"1" + b"}" * 2_000))
+    dup = text.replace(b"hosts = 4\n", b"hosts = 4\nhosts = 5\n")
+    out.append(Case("file-duplicate-key", "topology.hosts", raw=dup))
+    dup_flow = text + b"\n[[flows]]\nsrc = 3\ndst = 0\nsrc = 2\n"
+    out.append(Case("file-duplicate-key-in-array", "flows[1].src", raw=dup_flow))
+    out.append(Case("file-duplicate-table", "topology", raw=text + b"\n[topology]\n"))
+    out.append(Case("value-1MB", "duration", data=_set(BASE, "duration", "x" * 1_000_000)))
+    out.append(Case("value-1MB-digits", "duration", data=_set(BASE, "duration", "1" * 1_000_000 + "us")))
+    out.append(Case("value-1MB-list", "duration", data=_set(BASE, "duration", [1] * 300_000)))
+    # the key itself is cut to 100 characters in the message (in the middle)
+    out.append(Case("key-100k", "cc." + "k" * 46 + "…", data=_set(BASE, "cc." + "k" * 100_000, 1)))
+    zero = _set(_set(pois, "workload.load", 1e-9), "workload.stop", "1us")
+    out.append(Case("workload-no-flow", "workload.load", data=zero))
+    zero_rate = _set(_set(pois, "workload.load", _DELETE), "workload.arrival_rate", 1e-3)
+    out.append(Case("workload-no-flow-rate", "workload.arrival_rate", data=zero_rate))
     # CLI invocations
     out.append(Case("cli-seed-negative", "seed", data=BASE, args=["--seed", "-1"]))
+    out.append(Case("cli-seed-2^64", "seed", data=BASE, args=["--seed", str(2**64)]))
+    out.append(Case("cli-seed-text", "--seed", data=BASE, args=["--seed", "abc"]))
+    out.append(Case("cli-seed-missing-value", "--seed", data=BASE, args=["--seed"]))
+    out.append(Case("cli-jobs-text", "--jobs", data=BASE, args=["--jobs", "many"]))
+    out.append(Case("cli-unknown-flag", "--bogus", data=BASE, args=["--bogus"]))
+    out.append(Case("cli-out-empty", "out", data=BASE, args=["--out", ""]))
+    out.append(Case("cli-out-blank", "out", data=BASE, args=["--out", " "]))
     out.append(Case("cli-variant-typo", "variant", data=BASE, args=["--variant", "typo"]))
     out.append(Case("cli-memory-limit-text", "--memory-limit", data=BASE, args=["--memory-limit", "lots"]))
     out.append(Case("cli-memory-limit-zero", "--memory-limit", data=BASE, args=["--memory-limit", "0B"]))
@@ -239,7 +280,18 @@ def cases() -> list[Case]:
 def write(case: Case, directory: Path) -> list[str]:
     """Write the case's scenario into `directory`; returns the argv after `dccsim`."""
     f = directory / "scenario.toml"
-    if case.raw is not None:
+    kind, _, name = (case.special or "").partition(":")
+    special = directory / (name or "scenario.toml")  # the scenario, or a file it names
+    if kind == "dev-zero":
+        special.symlink_to("/dev/zero")  # endless: must not be read whole
+    elif kind == "fifo":
+        os.mkfifo(special)  # no writer: must not hang
+    elif kind == "sparse":
+        with open(special, "wb") as fh:
+            fh.truncate(65 * 2**20)  # over the 64 MiB limit, without using the disk
+    if kind and special == f:
+        pass  # the scenario itself is the special file
+    elif case.raw is not None:
         f.write_bytes(case.raw)
     elif case.data is not None:
         f.write_text(tomli_w.dumps(case.data), encoding="utf-8")

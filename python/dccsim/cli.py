@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from . import termination
 from .errors import EngineUnavailable, ScenarioError
+from .usage import OneLineParser
 
 EXIT_USAGE = 2
 
@@ -80,7 +82,7 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
-    out = Path(args.out) if args.out else default_out(args.target, scn, args.set or ())
+    out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, args.set or ())
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")
@@ -119,6 +121,15 @@ def _say_pcaps(out: Path, summary: dict) -> None:
         print(f"dccsim: packets captured: {where} (Wireshark: -X lua_script:{LUA})", file=sys.stderr)
 
 
+def _out_arg(value: str) -> str:
+    """--out as given; an empty one is refused (not taken as "the default")."""
+    if not value.strip():
+        raise ScenarioError(
+            "out", f"--out must name a directory, got {value!r} (leave --out out for the default)"
+        )
+    return value
+
+
 def _register(run_dir, **kw) -> None:
     """List a finished run in the run index; a run-index problem never fails the run."""
     from . import runs_index
@@ -131,11 +142,11 @@ def _register(run_dir, **kw) -> None:
 
 def cmd_query(args) -> int:
     from . import runs_index
-    from .results import json_text
+    from .results import json_text, sql_json
 
     names, rows = runs_index.query(args.sql, path=args.catalog)
-    if args.json:
-        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows]))
+    if args.json:  # a BLOB, INTERVAL, DECIMAL, ... as text (results.sql_json)
+        sys.stdout.write(json_text([dict(zip(names, r)) for r in rows], default=sql_json))
         return 0
     if args.csv:
         import csv
@@ -176,7 +187,9 @@ def cmd_claims(args) -> int:
 def cmd_sweep(args) -> int:
     from . import sweep, sweep_spec
 
-    spec = sweep_spec.load(args.spec, out=args.out, sets=args.set or ())
+    spec = sweep_spec.load(
+        args.spec, out=None if args.out is None else _out_arg(args.out), sets=args.set or ()
+    )
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", "must be at least 1")
     doc = sweep.run(
@@ -185,6 +198,7 @@ def cmd_sweep(args) -> int:
         use_ray=args.ray is not None,
         ray_address=args.ray or None,
         progress=not args.quiet,
+        force=args.force,
         on_point=lambda job, r: _register(
             spec.out / "points" / job["id"],
             sweep=str(spec.out.resolve()),
@@ -219,12 +233,15 @@ def _delegate(module: str, what: str, argv: list) -> int:
         mod = importlib.import_module(module)
     except ImportError as e:
         return _fail(f"{what}: not available in this build ({module} cannot be imported: {e})")
-    rc = mod.main(argv)
+    try:
+        rc = mod.main(argv)
+    except ScenarioError as e:  # a usage error of its OneLineParser
+        return _fail(str(e))
     return int(rc or 0)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dccsim", description="Datacenter congestion-control simulator")
+    p = OneLineParser(prog="dccsim", description="Datacenter congestion-control simulator")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("list", help="list the named experiments (or the algorithms)")
@@ -297,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the points as Ray tasks: a local Ray instance, or the cluster at ADDRESS",
     )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument(
+        "--force", action="store_true", help="run although OUT holds a sweep of another base (its points go)"
+    )
     s.set_defaults(func=cmd_sweep)
 
     s = sub.add_parser(
@@ -362,13 +382,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # CPU on a short run that does no linear algebra (docs/benchmarks.md). One thread unless the
     # user chose otherwise; parallel work runs in processes (--jobs, sweeps).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if argv and argv[0] in DELEGATED:
+        # The other modules get the raw arguments after their sub-command name.
+        return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
+    restore_sigterm = termination.install()  # SIGTERM is handled as Ctrl-C (termination.py)
     if argv[:1] == ["run"] and not {"--no-figures", "-h", "--help"} & set(argv):
         from . import figure_worker
 
         figure_worker.prestart()  # before the heavy imports, so that they overlap (figure_worker.py)
-    if argv and argv[0] in DELEGATED:
-        # The other modules get the raw arguments after their sub-command name.
-        return _delegate(DELEGATED[argv[0]], argv[0], argv[1:])
     try:
         args = build_parser().parse_args(argv)
         args.argv = argv
@@ -378,8 +399,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except EngineUnavailable as e:
         return _fail(f"engine: {e}")
     except KeyboardInterrupt as e:
-        print(f"dccsim: interrupted{': ' + str(e) if str(e) else ''}", file=sys.stderr)
-        return 130
+        what = "terminated (SIGTERM)" if termination.received() else "interrupted"
+        print(f"dccsim: {what}{': ' + str(e) if str(e) else ''}", file=sys.stderr)
+        return termination.exit_status()
     except BrokenPipeError:
         return 0
     except OSError as e:  # anything the output checks did not foresee: still one line
@@ -388,6 +410,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     finally:
         if "dccsim.figure_worker" in sys.modules:  # a worker this command prestarted and did not use
             sys.modules["dccsim.figure_worker"].discard_prestarted()
+        restore_sigterm()
 
 
 if __name__ == "__main__":

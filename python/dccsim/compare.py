@@ -17,7 +17,6 @@ from the event; queue percentiles stay over the whole series.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -26,6 +25,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from . import compare_multipath
+from .cli import OneLineParser
 from .analysis.common import jain, percentile
 
 LINEAR = "linear"  # compare interpolates between order statistics (numpy's default)
@@ -217,7 +217,7 @@ def _pairs(ra: dict[str, Path], rb: dict[str, Path]) -> list[tuple[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="dccsim compare", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="dccsim compare", description=__doc__.splitlines()[0])
     ap.add_argument("a", help="result directory (or DIR:variant)")
     ap.add_argument("b", help="result directory (or DIR:variant)")
     ap.add_argument("--port", default=None, help="bottleneck port name, e.g. sw0->h4")

@@ -21,7 +21,14 @@ import os
 import sys
 
 
-def _serve(conn, split) -> None:
+def _serve(conn, split, parent_end=None) -> None:
+    if parent_end is not None:
+        # the fork copied the parent's end of the pipe: closed here, so that recv() sees EOF as
+        # soon as the parent closes its end or dies (else this child would wait for ever)
+        parent_end.close()
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: stop() ends it at once
     try:
         import matplotlib  # the slow part, overlapped with the parent
         import matplotlib.backends.backend_agg  # noqa: F401
@@ -55,7 +62,7 @@ class FigureWorker:
         if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
-            self._proc = ctx.Process(target=_serve, args=(child, split), daemon=True)
+            self._proc = ctx.Process(target=_serve, args=(child, split, self._conn), daemon=True)
             self._proc.start()
             child.close()
 

@@ -85,7 +85,18 @@ def os_error(e: OSError, what: str) -> OutputError:
     return OutputError("out", f"{what}: {reason}")
 
 
-def _acquire(out: Path) -> None:
+def lock(out, what: str = "run") -> None:
+    """Take the lock of `out` (``.<out>.lock`` beside it, holding this pid) or raise OutputError
+    naming the process that holds it; `what` names the writer ("run", "sweep") in that message.
+    A lock whose process is gone is taken over. release(out) gives it back."""
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise os_error(e, f"cannot create {str(Path(out).parent)!r}") from None
+    _acquire(Path(out), what)
+
+
+def _acquire(out: Path, what: str = "run") -> None:
     lock = _lock_path(out)
     for _ in range(2):
         try:
@@ -98,7 +109,7 @@ def _acquire(out: Path) -> None:
             if pid and pid != os.getpid() and _alive(pid):
                 raise OutputError(
                     "out",
-                    f"another dccsim run (pid {pid}) is writing {str(out)!r}; wait for it or choose --out",
+                    f"another dccsim {what} (pid {pid}) is writing {str(out)!r}; wait for it or choose --out",
                 ) from None
             lock.unlink(missing_ok=True)  # stale: its process is gone
             continue
@@ -118,6 +129,20 @@ def release(out) -> None:
             lock.unlink()
     except (OSError, ValueError):
         pass
+
+
+def clean_stale(out) -> None:
+    """Remove what dead writers of `out` left beside it (staging directories, a lock): a sweep
+    does this for the points whose worker it stopped."""
+    out = Path(out)
+    _remove_stale_staging(out)
+    lock = _lock_path(out)
+    try:
+        pid = int(lock.read_text().strip() or "0")
+    except (OSError, ValueError):
+        return
+    if not _alive(pid):
+        lock.unlink(missing_ok=True)
 
 
 def _remove_stale_staging(out: Path) -> None:

@@ -17,18 +17,21 @@ from pathlib import Path
 from .errors import ScenarioError
 
 
-def _tables(variant_dir: Path, names) -> dict:
-    """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
-    files (a table the run did not write, e.g. an empty one in an older run, comes back empty; a
-    column an older engine did not have, not applicable)."""
-    import pyarrow.parquet as pq
+# Tables added after the first results schema: an older run may lack them (read as empty). Every
+# run writes all the others, empty ones included, so a missing one was deleted: reported as such.
+LATER_TABLES = ("pfc", "packets", "packet_int")
 
+
+def _tables(variant_dir: Path, names, field: str) -> dict:
+    """{table: {column: numpy array}} as `runner.frames` gives them, from the variant's Parquet
+    files. A missing table (but one of LATER_TABLES) or an unreadable one raises ScenarioError
+    naming the file, never a pyarrow error or a misleading "no samples"."""
     from . import results
 
     out = {}
     for name in names:
         f = variant_dir / f"{name}.parquet"
-        t = pq.read_table(f) if f.exists() else None
+        t = None if not f.exists() and name in LATER_TABLES else results.read_table(f, field)
         cols = {} if t is None else {c: t.column(c).to_numpy(zero_copy_only=False) for c in t.column_names}
         out[name] = results.typed_columns(name, results.with_not_applicable(name, cols))
     return out
@@ -67,7 +70,7 @@ def draw(run_dir) -> Path:
     for slug in order:
         if slug not in by_slug:
             raise ScenarioError(field, f"variant {slug!r} of {str(d)!r} is not in its scenario.toml")
-        series[slug] = (by_slug[slug], _tables(d / slug, names), summary["runs"][slug]["metrics"])
+        series[slug] = (by_slug[slug], _tables(d / slug, names, field), summary["runs"][slug]["metrics"])
     path = d / analysis.FIGURE
     from . import figure_file
 

@@ -122,8 +122,44 @@ def _clean(obj):
     return obj
 
 
-def json_text(obj) -> str:
-    return json.dumps(_clean(obj), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def json_text(obj, default=None) -> str:
+    """`default`: for values JSON has no type for (json.dumps's; None: such a value raises)."""
+    return (
+        json.dumps(
+            _clean(obj), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False, default=default
+        )
+        + "\n"
+    )
+
+
+def read_table(path, field: str):
+    """pyarrow.parquet.read_table of one of a run's Parquet files; a missing or unreadable file is
+    a ScenarioError naming `field` and the file (one line), never a pyarrow traceback."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .errors import ScenarioError
+
+    try:
+        return pq.read_table(path)
+    except FileNotFoundError:
+        raise ScenarioError(field, f"{str(path)!r} is missing (every run writes it)") from None
+    except (pa.ArrowException, OSError) as e:
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        raise ScenarioError(
+            field, f"{str(path)!r} cannot be read ({first}); it must be a run's Parquet table"
+        ) from None
+
+
+def sql_json(value):
+    """A SQL value JSON has no type for, as text (`dccsim query --json`, docs/python-front.md):
+    BLOB as hex, DATE/TIME/TIMESTAMP as ISO 8601, anything else (INTERVAL, DECIMAL, UUID, ...)
+    as its Python text."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
 
 
 def write_json(path: Path, obj) -> None:
@@ -350,7 +386,6 @@ def load(out_dir):
             IncompleteRunWarning,
             stacklevel=2,
         )
-    import pyarrow.parquet as pq
 
     frames: dict[str, list] = {n: [] for n in TABLE_NAMES}
     for slug in summary.get("order") or sorted(summary.get("runs", {})):
@@ -358,7 +393,7 @@ def load(out_dir):
             f = out / slug / f"{name}.parquet"
             if not f.exists():
                 continue
-            df = pq.read_table(f).to_pandas()
+            df = read_table(f, "out_dir").to_pandas()
             df.insert(0, "variant", slug)
             frames[name].append(df)
 

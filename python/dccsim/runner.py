@@ -349,7 +349,7 @@ def run(
     except KeyboardInterrupt:
         bar.close()
         if worker is not None:
-            worker.close()
+            worker.stop()  # at once: close() would wait for the child's matplotlib import
         if not summary["order"]:
             outdir.discard(staging, out)
             raise RunInterrupted(f"no variant had finished; {str(out)!r} left as it was") from None

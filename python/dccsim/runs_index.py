@@ -94,6 +94,9 @@ def connect(path=None, read_only: bool = False):
     con = duckdb.connect(str(p))
     migrate(con)
     _import_inbox(con, p.parent / INBOX)
+    if read_only:  # `dccsim query`: the user's SQL cannot change the catalog (only dccsim writes)
+        con.close()
+        con = duckdb.connect(str(p), read_only=True)
     _make_views(con)
     return con
 
@@ -269,7 +272,7 @@ def query(sql: str, path=None):
     import duckdb
 
     try:
-        con = connect(path)
+        con = connect(path, read_only=True)
     except duckdb.Error as e:
         from .errors import ScenarioError
 

@@ -5,19 +5,23 @@ deterministic run. A rerun skips finished points. Progress (done, running, faile
 bar on stderr when it is a terminal.
 
 OUT/
-  sweep.json          the spec, every point (id, params, seed, status, error) — rewritten at the end
+  sweep.json          the spec, every point (id, params, seed, status, error): written with
+                      complete: false before the first point runs, rewritten at the end
   points/<id>/        one run directory per point (docs/results.md) plus point.json
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from . import results
+from . import outdir, results
+from .errors import OutputError
 from .sweep_point import is_done, run_point
 from .sweep_spec import SweepSpec
 
@@ -130,15 +134,76 @@ def run(
     use_ray: bool = False,
     progress: bool = True,
     on_point: Optional[Callable[[dict, dict], None]] = None,
+    force: bool = False,
 ) -> dict:
     """Run the sweep; returns sweep.json's content. on_point(job, result) is called as each
-    point finishes (the catalog registers it there)."""
+    point finishes (the catalog registers it there).
+
+    OUT is locked for the whole sweep (``.<OUT>.lock`` beside it: a second sweep into OUT is
+    refused naming the first one's pid). A sweep.json saying ``complete: false`` is written before
+    the first point runs and rewritten at the end (also on Ctrl-C or SIGTERM), so a killed sweep
+    never looks complete. OUT holding a sweep of another base scenario is refused (OutputError
+    naming ``sweep.base``) unless `force`, which removes that sweep's points first."""
     root = spec.out
-    (root / "points").mkdir(parents=True, exist_ok=True)
+    outdir.lock(root, "sweep")
+    try:
+        return _run_locked(spec, jobs, ray_address, use_ray, progress, on_point, force)
+    finally:
+        outdir.release(root)
+
+
+def _check_base(spec: SweepSpec, all_jobs: list[dict], force: bool) -> None:
+    """Refuse to resume a sweep whose base scenario changed (unless force: its points go)."""
+    root = spec.out
+    try:
+        old = json.loads((root / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # no sweep yet (or a damaged sweep.json: its points are checked one by one)
+    if not isinstance(old, dict) or old.get("base") in (None, spec.base_text):
+        return
+    if not force:
+        raise OutputError(
+            "sweep.base",
+            f"{str(root)!r} holds a sweep of another base scenario (the base changed since it ran); "
+            "pass --force to remove its points and run this one, or choose another --out",
+        )
+    keep = {j["id"] for j in all_jobs}
+    points = root / "points"
+    for d in points.iterdir() if points.is_dir() else ():
+        if d.name not in keep and not d.name.startswith("."):
+            shutil.rmtree(d)
+
+
+def _doc(spec: SweepSpec, all_jobs: list[dict], outcome: dict) -> dict:
+    return {
+        "schema": SWEEP_SCHEMA,
+        "name": spec.name,
+        "base": spec.base_text,
+        "grid": spec.grid,
+        "seeds": spec.seeds,
+        "variants": spec.variants,
+        "points": [
+            {
+                "id": j["id"],
+                "params": j["params"],
+                "seed": j["seed"],
+                **outcome.get(j["id"], {"status": "not run", "error": None}),
+            }
+            for j in all_jobs
+        ],
+        "complete": all(outcome.get(j["id"], {}).get("status") == "done" for j in all_jobs),
+    }
+
+
+def _run_locked(spec, jobs, ray_address, use_ray, progress, on_point, force) -> dict:
+    root = spec.out
     all_jobs = jobs_for(spec)
+    _check_base(spec, all_jobs, force)
+    (root / "points").mkdir(parents=True, exist_ok=True)
     todo = [j for j in all_jobs if not is_done(root / "points" / j["id"])]
     # finished before this run: "done" as well (sweep.json is the same whether or not a run resumed)
     outcome = {j["id"]: {"status": "done", "error": None} for j in all_jobs if j not in todo}
+    results.write_json(root / "sweep.json", _doc(spec, all_jobs, outcome))  # complete: false till the end
     counts = {"run": 0, "skipped": len(all_jobs) - len(todo), "failed": 0}
     bar = _Progress(len(all_jobs), len(all_jobs) - len(todo), progress and sys.stderr.isatty())
     t0 = time.perf_counter()
@@ -158,26 +223,17 @@ def run(
                 bar.update(finished=r)
                 if on_point is not None and r["status"] == "done":
                     on_point(by_id[r["id"]], r)
+    except KeyboardInterrupt:
+        done = sum(1 for o in outcome.values() if o["status"] == "done")
+        raise KeyboardInterrupt(
+            f"{done} of {len(all_jobs)} points done; {str(root / 'sweep.json')!r} says complete: false"
+        ) from None
     finally:
         bar.close()
-        doc = {
-            "schema": SWEEP_SCHEMA,
-            "name": spec.name,
-            "base": spec.base_text,
-            "grid": spec.grid,
-            "seeds": spec.seeds,
-            "variants": spec.variants,
-            "points": [
-                {
-                    "id": j["id"],
-                    "params": j["params"],
-                    "seed": j["seed"],
-                    **outcome.get(j["id"], {"status": "not run", "error": None}),
-                }
-                for j in all_jobs
-            ],
-            "complete": all(outcome.get(j["id"], {}).get("status") == "done" for j in all_jobs),
-        }
+        for j in todo:  # a point whose worker was stopped (Ctrl-C, SIGTERM): its leftovers go
+            if j["id"] not in outcome:
+                outdir.clean_stale(root / "points" / j["id"])
+        doc = _doc(spec, all_jobs, outcome)
         results.write_json(root / "sweep.json", doc)
         results.write_json(
             root / "sweep_meta.json",

@@ -13,9 +13,10 @@ grid, expanded into points. Format (docs/python-front.md):
     "topology.host_rate" = ["10Gbps", "25Gbps"]
     "experiment.variants[1].cc.eta" = [0.9, 0.95]
 
-A point is one combination of grid values and one seed. Its id is a hash of its values (so a
-point keeps its directory when the grid grows), and every point's scenario is resolved, and so
-validated, before anything runs.
+A point is one combination of grid values and one seed. Its id is a hash of its values, its seed
+and the resolved base scenario (so a point keeps its directory when the grid grows, and a changed
+base never reuses an old point), and every point's scenario is resolved, and so validated, before
+anything runs.
 """
 
 from __future__ import annotations
@@ -58,12 +59,15 @@ class SweepSpec:
         for values in itertools.product(*(self.grid[k] for k in keys)):
             params = dict(zip(keys, values))
             for seed in self.seeds:
-                out.append(Point(point_id(params, seed), params, seed))
+                out.append(Point(point_id(params, seed, self.base_text), params, seed))
         return out
 
 
-def point_id(params: dict, seed: int) -> str:
-    text = json.dumps({"params": params, "seed": seed}, sort_keys=True, separators=(",", ":"))
+def point_id(params: dict, seed: int, base_text: str) -> str:
+    """A hash of the point's values, its seed and the resolved base scenario: a point of a changed
+    base never takes the directory (and finished results) of the old base's point."""
+    base = hashlib.sha256(base_text.encode("utf-8")).hexdigest()
+    text = json.dumps({"params": params, "seed": seed, "base": base}, sort_keys=True, separators=(",", ":"))
     return "p-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -123,17 +127,10 @@ def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
     from .experiments import resolve
     from .scenario import dump_toml
 
+    from .bounded_read import load_toml_file
+
     path = Path(path)
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ScenarioError("sweep", f"cannot read {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("sweep", f"{path}: not valid TOML: {e}") from None
+    data = load_toml_file(path, "sweep")  # regular file, size and depth limits (bounded_read.py)
     unknown = set(data) - {"sweep", "grid"}
     if unknown:
         raise ScenarioError(sorted(unknown)[0], "unknown table; allowed: [sweep], [grid]")
@@ -147,7 +144,12 @@ def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
         raise ScenarioError("sweep.base", "missing: a catalog experiment name or a scenario file")
     base = sw["base"]
     rel = path.parent / base
-    scn = resolve(str(rel) if base.endswith(".toml") or rel.is_file() else base, sets)
+    try:
+        scn = resolve(str(rel) if base.endswith(".toml") or rel.is_file() else base, sets)
+    except ScenarioError as e:
+        if e.field not in ("scenario", "experiment"):
+            raise  # a field of the base scenario: named as in that file
+        raise ScenarioError("sweep.base", e.message) from None
     seeds = sw.get("seeds", [scn.seed])
     if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
         raise ScenarioError("sweep.seeds", "a non-empty list of integers >= 0")
@@ -156,7 +158,10 @@ def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
         if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
             raise ScenarioError("sweep.variants", "a list of variant names")
         for v in variants:
-            scn.variant(v)  # raises naming the allowed variants
+            try:
+                scn.variant(v)  # raises naming the allowed variants
+            except ScenarioError as e:
+                raise ScenarioError("sweep.variants", e.message) from None
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ScenarioError(f"grid.{key}", "a non-empty list of values")
@@ -169,9 +174,13 @@ def load(path, out: Optional[str] = None, sets=()) -> SweepSpec:
         out=Path(out or sw.get("out") or Path("sweeps") / path.stem),
         figures=bool(sw.get("figures", False)),
     )
-    ids = [p.id for p in spec.points()]
-    if len(set(ids)) != len(ids):
-        raise ScenarioError("grid", "two points have the same values (repeated values in a list?)")
+    for key, values in grid.items():
+        texts = [json.dumps(v, sort_keys=True) for v in values]
+        for i, t in enumerate(texts):
+            if t in texts[:i]:
+                raise ScenarioError(f"grid.{key}", f"value {t} is listed twice; each value must appear once")
+    if len(set(seeds)) != len(seeds):
+        raise ScenarioError("sweep.seeds", "a seed is listed twice; each seed must appear once")
     for p in spec.points():  # validate every point before anything runs
         s = scenario_for(spec.base_text, p.params, p.seed, scn.name)
         [s.to_engine_config(v) for v in s.variants()]

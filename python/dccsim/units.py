@@ -10,6 +10,8 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
+from .errors import brief
+
 _NUM = r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 # Units are case-sensitive (B = bytes, b = bits; M = mega, m = milli): only these spellings.
 _RATE = {"bps": 1, "kbps": 10**3, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}
@@ -41,7 +43,7 @@ def _split(field: str, value, table: dict, what: str, example: str, base: str):
     """(exact number, multiplier) of `value`; a bare number is in the base unit."""
     units = ", ".join(table)
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise UnitError(f"{field}: expected a {what} such as {example!r}, got {value!r}")
+        raise UnitError(f"{field}: expected a {what} such as {example!r}, got {brief(repr(value))}")
     if isinstance(value, float) and not math.isfinite(value):
         raise UnitError(f"{field}: must be a finite {what} such as {example!r}, got {value!r}")
     if isinstance(value, (int, float)):
@@ -68,6 +70,8 @@ def _split(field: str, value, table: dict, what: str, example: str, base: str):
 
 
 def _whole(field: str, value, num: Decimal, mult: int, base: str, hi: int, hi_text: str) -> int:
+    if num.adjusted() > 30:  # beyond any limit here; a million digits would overflow Decimal
+        raise UnitError(f"{field}: must be at most {hi_text}, got {value!r}")
     x = num * mult
     if x != x.to_integral_value():
         raise UnitError(f"{field}: must be a whole number of {base} (no rounding), got {value!r}")

@@ -37,6 +37,9 @@ def test_bad_input_exits_2_with_one_line_naming_the_field(case, tmp_path, capsys
     err = capsys.readouterr().err
     assert rc == 2, f"accepted (exit {rc}): {err}"
     assert err.count("\n") == 1, err
+    # a value is echoed cut to 100 characters (errors.MAX_ECHO), the line to 2000 (MAX_MESSAGE)
+    limit = 400 if case.id.startswith(("value-", "key-")) else 2100
+    assert len(err) <= limit, f"a {len(err)}-character line (long values must be cut): {err[:200]}"
     prefix = f"dccsim: error: {case.field}"
     assert err.startswith(prefix), f"expected field {case.field!r}: {err}"
     assert ALLOWED.search(err[len(prefix) :]), f"does not say what is allowed: {err}"

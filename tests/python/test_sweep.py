@@ -53,7 +53,7 @@ def test_grid_expands_to_points_with_stable_ids(tmp_path):
         ("6MB", 2),
     ]
     assert len({p.id for p in pts}) == 4
-    assert pts[0].id == sweep_spec.point_id({"switch.buffer": "3MB"}, 1)
+    assert pts[0].id == sweep_spec.point_id({"switch.buffer": "3MB"}, 1, spec.base_text)
     scn = sweep_spec.scenario_for(spec.base_text, pts[3].params, pts[3].seed, "x")
     assert scn.switch.buffer_bytes == 6_000_000 and scn.seed == 2
 
@@ -193,7 +193,7 @@ def test_failed_point_is_reported_and_not_marked_done(tmp_path):
 @pytest.mark.parametrize(
     "text,field",
     [
-        (SPEC.replace('base = "powertcp-incast"', 'base = "nope"'), "experiment"),
+        (SPEC.replace('base = "powertcp-incast"', 'base = "nope"'), "sweep.base"),
         (SPEC.replace("seeds = [1, 2]", 'seeds = "x"'), "sweep.seeds"),
         (SPEC.replace('"switch.buffer" = ["3MB", "6MB"]', '"switch.buffer" = ["lots"]'), "switch.buffer"),
         (SPEC + "\n[other]\n", "other"),

@@ -11,11 +11,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
 from ..errors import ScenarioError
 from ..scenario import Scenario, load, loads
 from ..targets import is_scenario_file
@@ -53,29 +48,17 @@ def resolve(target: str, sets=()) -> Scenario:
 
 
 def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
-    """The raw TOML table of a scenario file or catalog experiment, its default name and the
-    directory its relative paths are relative to."""
+    """The raw TOML table of a scenario file or catalog experiment (read as `scenario.load` reads
+    it: bounded, depth-limited), its default name and the directory its relative paths are
+    relative to."""
+    from ..bounded_read import read_text, toml_loads
+
     if is_scenario_file(target):
         path = Path(target)
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
-        try:
-            raw_text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ScenarioError(
-                "scenario",
-                f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
-            ) from None
-        name, base_dir = path.stem, path.parent
+        raw_text, name, base_dir = read_text(path, "scenario"), path.stem, path.parent
     else:
         raw_text, name, base_dir = text(target), target, None
-    try:
-        data = tomllib.loads(raw_text.removeprefix("\ufeff"))
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("scenario", f"invalid TOML: {e}") from None
-    return data, name, base_dir
+    return toml_loads(raw_text.removeprefix("\ufeff"), "scenario"), name, base_dir
 
 
 def default_out(target: str, scn: Scenario, sets=()) -> Path:

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from .. import units
-from ..errors import ScenarioError
+from ..errors import ScenarioError, brief
 
 
 class Table:
@@ -37,7 +37,7 @@ class Table:
 
 
 def show(v) -> str:
-    return f"{type(v).__name__} {v!r}" if not isinstance(v, dict) else "a table"
+    return f"{type(v).__name__} {brief(repr(v))}" if not isinstance(v, dict) else "a table"
 
 
 def unit(parse):

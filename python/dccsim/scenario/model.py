@@ -247,9 +247,9 @@ class Scenario:
         return topo.host_count(self.topology.kind, self.topology.values)
 
     def with_seed(self, seed: int) -> Scenario:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ScenarioError("seed", f"must be an integer >= 0, got {seed!r}")
-        return dataclasses.replace(self, seed=seed)
+        from .fields import seed as seed_field  # [0, 2^64 - 1]: the engine's seed is a u64
+
+        return dataclasses.replace(self, seed=seed_field(seed, "seed"))
 
     def variants(self) -> list[Variant]:
         """The runs of this scenario; without [experiment], one variant named after its algorithm."""

@@ -39,12 +39,6 @@ from .model import (
     Variant,
 )
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
-
-
 TOP_KEYS = (
     "name",
     "description",
@@ -105,30 +99,21 @@ def load(source: Union[str, Path, dict], name: Optional[str] = None) -> Scenario
     """Load a scenario from a TOML file path or an already-parsed dict."""
     if isinstance(source, dict):
         return from_dict(source, default_name=name or "scenario")
+    from ..bounded_read import read_text
+
     path = Path(source)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ScenarioError("scenario", f"cannot read {str(path)!r}: {e.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ScenarioError(
-            "scenario",
-            f"{str(path)!r} is not UTF-8 text (invalid byte 0x{raw[e.start]:02x} at offset {e.start})",
-        ) from None
+    text = read_text(path, "scenario")  # regular files only, at most 64 MiB (bounded_read.py)
     return loads(text, default_name=name or path.stem, base_dir=path.parent)
 
 
 def loads(text: str, default_name: str = "scenario", base_dir: Optional[Path] = None) -> Scenario:
     """Load a scenario from TOML text. Every problem is a ScenarioError (never a bare ValueError)."""
+    from ..bounded_read import toml_loads
+
     if not isinstance(text, str):
         raise ScenarioError("scenario", f"expected TOML text (str), got {type(text).__name__}")
     text = text.removeprefix("\ufeff")  # a UTF-8 byte-order mark, as some editors write
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError("scenario", f"invalid TOML: {e}") from None
+    data = toml_loads(text, "scenario")  # depth-limited; a repeated key is named
     return from_dict(data, default_name=default_name, base_dir=base_dir)
 
 

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..usage import OneLineParser
 from . import bpfctl, kernel_cc, topology
 from .nsutil import CommandError
 from .scenario import ScenarioError, load
@@ -26,7 +27,7 @@ def _on_signal(signum, _frame):
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="dccsim testbed", description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="dccsim testbed", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run a scenario with one algorithm")
     r.add_argument("scenario", help="scenario TOML file or experiment name")

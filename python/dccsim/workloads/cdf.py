@@ -34,11 +34,9 @@ def load_packaged(name: str, field: str) -> tuple:
 
 
 def load_file(path: str, field: str) -> tuple:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        why = getattr(e, "strerror", None) or "not UTF-8 text"
-        raise ScenarioError(field, f"cannot read {path!r}: {why}") from None
+    from ..bounded_read import read_text
+
+    text = read_text(Path(path), field)  # a regular file of at most 64 MiB, UTF-8
     return parse(text, field, path)
 
 

@@ -85,9 +85,20 @@ def poisson(w, rk: Racks, seed: int) -> FlowList:
     hosts = sending_hosts(rk, w.sending_racks)
     own = rk.of_hosts(hosts)
     span = w.stop_ps - w.start_ps
-    counts = rng.poisson(poisson_rate(w, rk)[own] * span / 1e12)
+    mean = poisson_rate(w, rk)[own] * span / 1e12
+    counts = rng.poisson(mean)
     src = np.repeat(hosts, counts)
     n = len(src)
+    if n == 0:  # a run of no generated traffic is a mistake, not a result (issue 27)
+        from ..errors import ScenarioError
+
+        field = "workload.arrival_rate" if w.arrival_rate is not None else "workload.load"
+        raise ScenarioError(
+            field,
+            f"the Poisson arrivals give no flow in [workload.start, workload.stop) with seed {seed} "
+            f"(≈ {float(np.sum(mean)):.3g} expected); must generate at least one: raise it or "
+            "lengthen workload.stop",
+        )
     # given their number, the arrival times of a Poisson process are independent and uniform
     start = w.start_ps + np.minimum(np.floor(rng.random(n) * span).astype(np.int64), span - 1)
     size = cdf.sample(w.cdf_points, rng.random(n))

@@ -20,6 +20,8 @@ def _open(path: str, field: str):
     p = Path(path)
     if p.is_dir():
         p = p / "flows_input.parquet"
+    if p.exists() and not p.is_file():  # a FIFO would block the reader, a device never end
+        raise ScenarioError(field, f"{str(p)!r} is not a regular file; expected a Parquet flow table")
     try:
         return pq.ParquetFile(p)
     except (OSError, ValueError) as e:
