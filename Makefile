@@ -24,6 +24,7 @@ test: install lint test-rust test-python
 # Formatting and lint are part of the suite: rustfmt (rustfmt.toml) and ruff (pyproject.toml).
 lint:
 	cargo fmt --all --check
+	rustfmt --check --edition 2021 crates/engine/src/cc/*.rs  # modules declared by build.rs: not reached by cargo fmt
 	$(PY) -m ruff format --check python tests tools
 	$(PY) -m ruff check python tests tools
 
