@@ -43,15 +43,13 @@ def _finite(value, field: str) -> None:
 
 
 def _renamed(algorithm: str, params: dict, prefix: str) -> dict:
-    """Old spellings of keys (``variant`` for ``law``) read under the new name, with a warning
-    (once per place in a run)."""
+    """Old spellings of keys (``variant`` for ``law``) under the new name, with a warning (once
+    per place in a run). The engine has already refused a table that gives both."""
     out = dict(params)
     for k in algorithms()[algorithm]["keys"]:
         old = k.get("alias")
         if not old or old not in out:
             continue
-        if k["key"] in out:
-            raise ScenarioError(f"{prefix}.{old}", f"is the old name of {k['key']}; give only {k['key']}")
         out[k["key"]] = out.pop(old)
         where = f"{prefix}.{old}"
         if where not in _warned:
@@ -67,6 +65,5 @@ def check(algorithm: str, params: dict, prefix: str) -> dict:
         return params
     for key, value in params.items():
         _finite(value, f"{prefix}.{key}")
-    params = _renamed(algorithm, params, prefix)
-    engine.check_cc(algorithm, params, prefix)
-    return params
+    engine.check_cc(algorithm, params, prefix)  # reads an old key too, naming it as written
+    return _renamed(algorithm, params, prefix)  # warns only for a table that passed

@@ -422,6 +422,8 @@ mod param_check_tests {
         assert!(a.is_ok(), "{a:?}");
         let e = check("dctcp", &serde_json::json!({"variant": "nope"}), "cc").err().expect("refused");
         assert_eq!(e.field, "cc.variant");
+        let e = check("dctcp", &serde_json::json!({"variant": "rfc", "law": "linux"}), "cc").err().expect("refused");
+        assert_eq!(e.to_string(), "cc.variant: is the old name of law; give only law");
     }
 }
 

@@ -138,6 +138,9 @@ pub fn check<P: Params>(algorithm: &str, given: &Value, prefix: &str) -> Result<
             let names: Vec<&str> = params.iter().map(|p| p.key.key).collect();
             return Err(ConfigError::new(&dotted(prefix, k), format!("unknown parameter of {algorithm}; allowed: {}", names.join(", "))));
         };
+        if p.alias == Some(k.as_str()) && table.contains_key(p.key.key) {
+            return Err(ConfigError::new(&dotted(prefix, k), format!("is the old name of {}; give only {}", p.key.key, p.key.key)));
+        }
         check_value(&p.key, v, &dotted(prefix, k))?;
     }
     let read: P = serde_json::from_value(Value::Object(table.clone())).map_err(|e| ConfigError::new(prefix, e.to_string()))?;
