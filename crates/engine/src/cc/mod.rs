@@ -408,6 +408,10 @@ mod param_check_tests {
             ("poseidon", serde_json::json!({"min_rate_bps": 2e9, "max_rate_bps": 1e9}), "cc.min_rate_bps"),
             ("reno", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
             ("cubic", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
+            ("tbtcp", serde_json::json!({"qcd_min_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.qcd_min_cwnd_mss"),
+            ("retcp", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
+            ("dcqcn", serde_json::json!({"law": "paper", "cnp_interval_us": 60.0, "alpha_timer_us": 55.0}), "cc.alpha_timer_us"),
+            ("swift", serde_json::json!({"min_cwnd": 5.0, "max_cwnd": 2.0}), "cc.min_cwnd"),
         ] {
             let e = check(alg, &params, "cc").err().unwrap_or_else(|| panic!("{alg} {params} accepted"));
             assert_eq!(e.field, field, "{alg}: {e}");

@@ -64,6 +64,8 @@ cc_params! {
             unit "", symbol "", source "TBTCP §6 (paper)", alias "variant";
     }
     rules {
+        "qcd_min_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.qcd_min_cwnd_mss < p.max_cwnd_mss,
+            "must be below max_cwnd_mss (0 = unbounded), else QCD never acts";
         "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
