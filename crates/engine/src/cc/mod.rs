@@ -1,4 +1,8 @@
-//! Congestion control: one small trait, one module per algorithm.
+//! Congestion control: one small trait, one file per algorithm.
+//!
+//! A file is the whole algorithm: its parameters (`params::cc_params!`), its registration
+//! (`pub const ALGORITHM: Algorithm`: name, source, factory, `Caps`) and its law; nothing else
+//! names it (docs/architecture.md "A new controller is one file").
 //!
 //! An algorithm is a pure state machine. The engine (transport) owns sequence numbers, RTT
 //! samples, loss detection and timers; it hands the algorithm an event record and reads back a
