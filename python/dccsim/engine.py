@@ -46,7 +46,9 @@ def schema() -> dict:
 
 
 def describe_algorithms() -> list[dict]:
-    """Every algorithm: {"name", "source", "params": {name: default or None}, "choices": {...}}."""
+    """Every algorithm: {"name", "source", "params": {name: default or None}, "choices": {...},
+    "keys": [{key, type, unit, min, max, min_open, max_open, default, symbol, doc, source, alias}],
+    "rules": [{key, message}], "caps": {"needs_int", "study_nic"}} (crates/engine/src/cc/)."""
     return json.loads(_module().describe_algorithms())
 
 
@@ -60,6 +62,16 @@ def check_section(section: str, values: dict, prefix: str) -> None:
     a ScenarioError naming `prefix.key` when one fails."""
     try:
         _module().check_section(section, json.dumps(values), prefix)
+    except ValueError as e:
+        field, _, msg = str(e).partition(": ")
+        raise ScenarioError(field, msg) from None
+
+
+def check_cc(algorithm: str, params: dict, prefix: str) -> None:
+    """The engine's check of `algorithm`'s parameters (names, types, ranges, cross-field rules);
+    ScenarioError naming `<prefix>.<key>`."""
+    try:
+        _module().check_cc(algorithm, json.dumps(params), prefix)
     except ValueError as e:
         field, _, msg = str(e).partition(": ")
         raise ScenarioError(field, msg) from None

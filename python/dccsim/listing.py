@@ -52,17 +52,15 @@ def algorithm(name: str) -> dict:
 
 
 def _value(v) -> str:
-    return (
-        "(not set: derived by the algorithm from its variant and the flow's path)" if v is None else repr(v)
-    )
+    return "(not set: derived by the algorithm from its law and the flow's path)" if v is None else repr(v)
 
 
 def format_algorithms(algs: list[dict]) -> str:
-    """One line per algorithm: name, its variants (if it has a `variant` parameter), source."""
+    """One line per algorithm: name, its laws (if it has a `law` parameter), source."""
     lines = []
     for a in algs:
-        variants = a["choices"].get("variant")
-        extra = f"  variants: {', '.join(variants)}" if variants else ""
+        laws = a["choices"].get("law")
+        extra = f"  laws: {', '.join(laws)}" if laws else ""
         lines.append(f"{a['name']:16s} {a['source']}{extra}")
         lines.append(f"{'':16s} parameters: {', '.join(f'{k}={_short(v)}' for k, v in a['params'].items())}")
     return "\n".join(lines)
@@ -73,13 +71,22 @@ def _short(v) -> str:
 
 
 def format_algorithm(a: dict) -> str:
-    """`dccsim show --algorithm NAME`: every parameter on its own line with its default."""
+    """`dccsim show --algorithm NAME`: every parameter on its own line with its default, unit,
+    paper symbol and allowed values; then the rules across parameters."""
     lines = [f"{a['name']}: {a['source']}", "", "parameters (default):"]
     width = max((len(k) for k in a["params"]), default=0)
-    for k, v in a["params"].items():
-        choice = a["choices"].get(k)
+    for k in a["keys"]:
+        choice = k.get("choices")
         allowed = f"   one of: {', '.join(choice)}" if choice else ""
-        lines.append(f"  {k:{width}s}  {_value(v)}{allowed}")
+        unit = f" {k['unit']}" if k["unit"] and k["default"] is not None else ""
+        symbol = f"   ({k['symbol']})" if k["symbol"] else ""
+        lines.append(f"  {k['key']:{width}s}  {_value(k['default'])}{unit}{allowed}{symbol}")
+    if a["rules"]:
+        lines.append("")
+        lines.append("rules:")
+        lines.extend(f"  {r['key']}: {r['message']}" for r in a["rules"])
     lines.append("")
-    lines.append("Set them beside `algorithm` in [cc] (plain SI numbers, e.g. seconds, bits/s, bytes).")
+    lines.append(
+        "Set them beside `algorithm` in [cc] (plain numbers in the unit their name says: _us, _bps, _bytes, _mss)."
+    )
     return "\n".join(lines)

@@ -237,7 +237,7 @@ def test_the_crosscheck_scenarios_load_with_the_artifacts_options(name):
     assert s.host.nic == "rdma-study"
     configs = {v.name: s.to_engine_config(v) for v in s.variants()}
     cc_of = {name: cfg["cc"] for name, cfg in configs.items()}
-    assert cc_of["θ-PowerTCP (rdma-hw)"]["params"]["variant"] == "rdma-hw"
+    assert cc_of["θ-PowerTCP (rdma-hw)"]["params"]["law"] == "rdma-hw"
     assert cc_of["TIMELY (artifact)"]["params"]["increase"] == "artifact"
     f542 = cc_of["PowerTCP (rdma-hw f542a97)"]["params"]
     assert f542["first_int_against_zero"] is True and f542["current_floor"] == 0.5

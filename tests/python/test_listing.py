@@ -24,7 +24,7 @@ def test_list_json_has_every_experiment_and_algorithm():
     assert {"name": "HPCC", "algorithm": "hpcc"} in incast["variants"]
     p = next(a for a in d["algorithms"] if a["name"] == "powertcp")
     assert p["params"]["gamma"] == 0.9 and "NSDI'22" in p["source"]
-    assert {"tcp-advanced", "rdma-hw"} <= set(p["choices"]["variant"])
+    assert {"tcp-advanced", "rdma-hw"} <= set(p["choices"]["law"])
 
 
 def test_list_algorithms_names_every_algorithm_with_variants():
@@ -32,7 +32,7 @@ def test_list_algorithms_names_every_algorithm_with_variants():
     assert p.returncode == 0, p.stderr
     firsts = [line.split()[0] for line in p.stdout.splitlines() if line and not line.startswith(" ")]
     assert firsts == engine.algorithms()
-    assert "variants: paper, artifact" in p.stdout
+    assert "laws: paper, artifact" in p.stdout
 
 
 def test_defaults_listed_are_accepted_by_the_engine():

@@ -256,7 +256,7 @@ def test_variants():
         ("Homa", "homa", "homa"),
     ]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
-    assert scn.to_engine_config("PowerTCP (tcp-advanced)")["cc"]["params"] == {"variant": "tcp-advanced"}
+    assert scn.to_engine_config("PowerTCP (tcp-advanced)")["cc"]["params"] == {"law": "tcp-advanced"}
     with pytest.raises(ScenarioError) as e:
         scn.variant("timely")
     assert e.value.field == "variant" and "PowerTCP" in e.value.message

@@ -38,10 +38,10 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
     assert 20_000_000 < tau < 200_000_000
     # β = HostBw·τ/10 with the simulator's τ, as the testbed computes it from its own τ
     cc = simside.sim_cc("powertcp", {}, sc.host_rate_bps, tau)
-    assert cc["variant"] == "linux" and cc["power_floor"] == 0.01
+    assert cc["law"] == "linux" and cc["power_floor"] == 0.01
     assert cc["beta_bytes"] == (300e6 * tau / 8e12) // 10
     assert simside.sim_cc("tbtcp", {"alpha": 0.2, "min_cwnd_pkts": 3}, sc.host_rate_bps, tau) == {
-        "variant": "linux",
+        "law": "linux",
         "s": 1.0,
         "rai_alpha": 0.2,
         "qcd_min_cwnd_mss": 3.0,
@@ -104,7 +104,7 @@ def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_te
     assert a["port"] == b["port"] == "sw0->h4"  # the experiment's bottleneck on both sides
     assert b["peak_queue_per_packet_bytes"] is not None  # only the testbed records it
     matched = json.loads((out.parent / "shared4-sim" / "matched.json").read_text())
-    assert matched["cc"]["params"]["variant"] == "linux"
+    assert matched["cc"]["params"]["law"] == "linux"
     sim = json.loads((out.parent / "shared4-sim" / "summary.json").read_text())["runs"]["powertcp"]["engine"]
     assert sim["sim_time_ps"] == 1_500_000_000_000
     # The simulator's link is the bottleneck: ≥ 85% of 1.5 s at 1 Gbps (PowerTCP holds ~94% goodput

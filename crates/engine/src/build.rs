@@ -212,23 +212,25 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
                 e
             })
         };
-        // The NIC profile or else the law decides its packets' header (cc::Telemetry), the header
+        // The NIC profile or else the law decides its packets' header (cc::Header), the header
         // its packet size, and the packet size its context: built for the largest packet, rebuilt
         // if its own is smaller.
         let probe = make(&ctx_for(largest))?;
-        let telemetry = cfg.host.nic.telemetry(&spec.algorithm).unwrap_or_else(|| probe.telemetry());
-        let data_header = wire.data_header(telemetry);
+        let caps = cc::caps(&spec.algorithm);
+        let header = cfg.host.nic.header(&caps).unwrap_or_else(|| probe.header());
+        let data_header = wire.data_header(header);
         let full_data = wire.payload + data_header;
         let ctx = ctx_for(full_data);
-        let cc = if full_data == largest { probe } else { make(&ctx)? };
+        let mut cc = if full_data == largest { probe } else { make(&ctx)? };
+        let receiver_driven = cc.receiver_driven().is_some();
         let base_rtt = net.base_rtt(f.src, f.dst, full_data, ack);
-        if cc.needs_int() && !cfg.switch.int_enabled {
+        if caps.needs_int && !cfg.switch.int_enabled {
             return Err(ConfigError::new(
                 "switch.int_enabled",
                 format!("cc.{} reads INT from the switches and cannot run with INT off; turn INT on", spec.algorithm),
             ));
         }
-        if f.subflows > 1 && cc.grant_policy().is_some() {
+        if f.subflows > 1 && receiver_driven {
             return Err(ConfigError::new(
                 &format!("flows[{i}].subflows"),
                 format!("cc.{} is receiver-driven; it runs single-path only (subflows = 1)", spec.algorithm),
@@ -273,7 +275,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             connection: i as u32,
         };
         // the RDMA NIC's window: one BDP of the NIC rate at τ (the artifact's maxBdp)
-        let window_cap = if cfg.host.nic.caps_window(&spec.algorithm) { nic_rate as f64 * secs(tau) / 8.0 } else { f64::INFINITY };
+        let window_cap = if cfg.host.nic.caps_window(&caps) { nic_rate as f64 * secs(tau) / 8.0 } else { f64::INFINITY };
         if f.follows.is_some() && multipath {
             // follows names flows by index, which multipath (one endpoint per subflow) renumbers
             return Err(ConfigError::new(
@@ -281,7 +283,7 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
                 "connections of messages cannot be combined with multipath flows (subflows > 1) in one run",
             ));
         }
-        if f.follows.is_some() && cc.grant_policy().is_some() {
+        if f.follows.is_some() && receiver_driven {
             return Err(ConfigError::new(&format!("flows[{i}].follows"), "a receiver-driven (Homa) message cannot continue a connection"));
         }
         let first = flows.len() as FlowId;
@@ -291,7 +293,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
                 Some(c) => c,
                 None => make(&ctx)?,
             };
-            c.on_flow_start(f.size_bytes);
+            if let Some(r) = c.receiver_driven() {
+                r.on_flow_start(f.size_bytes);
+            }
             // a subflow's size is its sending limit (multipath.rs): open while data is left
             let info = FlowInfo { size: if f.subflows > 1 { u64::MAX } else { size }, ..info };
             let mut e = Endpoint::new(info, c, window_cap);

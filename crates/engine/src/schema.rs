@@ -54,6 +54,8 @@ pub enum Type {
     Choice(&'static [&'static str]),
     /// A list of names (ports such as `"tor0->h16"`, switches).
     Names,
+    /// A list of finite numbers, each within the key's range (e.g. Homa's priority cutoffs).
+    Numbers,
     /// A table with a schema of its own (the named section), or, where the section says so,
     /// another form the front reads with its own rule (e.g. `pfc = true`).
     Table(&'static str),
@@ -72,6 +74,7 @@ impl Type {
             Type::Bool => "bool",
             Type::Choice(_) => "choice",
             Type::Names => "names",
+            Type::Numbers => "numbers",
             Type::Table(_) => "table",
             Type::Tables(_) => "tables",
         }

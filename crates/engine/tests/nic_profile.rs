@@ -4,6 +4,7 @@
 
 mod common;
 
+use dccsim_engine::cc;
 use dccsim_engine::config::*;
 use dccsim_engine::time::US;
 use serde_json::json;
@@ -53,7 +54,7 @@ fn the_study_nic_leaves_dcqcn_and_timely_unwindowed_and_caps_the_others() {
     let hpcc = run("hpcc", NicModel::RdmaStudy);
     let cap = 25e9 * hpcc.summary.base_rtt_ps as f64 * 1e-12 / 8.0;
     assert!(hpcc.flow_series.cwnd_bytes.iter().all(|&w| w <= cap + 1e-6));
-    assert!(NicModel::RdmaStudy.caps_window("dctcp-rdma") && !NicModel::RdmaStudy.caps_window("timely"));
+    assert!(NicModel::RdmaStudy.caps_window(&cc::caps("dctcp-rdma")) && !NicModel::RdmaStudy.caps_window(&cc::caps("timely")));
 }
 
 #[test]
@@ -100,8 +101,8 @@ fn a_data_packet_carries_the_header_its_law_reads() {
     // θ-PowerTCP is delay-only (a timestamp); its artifact laws are the study's CC mode 3, which
     // sends HPCC's INT header
     assert_eq!(data_packet_bytes("theta-powertcp", json!({}), NicModel::Tcp), 1056);
-    assert_eq!(data_packet_bytes("theta-powertcp", json!({"variant": "rdma-hw"}), NicModel::Tcp), 1090);
-    // the study's NIC sizes the header by CC mode, whatever the law's variant
+    assert_eq!(data_packet_bytes("theta-powertcp", json!({"law": "rdma-hw"}), NicModel::Tcp), 1090);
+    // the study's NIC sizes the header by CC mode, whatever the law
     for (cc, want) in [("theta-powertcp", 1090), ("hpcc", 1090), ("timely", 1056), ("dcqcn", 1048), ("dctcp-rdma", 1048)] {
         assert_eq!(data_packet_bytes(cc, json!({}), NicModel::RdmaStudy), want, "{cc} on rdma-study");
     }

@@ -3,7 +3,7 @@
 //!
 //! The same file checks the Linux testbed's fixed-point arithmetic (bpf/test/test_cc_math.c), so
 //! passing both means the simulator and the kernel run the same laws. The vectors encode the
-//! Linux controllers' law, so every algorithm is built with `variant = "linux"` (the paper's law
+//! Linux controllers' law, so every algorithm is built with `law = "linux"` (the paper's law
 //! is the default and is not what the vectors describe); its parameters come from the case.
 //!
 //! Mapping of a vector step onto the engine's per-packet `AckEvent`s:
@@ -143,7 +143,7 @@ fn run_algorithm(alg: &str) -> Tally {
             "powertcp" | "theta-powertcp" => {
                 let (tau, bdp) = (num(p, "tau_s"), num(p, "host_bdp_bytes"));
                 let ctx = testbed_ctx(bdp * 8.0 / tau, tau, mss);
-                let params = json!({"variant": "linux", "gamma": num(p, "gamma"), "beta_bytes": num(p, "beta_bytes"),
+                let params = json!({"law": "linux", "gamma": num(p, "gamma"), "beta_bytes": num(p, "beta_bytes"),
                                     "power_floor": num(p, "power_floor"), "init_cwnd_bytes": num(init, "cwnd_bytes")});
                 cc = build(alg, &params, &ctx).unwrap();
                 // PowerTCP's state starts from snd_nxt only; the initial snd_una is not part of it.
@@ -154,14 +154,14 @@ fn run_algorithm(alg: &str) -> Tally {
             "dctcp" => {
                 let ctx = testbed_ctx(1e9, 100e-6, mss);
                 assert_eq!(num(p, "min_cwnd_bytes"), 2.0 * mss, "the engine's DCTCP floor is 2 MSS");
-                let params = json!({"variant": "linux", "g": num(p, "g"), "init_alpha": num(init, "alpha"),
+                let params = json!({"law": "linux", "g": num(p, "g"), "init_alpha": num(init, "alpha"),
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
                 cc = build(alg, &params, &ctx).unwrap();
                 cc.on_start(seq(init, "snd_una"), seq(init, "snd_nxt"));
             }
             "tbtcp" => {
                 let ctx = testbed_ctx(1e9, 100e-6, mss);
-                let params = json!({"variant": "linux", "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
+                let params = json!({"law": "linux", "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
                                     "qcd_min_cwnd_mss": num(p, "min_cwnd_bytes") / mss,
                                     "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
                 cc = build(alg, &params, &ctx).unwrap();
@@ -275,7 +275,7 @@ fn a_wrong_law_or_a_perturbed_window_fails() {
     let ctx = testbed_ctx(1e9, 100e-6, mss);
     let mut fails = [0usize; 2];
     for (which, variant) in ["paper", "linux"].iter().enumerate() {
-        let params = json!({"variant": variant, "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
+        let params = json!({"law": variant, "s": num(p, "scale"), "rai_alpha": num(p, "alpha"),
                             "init_cwnd_mss": num(init, "cwnd_bytes") / mss});
         let mut cc = build("tbtcp", &params, &ctx).unwrap();
         cc.on_start(SEQ_SHIFT as u64, seq(init, "snd_nxt"));

@@ -96,6 +96,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(topology_facts, m)?)?;
     m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::check_cc, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::parquet_table, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::check_section, m)?)?;

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import units
-from . import schema
+from . import cc_docs, schema
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "scenario.md"
 
@@ -90,7 +90,10 @@ def scenario_keys() -> str:
 
 
 # name -> generator of the block's text (other declarations add their blocks here)
-BLOCKS: dict[str, Callable[[], str]] = {"scenario keys": scenario_keys}
+BLOCKS: dict[str, Callable[[], str]] = {
+    "scenario keys": scenario_keys,
+    "cc parameters": lambda: cc_docs.tables().rstrip("\n"),
+}
 
 
 def render(text: str) -> str:

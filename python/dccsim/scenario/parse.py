@@ -505,11 +505,6 @@ def _experiment(
     )
 
 
-# Controllers that read INT records or the switch-stamped per-hop delay (the engine refuses them
-# without INT too: build.rs). θ-PowerTCP is delay-only; Swift's hop count comes from the topology.
-INT_ALGORITHMS = ("powertcp", "hpcc", "poseidon")
-
-
 def _check_int(scn: Scenario) -> None:
     """An INT-based controller that would run (the variants' controllers, or the scenario's own
     without variants, and per-flow overrides) needs `switch.int = true`."""
@@ -521,7 +516,7 @@ def _check_int(scn: Scenario) -> None:
         runs = [("cc", scn.cc)]
     runs += [(f"flows[{i}].cc", f.cc) for i, f in enumerate(scn.flows) if f.cc is not None]
     for where, cc in runs:
-        if cc.algorithm in INT_ALGORITHMS:
+        if cc_params.needs_int(cc.algorithm):  # the algorithm's `Caps::needs_int` (engine)
             raise ScenarioError(
                 "switch.int",
                 f"is false, but {where} = {cc.algorithm} reads INT from the switches; set switch.int = true",

@@ -3,7 +3,7 @@ and the same switch marking rule, run in the engine, then `dccsim compare` of th
 
 What is matched (docs/testbed.md, "Sim vs testbed in one command"):
   - the scenario file with the testbed run's overrides (duration, host rate);
-  - the control law: the engine's `variant = "linux"` of the algorithm, which is the law the eBPF
+  - the control law: the engine's `law = "linux"` of the algorithm, which is the law the eBPF
     controller runs (both are checked against tests/vectors/cc_vectors.json), with the testbed's
     [cc] parameters translated to the engine's names; β = HostBw·τ/expected_flows with the
     simulator's own τ, as the testbed derives it from its τ;
@@ -84,18 +84,18 @@ def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
             else max(1.0, host_bdp // int(tb.get("expected_flows", 10)))
         )
         return {
-            "variant": "linux",
+            "law": "linux",
             "gamma": float(tb.get("gamma", 0.9)),
             "beta_bytes": float(beta),
             "power_floor": float(tb.get("power_floor", 0.01)),
         }
     if alg in ("dctcp", "linux-dctcp"):
-        return {"variant": "linux", "g": float(tb.get("g", 1 / 16))}
+        return {"law": "linux", "g": float(tb.get("g", 1 / 16))}
     if alg in ("cubic", "reno"):
         return {}  # the engine's RFC 9438 CUBIC and RFC 5681/6582 NewReno with their defaults
     if alg == "tbtcp":
         return {
-            "variant": "linux",
+            "law": "linux",
             "s": float(tb.get("scale", 1)),
             "rai_alpha": float(tb.get("alpha", 0.1)),
             "qcd_min_cwnd_mss": float(tb.get("min_cwnd_pkts", 2)),

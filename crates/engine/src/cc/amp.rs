@@ -23,7 +23,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::coupled::{w_total, MpWindow};
+use super::params::cc_params;
+use super::params::{check, ParamSet, MP_BETA, POS_COUNT, POS_MSS};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
+use super::{Algorithm, Caps, Coupled};
+use crate::schema::{Range, Type};
 
 /// Whose defaults for cwnd_min, γ and τ (and the release rule).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -36,37 +40,41 @@ pub enum Defaults {
     Code,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Initial window per subflow (MSS). RFC 6928: 10.
-    pub init_cwnd_mss: f64,
-    /// ECN response w ← w·(1 − 1/β). Paper §4.2/§5: 4.
-    pub beta: f64,
-    pub defaults: Defaults,
-    /// Minimum window (MSS); null = the defaults' (paper 2, code 1).
-    pub cwnd_min_mss: Option<f64>,
-    /// γ: rounds with every subflow at cwnd_min before suppression; null = the defaults' (2 / 10).
-    pub gamma_rounds: Option<u32>,
-    /// τ: unmarked rounds of the initial subflow before release; null = the defaults' (8 / 8).
-    pub tau_rounds: Option<u32>,
-    /// Subflow suppression/release on (off: AMP's window law alone).
-    pub ssr: bool,
+cc_params! {
+    pub struct Params {
+        /// Initial window per subflow (MSS). RFC 6928: 10.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// ECN response w ← w·(1 − 1/β). Paper §4.2/§5: 4.
+        beta: f64 = 4.0, Type::Number, MP_BETA,
+            unit "", symbol "β", source "AMP paper §4.2/§5: 4";
+        /// Whose defaults of cwnd_min, γ and τ: the paper's or the authors' ns-3 code's.
+        defaults: Defaults = Defaults::Paper, Type::Choice(&["paper", "code"]), Range::ANY,
+            unit "", symbol "", source "the AMP paper (paper)";
+        /// Minimum window (MSS); null = the defaults' (paper 2, code 1).
+        cwnd_min_mss: Option<f64> = None, Type::Number, POS_MSS,
+            unit "MSS", symbol "cwnd_min", source "derived from defaults: 2 (paper), 1 (code)";
+        /// γ: rounds with every subflow at cwnd_min before suppression; null = the defaults' (2 / 10).
+        gamma_rounds: Option<u32> = None, Type::Count, POS_COUNT,
+            unit "", symbol "γ", source "derived from defaults: 2 (paper), 10 (code)";
+        /// τ: unmarked rounds of the initial subflow before release; null = the defaults' (8 / 8).
+        tau_rounds: Option<u32> = None, Type::Count, POS_COUNT,
+            unit "", symbol "τ", source "derived from defaults: 8 (paper and code)";
+        /// Subflow suppression/release on (off: AMP's window law alone).
+        ssr: bool = true, Type::Bool, Range::ANY,
+            unit "", symbol "", source "AMP Algorithm 1: on";
+    }
+    rules {}
 }
 
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            init_cwnd_mss: 10.0,
-            beta: 4.0,
-            defaults: Defaults::Paper,
-            cwnd_min_mss: None,
-            gamma_rounds: None,
-            tau_rounds: None,
-            ssr: true,
-        }
-    }
-}
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "amp",
+    source: "AMP: Kheirkhah et al., IFIP Networking'19, §4.2 Algorithm 1 (defaults paper; code = mkheirkhah/amp mp-tcp-socket-base.cc)",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(Amp::new(check("amp", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Amp {
     pub w: MpWindow,
@@ -135,6 +143,17 @@ impl Amp {
 }
 
 impl CongestionControl for Amp {
+    super::coupled::mp_window_methods!();
+    fn probe(&self, name: &str) -> Option<f64> {
+        match name {
+            "suppressed" => Some(self.suppressed as u8 as f64),
+            "n_round" => Some(self.n_round as f64),
+            _ => None,
+        }
+    }
+}
+
+impl Coupled for Amp {
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.me = sib.me;
         self.w.core.observe(ev);
@@ -154,16 +173,8 @@ impl CongestionControl for Amp {
             self.marked = false;
         }
     }
-    super::coupled::mp_window_methods!();
     fn suppress_siblings(&self) -> Option<bool> {
         (self.ssr && self.me == 0).then_some(self.suppressed)
-    }
-    fn probe(&self, name: &str) -> Option<f64> {
-        match name {
-            "suppressed" => Some(self.suppressed as u8 as f64),
-            "n_round" => Some(self.n_round as f64),
-            _ => None,
-        }
     }
 }
 

@@ -10,15 +10,18 @@
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, Siblings, SubflowView};
 
-/// The `CongestionControl` methods every coupled law implements alike on its `w: MpWindow`: a
-/// single-path ACK is a subflow ACK with itself as the only subflow, loss halves once per window
+/// The `CongestionControl` methods every coupled law implements alike on its `w: MpWindow`: it
+/// offers itself as `Coupled`, a single-path ACK is a subflow ACK with itself as the only subflow, loss halves once per window
 /// to the floor, an RTO collapses the window, window-limited (no pacing). Used inside each law's
 /// `impl CongestionControl`.
 macro_rules! mp_window_methods {
     () => {
         fn on_ack(&mut self, ev: &crate::cc::AckEvent) {
             let me = crate::cc::coupled::alone(self.w.core.cwnd);
-            self.on_subflow_ack(ev, &crate::cc::Siblings { me: 0, all: &me });
+            crate::cc::Coupled::on_subflow_ack(self, ev, &crate::cc::Siblings { me: 0, all: &me });
+        }
+        fn coupled(&mut self) -> Option<&mut dyn crate::cc::Coupled> {
+            Some(self)
         }
         fn on_nack(&mut self, _now: crate::time::Time) {
             self.w.on_loss(); // AMP Alg. 1 l. 44; RFC 5681 eq. (4)

@@ -5,37 +5,52 @@
 //! A congestion event is a NACK (loss) or an ECE, at most once per window (RFC 9438 §4.6,
 //! RFC 6582 recovery point).
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, FACTOR, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps};
+use crate::schema::{Range, Type};
 use crate::time::{secs, Time};
 
-/// CUBIC parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CubicParams {
-    /// C (segments/s³). RFC 9438 §4.2 / §5: 0.4.
-    pub c: f64,
-    /// β_cubic, multiplicative decrease factor. RFC 9438 §4.6: 0.7.
-    pub beta: f64,
-    /// Fast convergence (RFC 9438 §4.7). Default on.
-    pub fast_convergence: bool,
-    /// Reno-friendly region (RFC 9438 §4.3). Default on.
-    pub reno_friendly: bool,
-    /// React to ECE as a congestion event (RFC 9438 §4.6, RFC 3168). Default on.
-    pub ecn: bool,
-    /// Initial window (MSS): 10 (RFC 6928).
-    pub init_cwnd_mss: f64,
-    /// Window ceiling (MSS), 0 = unbounded.
-    pub max_cwnd_mss: f64,
-}
-
-impl Default for CubicParams {
-    fn default() -> Self {
-        CubicParams { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, ecn: true, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0 }
+cc_params! {
+    /// CUBIC parameters.
+    pub struct CubicParams {
+        /// C (segments/s³). RFC 9438 §4.2 / §5: 0.4.
+        c: f64 = 0.4, Type::Number, Range::above(0.0, 1000.0),
+            unit "MSS/s³", symbol "C", source "RFC 9438 §5: 0.4";
+        /// β_cubic, multiplicative decrease factor. RFC 9438 §4.6: 0.7.
+        beta: f64 = 0.7, Type::Number, FACTOR,
+            unit "", symbol "β_cubic", source "RFC 9438 §4.6: 0.7";
+        /// Fast convergence (RFC 9438 §4.7). Default on.
+        fast_convergence: bool = true, Type::Bool, Range::ANY,
+            unit "", symbol "", source "RFC 9438 §4.7: on";
+        /// Reno-friendly region (RFC 9438 §4.3). Default on.
+        reno_friendly: bool = true, Type::Bool, Range::ANY,
+            unit "", symbol "", source "RFC 9438 §4.3: on";
+        /// React to ECE as a congestion event (RFC 9438 §4.6, RFC 3168). Default on.
+        ecn: bool = true, Type::Bool, Range::ANY,
+            unit "", symbol "", source "RFC 9438 §4.6, RFC 3168: on";
+        /// Initial window (MSS): 10 (RFC 6928).
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// Window ceiling (MSS), 0 = unbounded.
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "none (0 = unbounded)";
+    }
+    rules {
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "cubic",
+    source: "CUBIC: RFC 9438",
+    params: ParamSet::of::<CubicParams>(),
+    build: |p, at, c| Ok(Box::new(Cubic::new(check("cubic", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Cubic {
     pub p: CubicParams,

@@ -7,30 +7,40 @@
 //! α_s is the subflow's own DCTCP estimate (RFC 8257 §3.3, gain g), loss halves, floors at
 //! `cwnd_min`.
 
-use serde::{Deserialize, Serialize};
-
 use super::coupled::{lia_increase, MpWindow};
 use super::dctcp::AlphaEstimator;
+use super::params::cc_params;
+use super::params::{check, ParamSet, FRACTION, GAIN, POS_MSS};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
+use super::{Algorithm, Caps, Coupled};
+use crate::schema::Type;
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Initial window per subflow (MSS). RFC 6928: 10.
-    pub init_cwnd_mss: f64,
-    /// DCTCP's EWMA gain g. RFC 8257: 1/16 (the authors' code: DCTCPWeight 1/16).
-    pub g: f64,
-    /// Initial α. RFC 8257: 1.
-    pub init_alpha: f64,
-    /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
-    pub cwnd_min_mss: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params { init_cwnd_mss: 10.0, g: 1.0 / 16.0, init_alpha: 1.0, cwnd_min_mss: 2.0 }
+cc_params! {
+    pub struct Params {
+        /// Initial window per subflow (MSS). RFC 6928: 10.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// DCTCP's EWMA gain g. RFC 8257: 1/16 (the authors' code: DCTCPWeight 1/16).
+        g: f64 = 1.0 / 16.0, Type::Number, GAIN,
+            unit "", symbol "g", source "RFC 8257: 1/16 (the authors' code: DCTCPWeight 1/16)";
+        /// Initial α. RFC 8257: 1.
+        init_alpha: f64 = 1.0, Type::Number, FRACTION,
+            unit "", symbol "α", source "RFC 8257: 1";
+        /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
+        cwnd_min_mss: f64 = 2.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "cwnd_min", source "AMP paper §3.2: 2 packets";
     }
+    rules {}
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "dcm",
+    source: "DCM: AMP paper (Kheirkhah et al., IFIP Networking'19) §2, Table 1: LIA increase, DCTCP decrease",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(Dcm::new(check("dcm", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Dcm {
     pub w: MpWindow,
@@ -44,6 +54,13 @@ impl Dcm {
 }
 
 impl CongestionControl for Dcm {
+    super::coupled::mp_window_methods!();
+    fn probe(&self, name: &str) -> Option<f64> {
+        (name == "alpha").then_some(self.est.alpha)
+    }
+}
+
+impl Coupled for Dcm {
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {
@@ -56,10 +73,6 @@ impl CongestionControl for Dcm {
             self.w.grow(ev.acked_bytes, inc);
         }
         self.est.on_ack(ev);
-    }
-    super::coupled::mp_window_methods!();
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "alpha").then_some(self.est.alpha)
     }
 }
 

@@ -45,14 +45,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::params::cc_params;
+use super::params::{check, ParamSet, Params, COUNT, FRACTION, GAIN, POS_US, RATE, SANE_BYTES, US};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps, Header, StudyNic};
 use crate::config::ConfigError;
+use crate::schema::{Range, Type};
 use crate::time::{from_secs, Time, NS};
 
 /// Which DCQCN reaction point to run (module doc).
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub enum Law {
     /// HPCC's ns-3 artifact, rdma-hw.cc "Mellanox's version of DCQCN" (the PowerTCP study's DCQCN).
     #[default]
     Mlx,
@@ -60,81 +64,79 @@ pub enum Variant {
     Paper,
 }
 
-/// DCQCN parameters (PowerTCP configuration, = the artifact's config-workload.txt, unless noted).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DcqcnParams {
-    pub variant: Variant,
-    /// α EWMA gain g. PowerTCP configs: 1/256 (DCQCN paper §5: 1/256).
-    pub g: f64,
-    /// Initial α. DCQCN paper Fig. 7 / artifact: 1.
-    pub init_alpha: f64,
-    /// α timer (µs). PowerTCP configs (ALPHA_RESUME_INTERVAL): 1 µs; DCQCN paper K: 55 µs.
-    pub alpha_timer_us: f64,
-    /// Minimum interval between two rate cuts (µs), the artifact's decrease check period.
-    /// PowerTCP configs: 4 µs.
-    pub rate_decrease_interval_us: f64,
-    /// Receiver CNP generation interval (µs), paper variant only (DCQCN paper N: 50 µs); the
-    /// artifact sends a CNP per marked packet (0).
-    pub cnp_interval_us: f64,
-    /// Rate-increase timer (µs). PowerTCP configs (RP_TIMER): 900 µs (HPCC: 300 µs; paper 55 µs).
-    pub rate_increase_timer_us: f64,
-    /// Byte counter (bytes) for rate increase, paper variant only; 0 disables (the artifact has
-    /// none). DCQCN paper §5: 10 MB.
-    pub byte_counter_bytes: f64,
-    /// Fast-recovery steps F. PowerTCP configs: 1 (DCQCN paper: 5).
-    pub fast_recovery_steps: u32,
-    /// Additive increase R_AI (bits/s). PowerTCP configs: 50 Mb/s.
-    pub rate_ai_bps: f64,
-    /// Hyper-additive increase R_HAI (bits/s). PowerTCP configs: 100 Mb/s.
-    pub rate_hai_bps: f64,
-    /// Minimum rate (bits/s). PowerTCP configs: 100 Mb/s.
-    pub min_rate_bps: f64,
-    /// mlx variant: a cut always sets R_T ← R_C (the artifact's CLAMP_TARGET_RATE 1). PowerTCP
-    /// configs: false — a cut before any increase event keeps R_T.
-    pub clamp_target_rate: bool,
-}
-
-impl Default for DcqcnParams {
-    fn default() -> Self {
-        DcqcnParams {
-            variant: Variant::Mlx,
-            g: 1.0 / 256.0,
-            init_alpha: 1.0,
-            alpha_timer_us: 1.0,
-            rate_decrease_interval_us: 4.0,
-            cnp_interval_us: 0.0,
-            rate_increase_timer_us: 900.0,
-            byte_counter_bytes: 0.0,
-            fast_recovery_steps: 1,
-            rate_ai_bps: 50e6,
-            rate_hai_bps: 100e6,
-            min_rate_bps: 100e6,
-            clamp_target_rate: false,
-        }
+cc_params! {
+    /// DCQCN parameters (PowerTCP configuration, = the artifact's config-workload.txt, unless noted).
+    pub struct DcqcnParams {
+        /// Which reaction point to run (`Law`): the HPCC artifact's Mellanox one or the DCQCN paper's.
+        law: Law = Law::Mlx, Type::Choice(&["mlx", "paper"]), Range::ANY,
+            unit "", symbol "", source "the PowerTCP study's DCQCN: HPCC ns-3 rdma-hw.cc (mlx)", alias "variant";
+        /// α EWMA gain g. PowerTCP configs: 1/256 (DCQCN paper §5: 1/256).
+        g: f64 = 1.0 / 256.0, Type::Number, GAIN,
+            unit "", symbol "g", source "PowerTCP configs / DCQCN §5: 1/256";
+        /// Initial α. DCQCN paper Fig. 7 / artifact: 1.
+        init_alpha: f64 = 1.0, Type::Number, FRACTION,
+            unit "", symbol "α", source "DCQCN Fig. 7 / the artifact: 1";
+        /// α timer (µs). PowerTCP configs (ALPHA_RESUME_INTERVAL): 1 µs; DCQCN paper K: 55 µs.
+        alpha_timer_us: f64 = 1.0, Type::Number, POS_US,
+            unit "µs", symbol "K", source "PowerTCP configs (ALPHA_RESUME_INTERVAL): 1 µs (DCQCN paper: 55 µs)";
+        /// Minimum interval between two rate cuts (µs), the artifact's decrease check period.
+        /// PowerTCP configs: 4 µs.
+        rate_decrease_interval_us: f64 = 4.0, Type::Number, US,
+            unit "µs", symbol "", source "PowerTCP configs: 4 µs";
+        /// Receiver CNP generation interval (µs), paper variant only (DCQCN paper N: 50 µs); the
+        /// artifact sends a CNP per marked packet (0).
+        cnp_interval_us: f64 = 0.0, Type::Number, US,
+            unit "µs", symbol "N", source "the artifact: 0, a CNP per marked packet (DCQCN paper: 50 µs)";
+        /// Rate-increase timer (µs). PowerTCP configs (RP_TIMER): 900 µs (HPCC: 300 µs; paper 55 µs).
+        rate_increase_timer_us: f64 = 900.0, Type::Number, POS_US,
+            unit "µs", symbol "T", source "PowerTCP configs (RP_TIMER): 900 µs";
+        /// Byte counter (bytes) for rate increase, paper variant only; 0 disables (the artifact has
+        /// none). DCQCN paper §5: 10 MB.
+        byte_counter_bytes: f64 = 0.0, Type::Number, Range::closed(0.0, SANE_BYTES),
+            unit "B", symbol "B", source "the artifact: none, 0 (DCQCN paper §5: 10 MB)";
+        /// Fast-recovery steps F. PowerTCP configs: 1 (DCQCN paper: 5).
+        fast_recovery_steps: u32 = 1, Type::Count, COUNT,
+            unit "", symbol "F", source "PowerTCP configs: 1 (DCQCN paper: 5)";
+        /// Additive increase R_AI (bits/s). PowerTCP configs: 50 Mb/s.
+        rate_ai_bps: f64 = 50e6, Type::Number, RATE,
+            unit "bit/s", symbol "R_AI", source "PowerTCP configs: 50 Mb/s";
+        /// Hyper-additive increase R_HAI (bits/s). PowerTCP configs: 100 Mb/s.
+        rate_hai_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "R_HAI", source "PowerTCP configs: 100 Mb/s";
+        /// Minimum rate (bits/s). PowerTCP configs: 100 Mb/s.
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "PowerTCP configs: 100 Mb/s";
+        /// mlx law: a cut always sets R_T ← R_C (the artifact's CLAMP_TARGET_RATE 1). PowerTCP
+        /// configs: false — a cut before any increase event keeps R_T.
+        clamp_target_rate: bool = false, Type::Bool, Range::ANY,
+            unit "", symbol "", source "PowerTCP configs (CLAMP_TARGET_RATE): false";
+    }
+    rules {
+        "cnp_interval_us": |p| !(p.law == Law::Mlx && p.cnp_interval_us > 0.0),
+            "the artifact's reaction point (law \"mlx\") gets a CNP per marked packet; a CNP interval needs law = \"paper\"";
+        "byte_counter_bytes": |p| !(p.law == Law::Mlx && p.byte_counter_bytes > 0.0),
+            "the artifact's reaction point (law \"mlx\") has no byte counter; use law = \"paper\"";
+        "alpha_timer_us": |p| p.law != Law::Paper || p.alpha_timer_us > p.cnp_interval_us,
+            "must exceed cnp_interval_us in law \"paper\" (DCQCN §3.1: K > N), else α decays between CNPs and never grows";
     }
 }
 
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "dcqcn",
+    source: "DCQCN: HPCC ns-3 rdma-hw.cc Mellanox reaction point (law mlx); Zhu et al., SIGCOMM'15, §3.1 (law paper)",
+    params: ParamSet::of::<DcqcnParams>(),
+    build: |p, at, c| Ok(Box::new(Dcqcn::new(check("dcqcn", p, at)?, c)?)),
+    caps: Caps { study_nic: StudyNic { header: Header::None, window_cap: false }, ..Caps::DEFAULT },
+};
+
 impl DcqcnParams {
     /// Refuse parameter sets that mix the two reaction points' timing.
+    /// The cross-field rules, for a `Dcqcn::new` called without `cc::build` (its tests).
     fn check(&self) -> Result<(), ConfigError> {
-        match self.variant {
-            Variant::Mlx if self.cnp_interval_us > 0.0 => Err(ConfigError::new(
-                "cc.dcqcn.cnp_interval_us",
-                "the artifact's reaction point (variant \"mlx\") gets a CNP per marked packet; a CNP interval needs variant = \"paper\"",
-            )),
-            Variant::Mlx if self.byte_counter_bytes > 0.0 => Err(ConfigError::new(
-                "cc.dcqcn.byte_counter_bytes",
-                "the artifact's reaction point (variant \"mlx\") has no byte counter; use variant = \"paper\"",
-            )),
-            Variant::Paper if self.alpha_timer_us <= self.cnp_interval_us => Err(ConfigError::new(
-                "cc.dcqcn.alpha_timer_us",
-                format!(
-                    "must exceed cnp_interval_us ({}) in variant \"paper\" (DCQCN §3.1: K > N), else α decays between CNPs and never grows",
-                    self.cnp_interval_us
-                ),
-            )),
-            _ => Ok(()),
+        match <Self as Params>::rules().into_iter().find(|r| !(r.holds)(self)) {
+            Some(r) => Err(ConfigError::new(&format!("cc.{}", r.key), r.message)),
+            None => Ok(()),
         }
     }
 }
@@ -233,7 +235,7 @@ impl Dcqcn {
 
     /// A CNP reached the reaction point.
     pub fn on_cnp(&mut self, now: Time) {
-        if self.p.variant == Variant::Mlx {
+        if self.p.law == Law::Mlx {
             return self.on_cnp_mlx(now);
         }
         if let Some(t) = self.last_decrease {
@@ -396,7 +398,7 @@ mod tests {
 
     /// The paper's reaction point with the PowerTCP timing (α timer 1 µs, CNP per marked ACK).
     fn paper() -> DcqcnParams {
-        DcqcnParams { variant: Variant::Paper, ..Default::default() }
+        DcqcnParams { law: Law::Paper, ..Default::default() }
     }
 
     fn new(p: DcqcnParams) -> Dcqcn {
@@ -465,11 +467,11 @@ mod tests {
     #[test]
     fn parameters_mixing_the_two_reaction_points_are_refused() {
         let e = Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, ..Default::default() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.dcqcn.cnp_interval_us");
+        assert_eq!(e.field, "cc.cnp_interval_us");
         let e = Dcqcn::new(DcqcnParams { byte_counter_bytes: 1e6, ..Default::default() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.dcqcn.byte_counter_bytes");
+        assert_eq!(e.field, "cc.byte_counter_bytes");
         let e = Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, ..paper() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.dcqcn.alpha_timer_us");
+        assert_eq!(e.field, "cc.alpha_timer_us");
         assert!(e.message.contains("K > N"), "{}", e.message);
         assert!(Dcqcn::new(DcqcnParams { cnp_interval_us: 50.0, alpha_timer_us: 55.0, ..paper() }, &ctx()).is_ok());
     }

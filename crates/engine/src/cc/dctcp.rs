@@ -11,14 +11,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::params::cc_params;
+use super::params::{check, ParamSet, FRACTION, GAIN, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps};
+use crate::schema::{Range, Type};
 use crate::time::Time;
 
 /// Which reading of DCTCP to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub enum Law {
     /// RFC 8257 §3.3 as written: a window closes when SND.UNA > WindowEnd, after the ACK's cut
     /// decision; slow start grows by at most one MSS per ACK (RFC 5681 eq. (2)).
     #[default]
@@ -29,28 +33,41 @@ pub enum Variant {
     Linux,
 }
 
-/// DCTCP parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DctcpParams {
-    /// EWMA gain g of α (dimensionless). RFC 8257 §3.3 / §4.2: 1/16.
-    pub g: f64,
-    /// Initial α (dimensionless). RFC 8257 §3.3: 1 (conservative; Linux dctcp_alpha_on_init).
-    pub init_alpha: f64,
-    /// Initial window (MSS). RFC 6928: 10.
-    pub init_cwnd_mss: f64,
-    /// Additive increase in congestion avoidance (MSS per RTT). Reno: 1 (RFC 5681 eq. (3)).
-    pub ai_mss_per_rtt: f64,
-    /// Window ceiling (MSS), 0 = unbounded.
-    pub max_cwnd_mss: f64,
-    pub variant: Variant,
-}
-
-impl Default for DctcpParams {
-    fn default() -> Self {
-        DctcpParams { g: 1.0 / 16.0, init_alpha: 1.0, init_cwnd_mss: 10.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: 0.0, variant: Variant::Rfc }
+cc_params! {
+    /// DCTCP parameters.
+    pub struct DctcpParams {
+        /// EWMA gain g of α (dimensionless). RFC 8257 §3.3 / §4.2: 1/16.
+        g: f64 = 1.0 / 16.0, Type::Number, GAIN,
+            unit "", symbol "g", source "RFC 8257 §4.2: 1/16";
+        /// Initial α (dimensionless). RFC 8257 §3.3: 1 (conservative; Linux dctcp_alpha_on_init).
+        init_alpha: f64 = 1.0, Type::Number, FRACTION,
+            unit "", symbol "α", source "RFC 8257 §3.3: 1";
+        /// Initial window (MSS). RFC 6928: 10.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// Additive increase in congestion avoidance (MSS per RTT). Reno: 1 (RFC 5681 eq. (3)).
+        ai_mss_per_rtt: f64 = 1.0, Type::Number, POS_MSS,
+            unit "MSS/RTT", symbol "", source "RFC 5681 eq. (3): 1";
+        /// Window ceiling (MSS), 0 = unbounded.
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "none (0 = unbounded)";
+        /// Which reading of DCTCP to run (`Law`): RFC 8257 as written or the Linux testbed's.
+        law: Law = Law::Rfc, Type::Choice(&["rfc", "linux"]), Range::ANY,
+            unit "", symbol "", source "RFC 8257 (rfc)", alias "variant";
+    }
+    rules {
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "dctcp",
+    source: "DCTCP: RFC 8257",
+    params: ParamSet::of::<DctcpParams>(),
+    build: |p, at, c| Ok(Box::new(Dctcp::new(check("dctcp", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 /// DCTCP's α estimator (RFC 8257 §3.3 steps 1–7), shared with TBTCP-style senders.
 #[derive(Clone, Debug)]
@@ -94,7 +111,7 @@ impl AlphaEstimator {
 pub struct Dctcp {
     pub core: RenoCore,
     pub est: AlphaEstimator,
-    pub variant: Variant,
+    pub law: Law,
 }
 
 impl Dctcp {
@@ -105,15 +122,15 @@ impl Dctcp {
             ai_mss_per_rtt: p.ai_mss_per_rtt,
             max_cwnd_mss: p.max_cwnd_mss,
         };
-        let est = AlphaEstimator { close_at_end: p.variant == Variant::Linux, ..AlphaEstimator::new(p.g, p.init_alpha) };
-        Dctcp { core: RenoCore::new(&rp, ctx), est, variant: p.variant }
+        let est = AlphaEstimator { close_at_end: p.law == Law::Linux, ..AlphaEstimator::new(p.g, p.init_alpha) };
+        Dctcp { core: RenoCore::new(&rp, ctx), est, law: p.law }
     }
 }
 
 impl CongestionControl for Dctcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.core.observe(ev);
-        if self.variant == Variant::Linux {
+        if self.law == Law::Linux {
             self.est.on_ack(ev); // α first: a cut on this ACK uses the window just closed
             if ev.ecn {
                 if self.core.may_reduce() {
@@ -229,7 +246,7 @@ mod tests {
 
     #[test]
     fn linux_variant_updates_alpha_before_the_cut_and_closes_at_window_end() {
-        let p = DctcpParams { variant: Variant::Linux, init_cwnd_mss: 20.0, ..Default::default() };
+        let p = DctcpParams { law: Law::Linux, init_cwnd_mss: 20.0, ..Default::default() };
         let mut d = Dctcp::new(p, &ctx());
         d.on_start(0, 4000);
         // slow start by all bytes acked: +2000 for a 2-packet ACK (the RFC variant adds 1 MSS)
@@ -241,7 +258,7 @@ mod tests {
         d.on_ack(&ack(2, 2000, 4000, 26_000, 10, true));
         assert_eq!(d.probe("alpha"), Some(0.96875));
         assert!((d.cwnd() - 22_000.0 * (1.0 - 0.96875 / 2.0)).abs() < 1e-9);
-        // the same two ACKs with the RFC variant: the window has not closed, the cut uses α = 1
+        // the same two ACKs with the RFC law: the window has not closed, the cut uses α = 1
         let mut r = Dctcp::new(DctcpParams { init_cwnd_mss: 20.0, ..Default::default() }, &ctx());
         r.on_start(0, 4000);
         r.on_ack(&ack(1, 2000, 2000, 24_000, 10, false));

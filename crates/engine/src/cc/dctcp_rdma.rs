@@ -20,28 +20,39 @@
 //! config-workload.txt: EWMA_GAIN 1/256 (the artifact's one gain for DCQCN and DCTCP; RFC 8257
 //! has 1/16), DCTCP_RATE_AI 1000 Mb/s, MIN_RATE 100 Mb/s.
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, FRACTION, GAIN, RATE};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps};
+use crate::schema::Type;
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// EWMA gain g of α. Artifact config (EWMA_GAIN): 1/256.
-    pub g: f64,
-    /// Initial α (artifact: 1).
-    pub init_alpha: f64,
-    /// Additive increase per batch (bits/s). Artifact config (DCTCP_RATE_AI): 1 Gb/s.
-    pub rate_ai_bps: f64,
-    /// Lower bound of the rate (bits/s). Artifact config (MIN_RATE): 100 Mb/s.
-    pub min_rate_bps: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params { g: 1.0 / 256.0, init_alpha: 1.0, rate_ai_bps: 1e9, min_rate_bps: 100e6 }
+cc_params! {
+    pub struct Params {
+        /// EWMA gain g of α. Artifact config (EWMA_GAIN): 1/256.
+        g: f64 = 1.0 / 256.0, Type::Number, GAIN,
+            unit "", symbol "g", source "the artifact config (EWMA_GAIN): 1/256";
+        /// Initial α (artifact: 1).
+        init_alpha: f64 = 1.0, Type::Number, FRACTION,
+            unit "", symbol "α", source "the artifact: 1";
+        /// Additive increase per batch (bits/s). Artifact config (DCTCP_RATE_AI): 1 Gb/s.
+        rate_ai_bps: f64 = 1e9, Type::Number, RATE,
+            unit "bit/s", symbol "R_AI", source "the artifact config (DCTCP_RATE_AI): 1 Gb/s";
+        /// Lower bound of the rate (bits/s). Artifact config (MIN_RATE): 100 Mb/s.
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "the artifact config (MIN_RATE): 100 Mb/s";
+    }
+    rules {
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "dctcp-rdma",
+    source: "rate-based DCTCP of the PowerTCP/HPCC ns-3 RDMA NIC: rdma-hw.cc HandleAckDctcp (CC mode 8)",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(DctcpRdma::new(check("dctcp-rdma", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct DctcpRdma {
     p: Params,

@@ -7,31 +7,43 @@
 //! this module only turns grants into a window and picks priorities. Switches serve 8 strict
 //! priorities.
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, BYTES};
 use super::{AckEvent, CcContext, CongestionControl, GrantPolicy};
+use super::{Algorithm, Caps, ReceiverDriven};
 use crate::config::ConfigError;
 use crate::packet::PRIORITIES;
+use crate::schema::{Range, Type};
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// RTTbytes: unscheduled bytes and grant lead. Default HostBw·τ (the PowerTCP study).
-    pub rtt_bytes: Option<f64>,
-    /// Messages a receiver grants to at once (PowerTCP study: 1; Appendix D: 1..6).
-    pub overcommit: u32,
-    /// Upper size bounds (bytes) of the unscheduled priority classes, ascending: a message of at
-    /// most cutoffs[i] bytes uses priority i, larger ones priority cutoffs.len(). Scheduled
-    /// packets use the priorities after those. Homa derives cutoffs from the workload; these
-    /// defaults (10 KB, 100 KB, 1 MB: 4 unscheduled, 4 scheduled levels) are ours.
-    pub unsched_cutoffs_bytes: Vec<f64>,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params { rtt_bytes: None, overcommit: 1, unsched_cutoffs_bytes: vec![10e3, 100e3, 1e6] }
+cc_params! {
+    pub struct Params {
+        /// RTTbytes: unscheduled bytes and grant lead. Default HostBw·τ (the PowerTCP study).
+        rtt_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "RTTbytes", source "derived: HostBw·τ (the PowerTCP study)";
+        /// Messages a receiver grants to at once (PowerTCP study: 1; Appendix D: 1..6).
+        overcommit: u32 = 1, Type::Count, Range::closed(1.0, 64.0),
+            unit "", symbol "", source "the PowerTCP study: 1 (Homa Appendix D: 1..6)";
+        /// Upper size bounds (bytes) of the unscheduled priority classes, ascending: a message of at
+        /// most cutoffs[i] bytes uses priority i, larger ones priority cutoffs.len(). Scheduled
+        /// packets use the priorities after those. Homa derives cutoffs from the workload; these
+        /// defaults (10 KB, 100 KB, 1 MB: 4 unscheduled, 4 scheduled levels) are ours.
+        unsched_cutoffs_bytes: Vec<f64> = vec![10e3, 100e3, 1e6], Type::Numbers, BYTES,
+            unit "B", symbol "", source "ours: 10 KB, 100 KB, 1 MB (Homa derives cutoffs from the workload)";
+    }
+    rules {
+        "unsched_cutoffs_bytes": |p| p.unsched_cutoffs_bytes.len() + 1 < PRIORITIES,
+            "must have at most 6 entries (8 switch priorities; one stays for scheduled bytes)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "homa",
+    source: "Homa: Montazeri et al., SIGCOMM'18 (sender side; receiver grants in the transport)",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(Homa::new(check("homa", p, at)?, c)?)),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Homa {
     rtt_bytes: u64,
@@ -48,14 +60,14 @@ impl Homa {
     pub fn new(p: Params, ctx: &CcContext) -> Result<Self, ConfigError> {
         let rtt_bytes = p.rtt_bytes.unwrap_or(ctx.host_rate_bps * ctx.base_rtt / 8.0).round() as u64;
         if rtt_bytes == 0 {
-            return Err(ConfigError::new("cc.homa.rtt_bytes", "must be > 0"));
+            return Err(ConfigError::new("cc.rtt_bytes", "must be > 0"));
         }
         if p.overcommit == 0 {
-            return Err(ConfigError::new("cc.homa.overcommit", "must be ≥ 1"));
+            return Err(ConfigError::new("cc.overcommit", "must be ≥ 1"));
         }
         if p.unsched_cutoffs_bytes.len() + 1 >= PRIORITIES || p.unsched_cutoffs_bytes.windows(2).any(|w| w[0] >= w[1]) {
             return Err(ConfigError::new(
-                "cc.homa.unsched_cutoffs_bytes",
+                "cc.unsched_cutoffs_bytes",
                 format!("must be ascending with at most {} entries (one priority stays for scheduled bytes)", PRIORITIES - 2),
             ));
         }
@@ -74,20 +86,8 @@ impl Homa {
 }
 
 impl CongestionControl for Homa {
-    fn on_flow_start(&mut self, size: Option<u64>) {
-        self.size = size.unwrap_or(u64::MAX);
-        self.granted = self.rtt_bytes.min(self.size);
-        // priority of the unscheduled bytes: the first class whose cutoff holds the message
-        self.unsched_prio = self.cutoffs.iter().position(|&c| self.size as f64 <= c).unwrap_or(self.cutoffs.len()) as u8;
-    }
-
     fn on_ack(&mut self, ev: &AckEvent) {
         self.snd_una = ev.snd_una;
-    }
-
-    fn on_grant(&mut self, offset: u64, prio: u8) {
-        self.granted = self.granted.max(offset.min(self.size));
-        self.sched_prio = prio;
     }
 
     /// Send exactly the granted bytes: snd_nxt may advance up to `granted`.
@@ -107,8 +107,26 @@ impl CongestionControl for Homa {
         }
     }
 
-    fn grant_policy(&self) -> Option<GrantPolicy> {
-        Some(GrantPolicy { rtt_bytes: self.rtt_bytes, overcommit: self.overcommit, first_sched_prio: self.cutoffs.len() as u8 + 1 })
+    fn receiver_driven(&mut self) -> Option<&mut dyn ReceiverDriven> {
+        Some(self)
+    }
+}
+
+impl ReceiverDriven for Homa {
+    fn grant_policy(&self) -> GrantPolicy {
+        GrantPolicy { rtt_bytes: self.rtt_bytes, overcommit: self.overcommit, first_sched_prio: self.cutoffs.len() as u8 + 1 }
+    }
+
+    fn on_flow_start(&mut self, size: Option<u64>) {
+        self.size = size.unwrap_or(u64::MAX);
+        self.granted = self.rtt_bytes.min(self.size);
+        // priority of the unscheduled bytes: the first class whose cutoff holds the message
+        self.unsched_prio = self.cutoffs.iter().position(|&c| self.size as f64 <= c).unwrap_or(self.cutoffs.len()) as u8;
+    }
+
+    fn on_grant(&mut self, offset: u64, prio: u8) {
+        self.granted = self.granted.max(offset.min(self.size));
+        self.sched_prio = prio;
     }
 }
 
@@ -144,14 +162,14 @@ mod tests {
         h.on_flow_start(Some(2_800));
         assert_eq!(h.cwnd(), 2_800.0);
         assert_eq!(h.priority(0), 0);
-        assert_eq!(h.grant_policy(), Some(GrantPolicy { rtt_bytes: 62_500, overcommit: 1, first_sched_prio: 4 }));
+        assert_eq!(h.grant_policy(), GrantPolicy { rtt_bytes: 62_500, overcommit: 1, first_sched_prio: 4 });
     }
 
     #[test]
     fn bad_parameters_name_the_field() {
         let e = Homa::new(Params { overcommit: 0, ..Params::default() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.homa.overcommit");
+        assert_eq!(e.field, "cc.overcommit");
         let e = Homa::new(Params { unsched_cutoffs_bytes: vec![5.0, 1.0], ..Params::default() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.homa.unsched_cutoffs_bytes");
+        assert_eq!(e.field, "cc.unsched_cutoffs_bytes");
     }
 }

@@ -15,13 +15,17 @@
 use serde::{Deserialize, Serialize};
 
 use super::int_history::{bytes_sent, IntHistory};
+use super::params::cc_params;
+use super::params::{check, ParamSet, BYTES, COUNT, GAIN, RATE};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps, Header, StudyNic};
 use crate::config::IntBytesMode;
 use crate::packet::IntHop;
+use crate::schema::{Range, Type};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum Variant {
+pub enum Law {
     /// The configuration of the PowerTCP evaluation: η = 0.95, maxStage = 5, W_AI = 50 Mb/s·T.
     #[default]
     PowertcpConfig,
@@ -29,35 +33,43 @@ pub enum Variant {
     HpccArtifact,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    pub eta: f64,
-    pub max_stage: Option<u32>,
-    /// Additive increase as a rate (bits/s): W_AI = rate·T/8.
-    pub additive_increase_bps: Option<f64>,
-    pub init_cwnd_bytes: Option<f64>,
-    pub variant: Variant,
-    /// Lower bound of the rate W/T (bits/s): the artifact's MIN_RATE, 100 Mb/s.
-    pub min_rate_bps: f64,
-    /// Window updates once per RTT only (at the ACK that commits W_c), as PowerTCP §5 runs HPCC
-    /// beside reTCP; false = Algorithm 1's per-ACK update.
-    pub per_rtt: bool,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            eta: 0.95,
-            max_stage: None,
-            additive_increase_bps: None,
-            init_cwnd_bytes: None,
-            variant: Variant::PowertcpConfig,
-            min_rate_bps: 100e6,
-            per_rtt: false,
-        }
+cc_params! {
+    pub struct Params {
+        /// Target utilisation η (HPCC Algorithm 1).
+        eta: f64 = 0.95, Type::Number, GAIN,
+            unit "", symbol "η", source "HPCC §5 / PowerTCP evaluation configs: 0.95";
+        /// Additive-increase stages before a multiplicative update (HPCC Algorithm 1 maxStage).
+        max_stage: Option<u32> = None, Type::Count, COUNT,
+            unit "", symbol "maxStage", source "derived from the law: 5 (powertcp-config), 0 (hpcc-artifact)";
+        /// Additive increase as a rate (bits/s): W_AI = rate·T/8.
+        additive_increase_bps: Option<f64> = None, Type::Number, RATE,
+            unit "bit/s", symbol "W_AI", source "derived from the law: 50 Mb/s (powertcp-config), 10 Mb/s per 25 Gb/s of host rate (hpcc-artifact)";
+        /// Initial window in bytes.
+        init_cwnd_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "", source "derived: HostBw·τ (line rate in the first RTT)";
+        /// Which configuration of HPCC to run (`Law`): the PowerTCP evaluation's or HPCC's own artifact's.
+        law: Law = Law::PowertcpConfig, Type::Choice(&["powertcp-config", "hpcc-artifact"]), Range::ANY,
+            unit "", symbol "", source "the PowerTCP evaluation (powertcp-config)", alias "variant";
+        /// Lower bound of the rate W/T (bits/s): the artifact's MIN_RATE, 100 Mb/s.
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "the artifact (MIN_RATE): 100 Mb/s";
+        /// Window updates once per RTT only (at the ACK that commits W_c), as PowerTCP §5 runs HPCC
+        /// beside reTCP; false = Algorithm 1's per-ACK update.
+        per_rtt: bool = false, Type::Bool, Range::ANY,
+            unit "", symbol "", source "HPCC Algorithm 1: per ACK";
+    }
+    rules {
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "hpcc",
+    source: "HPCC: Li et al., SIGCOMM'19, Algorithm 1",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(Hpcc::new(check("hpcc", p, at)?, c))),
+    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+};
 
 pub struct Hpcc {
     eta: f64,
@@ -80,9 +92,9 @@ pub struct Hpcc {
 impl Hpcc {
     pub fn new(p: Params, ctx: &CcContext) -> Self {
         let t = ctx.base_rtt;
-        let (stage, ai) = match p.variant {
-            Variant::PowertcpConfig => (5, 50e6),
-            Variant::HpccArtifact => (0, 10e6 * ctx.host_rate_bps / 25e9),
+        let (stage, ai) = match p.law {
+            Law::PowertcpConfig => (5, 50e6),
+            Law::HpccArtifact => (0, 10e6 * ctx.host_rate_bps / 25e9),
         };
         let max_w = ctx.host_rate_bps * t / 8.0;
         let w = p.init_cwnd_bytes.unwrap_or(max_w);
@@ -139,8 +151,8 @@ impl Hpcc {
 }
 
 impl CongestionControl for Hpcc {
-    fn needs_int(&self) -> bool {
-        true // INT records of every hop (Algorithm 1)
+    fn header(&self) -> Header {
+        Header::Int // INT records of every hop (Algorithm 1)
     }
     fn on_new_path(&mut self) {
         self.int.reset(); // the previous ACK's records are of other ports
@@ -276,7 +288,7 @@ mod tests {
 
     #[test]
     fn artifact_variant_uses_hpcc_defaults() {
-        let c = Hpcc::new(Params { variant: Variant::HpccArtifact, ..Params::default() }, &ctx());
+        let c = Hpcc::new(Params { law: Law::HpccArtifact, ..Params::default() }, &ctx());
         assert_eq!(c.max_stage, 0);
         assert!((c.w_ai - 10e6 * 20e-6 / 8.0).abs() < 1e-9);
     }

@@ -1,4 +1,8 @@
-//! Congestion control: one small trait, one module per algorithm.
+//! Congestion control: one small trait, one file per algorithm.
+//!
+//! A file is the whole algorithm: its parameters (`params::cc_params!`), its registration
+//! (`pub const ALGORITHM: Algorithm`: name, source, factory, `Caps`) and its law; nothing else
+//! names it (docs/architecture.md "A new controller is one file").
 //!
 //! An algorithm is a pure state machine. The engine (transport) owns sequence numbers, RTT
 //! samples, loss detection and timers; it hands the algorithm an event record and reads back a
@@ -9,27 +13,9 @@ use crate::config::{ConfigError, IntBytesMode};
 use crate::packet::IntHop;
 use crate::time::Time;
 
-pub mod amp;
-pub mod coupled;
-pub mod cubic;
-pub mod dcm;
-pub mod dcqcn;
-pub mod dctcp;
-pub mod dctcp_rdma;
-pub mod homa;
-pub mod hpcc;
-pub mod int_history;
-pub mod mptcp_lia;
-pub mod poseidon;
-pub mod power_meter;
-pub mod powertcp;
-pub mod reno;
-pub mod retcp;
-pub mod swift;
-pub mod tbtcp;
-pub mod theta_powertcp;
-pub mod timely;
-pub mod xmp;
+// Every file of this directory is a module, and every `pub const ALGORITHM…: Algorithm` in one is
+// registered: crates/engine/build.rs writes the `mod` lines and `REGISTERED`.
+include!(concat!(env!("OUT_DIR"), "/cc_registry.rs"));
 
 /// Everything a controller may look at when an acknowledgment arrives.
 #[derive(Clone, Copy, Debug)]
@@ -105,11 +91,11 @@ pub(crate) fn test_ctx(base_rtt: f64, wire_bytes: f64) -> CcContext {
 }
 
 /// The per-packet header a controller needs on its flow's data packets (`CongestionControl::
-/// telemetry`). The study's simulator sizes its IntHeader by CC mode the same way
+/// header`). The study's simulator sizes its IntHeader by CC mode the same way
 /// (powertcp-evaluation-burst.cc, `IntHeader::mode`: NORMAL for HPCC/PowerTCP/θ-PowerTCP (CC mode
 /// 3), TS for TIMELY (7), NONE for DCQCN (1) and DCTCP (8); int-header.cc `GetStaticSize`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Telemetry {
+pub enum Header {
     /// No extra header (window/ECN laws, Homa).
     None,
     /// A send timestamp the receiver echoes: `host.ts_header` bytes.
@@ -118,20 +104,14 @@ pub enum Telemetry {
     Int,
 }
 
-/// A congestion-control algorithm: owns only its own state.
+/// A congestion-control algorithm: owns only its own state. The methods here are what every
+/// controller has or may have at no cost; behaviour only some laws have is a small trait of its
+/// own (`Coupled`, `ReceiverDriven`, `CircuitAware`) that a controller offers through the
+/// matching accessor, and static facts (INT, the study NIC's treatment) are flags of its
+/// registration (`Caps`).
 pub trait CongestionControl: Send {
     /// Called for every ACK (including duplicates, with `acked_bytes == 0`).
     fn on_ack(&mut self, ev: &AckEvent);
-    /// An ACK of a subflow of a multipath connection, with every subflow's state: coupled laws
-    /// override this; an uncoupled (single-path) law ignores the siblings.
-    fn on_subflow_ack(&mut self, ev: &AckEvent, _siblings: &Siblings) {
-        self.on_ack(ev)
-    }
-    /// Multipath: the controller of a connection's initial subflow asks to suppress (true) or
-    /// release (false) the other subflows (AMP's SSR). None: no opinion.
-    fn suppress_siblings(&self) -> Option<bool> {
-        None
-    }
     /// The retransmission timer fired (the transport goes back to snd_una).
     fn on_timeout(&mut self, _now: Time) {}
     /// A NACK (out-of-order arrival at the receiver) arrived; the transport goes back N.
@@ -145,11 +125,6 @@ pub trait CongestionControl: Send {
     }
     /// The time returned by `timer()` has come.
     fn on_timer(&mut self, _now: Time) {}
-    /// Reconfigurable DCN: the source ToR notifies that the circuit from the flow's rack to its
-    /// destination's rack came up (`true`) or went down (fabric/circuit.rs; reTCP reacts).
-    fn on_circuit(&mut self, _now: Time, _up: bool) {}
-    /// The flow starts; `size` is its length in bytes (None = long-lived).
-    fn on_flow_start(&mut self, _size: Option<u64>) {}
     /// The connection's next message goes to another destination (a rotating incast's): per-hop
     /// state learnt on the old path (INT records) no longer describes the new one.
     fn on_new_path(&mut self) {}
@@ -157,27 +132,12 @@ pub trait CongestionControl: Send {
     fn priority(&self, _seq: u64) -> u8 {
         0
     }
-    /// The law reads INT records or the switch-stamped per-hop delay (PowerTCP, HPCC, Poseidon):
-    /// the engine refuses to run it with INT off.
-    fn needs_int(&self) -> bool {
-        false
-    }
     /// What the flow's data packets carry for this law besides payload and base header: an INT
-    /// header (`host.int_header`) for a law that reads INT, none otherwise. Delay-based laws
-    /// that read a send timestamp say `Timestamp` (`host.ts_header`).
-    fn telemetry(&self) -> Telemetry {
-        if self.needs_int() {
-            Telemetry::Int
-        } else {
-            Telemetry::None
-        }
+    /// header (`host.int_header`) for a law that reads INT, a send timestamp (`host.ts_header`)
+    /// for a delay law that reads one, none otherwise.
+    fn header(&self) -> Header {
+        Header::None
     }
-    /// For a receiver-driven transport (Homa): how the receiver grants. None = sender-driven.
-    fn grant_policy(&self) -> Option<GrantPolicy> {
-        None
-    }
-    /// The receiver granted bytes up to `offset`, to be sent at priority `prio`.
-    fn on_grant(&mut self, _offset: u64, _prio: u8) {}
     /// Congestion window in bytes. `f64::INFINITY` for purely rate-based algorithms.
     fn cwnd(&self) -> f64;
     /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
@@ -192,6 +152,47 @@ pub trait CongestionControl: Send {
     fn probe(&self, _name: &str) -> Option<f64> {
         None
     }
+    /// A multipath law coupled across its connection's subflows (transport/multipath.rs).
+    fn coupled(&mut self) -> Option<&mut dyn Coupled> {
+        None
+    }
+    /// A receiver-driven law: the receiver grants (transport/homa.rs).
+    fn receiver_driven(&mut self) -> Option<&mut dyn ReceiverDriven> {
+        None
+    }
+    /// A law that reacts to the circuit state of a reconfigurable DCN (fabric/circuit.rs).
+    fn circuit_aware(&mut self) -> Option<&mut dyn CircuitAware> {
+        None
+    }
+}
+
+/// A multipath law coupled across the subflows of its connection (MPTCP-LIA, DCM, XMP, AMP).
+pub trait Coupled {
+    /// An ACK of a subflow, with every subflow's state (the transport calls this instead of
+    /// `on_ack` for a subflow of a multipath connection).
+    fn on_subflow_ack(&mut self, ev: &AckEvent, siblings: &Siblings);
+    /// The controller of a connection's initial subflow asks to suppress (true) or release
+    /// (false) the other subflows (AMP's SSR). None: no opinion.
+    fn suppress_siblings(&self) -> Option<bool> {
+        None
+    }
+}
+
+/// A receiver-driven law (Homa): the transport's receiver grants by the policy; the sender side
+/// is told of the flow's size and of each grant.
+pub trait ReceiverDriven {
+    /// How the receiver grants this flow.
+    fn grant_policy(&self) -> GrantPolicy;
+    /// The flow starts; `size` is its length in bytes (None = long-lived).
+    fn on_flow_start(&mut self, size: Option<u64>);
+    /// The receiver granted bytes up to `offset`, to be sent at priority `prio`.
+    fn on_grant(&mut self, offset: u64, prio: u8);
+}
+
+/// A law told when the circuit from its flow's rack to its destination's rack comes up (`true`)
+/// or goes down (reTCP; the source ToR notifies, fabric/circuit.rs).
+pub trait CircuitAware {
+    fn on_circuit(&mut self, now: Time, up: bool);
 }
 
 /// How a receiver grants a receiver-driven flow (Homa): the first `rtt_bytes` are sent
@@ -205,46 +206,100 @@ pub struct GrantPolicy {
     pub first_sched_prio: u8,
 }
 
-/// Builds a controller from its name (for error paths), its parameter object and the flow's facts.
-type Factory = fn(&str, serde_json::Value, &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError>;
+/// One algorithm, registered in its own file as `pub const ALGORITHM: Algorithm` (build.rs
+/// collects it).
+pub struct Algorithm {
+    /// The name a scenario gives (`cc.algorithm`).
+    pub name: &'static str,
+    /// The paper (or RFC) the control law follows.
+    pub source: &'static str,
+    /// Its parameters: `ParamSet::of::<Params>()` of its `cc_params!` struct.
+    pub params: params::ParamSet,
+    /// Builds a controller from its parameter table (`null`: none given), checked and read with
+    /// `params::check(name, table, prefix)`, and the flow's facts.
+    pub build: fn(&serde_json::Value, &str, &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError>,
+    pub caps: Caps,
+}
 
-/// The algorithms this build knows: adding one is its module plus one line here.
-const REGISTRY: &[(&str, Factory)] = &[
-    ("powertcp", |n, p, c| Ok(Box::new(powertcp::PowerTcp::new(parse(n, p)?, c)))),
-    ("theta-powertcp", |n, p, c| Ok(Box::new(theta_powertcp::ThetaPowerTcp::new(parse(n, p)?, c)))),
-    ("hpcc", |n, p, c| Ok(Box::new(hpcc::Hpcc::new(parse(n, p)?, c)))),
-    ("homa", |n, p, c| Ok(Box::new(homa::Homa::new(parse(n, p)?, c)?))),
-    ("reno", |n, p, c| Ok(Box::new(reno::Reno::new(parse(n, p)?, c)))),
-    ("dctcp", |n, p, c| Ok(Box::new(dctcp::Dctcp::new(parse(n, p)?, c)))),
-    ("dctcp-rdma", |n, p, c| Ok(Box::new(dctcp_rdma::DctcpRdma::new(parse(n, p)?, c)))),
-    ("dctcp-rai", |n, p, c| Ok(Box::new(tbtcp::dctcp_rai(parse(n, p)?, c)))),
-    ("tbtcp", |n, p, c| Ok(Box::new(tbtcp::Tbtcp::new(parse(n, p)?, c)))),
-    ("cubic", |n, p, c| Ok(Box::new(cubic::Cubic::new(parse(n, p)?, c)))),
-    ("dcqcn", |n, p, c| Ok(Box::new(dcqcn::Dcqcn::new(parse(n, p)?, c)?))),
-    ("timely", |n, p, c| Ok(Box::new(timely::Timely::new(parse(n, p)?, c)?))),
-    ("swift", |n, p, c| Ok(Box::new(swift::Swift::new(parse(n, p)?, c)))),
-    ("poseidon", |n, p, c| Ok(Box::new(poseidon::Poseidon::new(parse(n, p)?, c)))),
-    ("retcp", |n, p, c| Ok(Box::new(retcp::Retcp::new(parse(n, p)?, c)))),
-    ("mptcp-lia", |n, p, c| Ok(Box::new(mptcp_lia::MptcpLia::new(parse(n, p)?, c)))),
-    ("dcm", |n, p, c| Ok(Box::new(dcm::Dcm::new(parse(n, p)?, c)))),
-    ("xmp", |n, p, c| Ok(Box::new(xmp::Xmp::new(parse(n, p)?, c)))),
-    ("amp", |n, p, c| Ok(Box::new(amp::Amp::new(parse(n, p)?, c)))),
-];
+/// Static facts about an algorithm that the engine and the front act on.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Caps {
+    /// The law reads INT records or the switch-stamped per-hop delay: the engine and the front
+    /// refuse to run it with INT off.
+    pub needs_int: bool,
+    /// How the PowerTCP study's RDMA NIC (`host.nic = "rdma-study"`) runs it: the header it sizes
+    /// by the algorithm's CC mode and whether it caps the window at one BDP.
+    pub study_nic: StudyNic,
+}
 
-/// Names of the algorithms this build knows, in registry order.
+/// The study's NIC by CC mode (powertcp-evaluation-burst.cc, `IntHeader::mode`; rdma-hw.cc):
+/// HPCC's INT header for CC mode 3 (HPCC, PowerTCP, θ-PowerTCP), the TS header for TIMELY (7),
+/// none for DCQCN (1) and DCTCP (8); the window cap (`maxBdp`) for all but DCQCN and TIMELY.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct StudyNic {
+    pub header: Header,
+    pub window_cap: bool,
+}
+
+impl Caps {
+    /// No INT; on the study's NIC no extra header and the window cap.
+    pub const DEFAULT: Caps = Caps { needs_int: false, study_nic: StudyNic { header: Header::None, window_cap: true } };
+}
+
+impl serde::Serialize for Header {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Header::None => "none",
+            Header::Timestamp => "timestamp",
+            Header::Int => "int",
+        })
+    }
+}
+
+/// The registered algorithms, sorted by name.
+fn registry() -> &'static [&'static Algorithm] {
+    static SORTED: std::sync::OnceLock<Vec<&'static Algorithm>> = std::sync::OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut all = REGISTERED.to_vec();
+        all.sort_by_key(|a| a.name);
+        all
+    })
+}
+
+/// The algorithm named `name`.
+pub fn find(name: &str) -> Option<&'static Algorithm> {
+    registry().iter().copied().find(|a| a.name == name)
+}
+
+/// Names of the algorithms this build knows, sorted.
 pub fn algorithms() -> Vec<&'static str> {
-    REGISTRY.iter().map(|(name, _)| *name).collect()
+    registry().iter().map(|a| a.name).collect()
+}
+
+fn unknown(algorithm: &str) -> ConfigError {
+    ConfigError::new("cc.algorithm", format!("unknown algorithm '{algorithm}'; allowed: {}", algorithms().join(", ")))
 }
 
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
-/// the algorithm's documented parameters; unknown fields are an error naming the field).
+/// the algorithm's documented parameters, `null` for none). Errors name `cc.<key>`.
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
-    let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
-    check_non_negative(algorithm, &params)?;
-    match REGISTRY.iter().find(|(name, _)| *name == algorithm) {
-        Some((name, make)) => make(name, params, ctx),
-        None => Err(ConfigError::new("cc.algorithm", format!("unknown algorithm '{algorithm}'; allowed: {}", algorithms().join(", ")))),
-    }
+    let a = find(algorithm).ok_or_else(|| unknown(algorithm))?;
+    (a.build)(params, "cc", ctx)
+}
+
+/// Check `algorithm`'s parameter table as `build` would, errors named `prefix.<key>`.
+pub fn check(algorithm: &str, params: &serde_json::Value, prefix: &str) -> Result<(), ConfigError> {
+    let a = find(algorithm).ok_or_else(|| ConfigError::new(&schema_dotted(prefix, "algorithm"), unknown(algorithm).message))?;
+    (a.params.check)(algorithm, params, prefix)
+}
+
+fn schema_dotted(prefix: &str, key: &str) -> String {
+    crate::schema::dotted(prefix, key)
+}
+
+/// The static facts of `algorithm` (`Caps::DEFAULT` for a name no file registers).
+pub fn caps(algorithm: &str) -> Caps {
+    find(algorithm).map_or(Caps::DEFAULT, |a| a.caps)
 }
 
 /// What `describe` tells about one algorithm.
@@ -255,85 +310,41 @@ pub struct AlgorithmInfo {
     pub source: &'static str,
     /// Every parameter with its default (`null`: derived from the flow's context at start).
     pub params: serde_json::Value,
-    /// Parameters that take one of a fixed set of names (e.g. `variant`) → the allowed names.
+    /// Parameters that take one of a fixed set of names (e.g. `law`) → the allowed names.
     pub choices: serde_json::Map<String, serde_json::Value>,
+    /// Every parameter: key, type, unit, range, default, symbol, description, source.
+    pub keys: serde_json::Value,
+    /// The cross-field rules: the key each names and its message.
+    pub rules: serde_json::Value,
+    pub caps: Caps,
 }
 
-/// Every algorithm of `algorithms()` with its parameters, their defaults and its source, taken from
-/// the algorithms' own parameter types (their `Default` and `Serialize`), so the listing cannot
-/// drift from what `build` accepts.
+/// Every algorithm of `algorithms()`, from its registration and its parameters' declaration.
 pub fn describe() -> Vec<AlgorithmInfo> {
-    fn info<T: Default + serde::Serialize + serde::de::DeserializeOwned>(name: &'static str, source: &'static str) -> AlgorithmInfo {
-        let params = serde_json::to_value(T::default()).expect("parameter defaults serialise");
-        let mut choices = serde_json::Map::new();
-        for (key, value) in params.as_object().into_iter().flatten() {
-            if value.is_string() {
-                // serde names the allowed values in its "unknown variant" error; ask it with a
-                // value no parameter accepts rather than keeping a second list here.
-                let err = serde_json::from_value::<T>(serde_json::json!({ key.as_str(): "\u{1}" })).err();
-                let text = err.map(|e| e.to_string()).unwrap_or_default();
-                if let Some(list) = text.split("expected ").nth(1) {
-                    let names: Vec<serde_json::Value> = list.split('`').skip(1).step_by(2).map(|s| s.into()).collect();
-                    choices.insert(key.clone(), names.into());
+    registry()
+        .iter()
+        .map(|a| {
+            let d = (a.params.describe)();
+            let mut params = serde_json::Map::new();
+            let mut choices = serde_json::Map::new();
+            for k in d["keys"].as_array().into_iter().flatten() {
+                let key = k["key"].as_str().expect("a key has a name").to_string();
+                params.insert(key.clone(), k["default"].clone());
+                if let Some(c) = k.get("choices") {
+                    choices.insert(key, c.clone());
                 }
             }
-        }
-        AlgorithmInfo { name, source, params, choices }
-    }
-    let all = vec![
-        info::<powertcp::Params>("powertcp", "PowerTCP: Addanki et al., NSDI'22, §3.3 Algorithm 1"),
-        info::<theta_powertcp::Params>("theta-powertcp", "θ-PowerTCP: Addanki et al., NSDI'22, §3.5 Algorithm 2"),
-        info::<hpcc::Params>("hpcc", "HPCC: Li et al., SIGCOMM'19, Algorithm 1"),
-        info::<homa::Params>("homa", "Homa: Montazeri et al., SIGCOMM'18 (sender side; receiver grants in the transport)"),
-        info::<reno::RenoParams>("reno", "TCP NewReno: RFC 5681, RFC 6582"),
-        info::<dctcp::DctcpParams>("dctcp", "DCTCP: RFC 8257"),
-        info::<dctcp_rdma::Params>(
-            "dctcp-rdma",
-            "rate-based DCTCP of the PowerTCP/HPCC ns-3 RDMA NIC: rdma-hw.cc HandleAckDctcp (CC mode 8)",
-        ),
-        info::<tbtcp::DctcpRaiParams>("dctcp-rai", "DCTCP with RAI: TBTCP paper §5"),
-        info::<tbtcp::TbtcpParams>("tbtcp", "TBTCP (tiny-buffer TCP): §3, §4.3, §6"),
-        info::<cubic::CubicParams>("cubic", "CUBIC: RFC 9438"),
-        info::<dcqcn::DcqcnParams>(
-            "dcqcn",
-            "DCQCN: HPCC ns-3 rdma-hw.cc Mellanox reaction point (variant mlx); Zhu et al., SIGCOMM'15, §3.1 (variant paper)",
-        ),
-        info::<timely::TimelyParams>("timely", "TIMELY: Mittal et al., SIGCOMM'15, Algorithm 1"),
-        info::<swift::SwiftParams>("swift", "Swift: Kumar et al., SIGCOMM'20, Algorithm 1"),
-        info::<poseidon::PoseidonParams>("poseidon", "Poseidon: Wang et al., NSDI'23, Algorithms 1–2"),
-        info::<retcp::RetcpParams>("retcp", "reTCP: Mukerjee et al., NSDI'20, §4 (circuit-state window jumps)"),
-        info::<mptcp_lia::Params>("mptcp-lia", "MPTCP Linked Increases: RFC 6356 §3 (ECN as loss, RFC 3168; β option)"),
-        info::<dcm::Params>("dcm", "DCM: AMP paper (Kheirkhah et al., IFIP Networking'19) §2, Table 1: LIA increase, DCTCP decrease"),
-        info::<xmp::Params>("xmp", "XMP: Cao et al., CoNEXT'13, as AMP paper §2 Eq. (3)"),
-        info::<amp::Params>(
-            "amp",
-            "AMP: Kheirkhah et al., IFIP Networking'19, §4.2 Algorithm 1 (defaults paper; code = mkheirkhah/amp mp-tcp-socket-base.cc)",
-        ),
-    ];
-    debug_assert!(all.iter().map(|a| a.name).eq(algorithms()));
-    all
-}
-
-/// Every parameter of every algorithm is a non-negative quantity (gain, rate, window, time,
-/// count); refuse a negative number anywhere in the table, naming it. (JSON has no NaN or
-/// infinity, so finite is given; the front also checks each parameter's range.)
-fn check_non_negative(algorithm: &str, params: &serde_json::Value) -> Result<(), ConfigError> {
-    fn walk(v: &serde_json::Value, path: &str) -> Result<(), ConfigError> {
-        match v {
-            serde_json::Value::Number(n) if n.as_f64().is_some_and(|x| x < 0.0) => {
-                Err(ConfigError::new(path, format!("must be >= 0, got {n}")))
+            AlgorithmInfo {
+                name: a.name,
+                source: a.source,
+                params: params.into(),
+                choices,
+                keys: d["keys"].clone(),
+                rules: d["rules"].clone(),
+                caps: a.caps,
             }
-            serde_json::Value::Array(a) => a.iter().enumerate().try_for_each(|(i, x)| walk(x, &format!("{path}[{i}]"))),
-            serde_json::Value::Object(o) => o.iter().try_for_each(|(k, x)| walk(x, &format!("{path}.{k}"))),
-            _ => Ok(()),
-        }
-    }
-    walk(params, &format!("cc.{algorithm}"))
-}
-
-/// Parse an algorithm's parameter table, naming the offending field on error.
-pub fn parse<T: serde::de::DeserializeOwned>(algorithm: &str, params: serde_json::Value) -> Result<T, ConfigError> {
-    serde_json::from_value(params).map_err(|e| ConfigError::new(&format!("cc.{algorithm}"), e.to_string()))
+        })
+        .collect()
 }
 
 /// Clamp helper shared by the window-based laws.
@@ -355,17 +366,19 @@ mod registry_tests {
 
     #[test]
     fn every_registered_name_builds_with_defaults_and_rejects_unknown_fields() {
-        assert_eq!(algorithms().len(), 19);
-        for name in algorithms() {
+        let names = algorithms();
+        assert!(!names.is_empty() && names.windows(2).all(|w| w[0] < w[1]), "sorted, no name twice: {names:?}");
+        assert_eq!(names.len(), REGISTERED.len());
+        for name in names {
             let cc = build(name, &serde_json::Value::Null, &ctx()).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(cc.cwnd() > 0.0 && cc.pacing_rate() > 0.0, "{name}");
             let e = build(name, &serde_json::json!({"bogus_field": 1}), &ctx()).err().unwrap();
-            assert_eq!(e.field, format!("cc.{name}"));
-            assert!(e.message.contains("bogus_field"), "{name}: {}", e.message);
+            assert_eq!(e.field, "cc.bogus_field");
+            assert!(e.message.starts_with(&format!("unknown parameter of {name}; allowed: ")), "{name}: {}", e.message);
         }
         let e = build("powertcpp", &serde_json::Value::Null, &ctx()).err().unwrap();
         assert_eq!(e.field, "cc.algorithm");
-        assert!(e.message.contains("allowed: powertcp, theta-powertcp"), "{}", e.message);
+        assert!(e.message.contains("allowed: amp, cubic, dcm"), "{}", e.message);
     }
 }
 
@@ -375,12 +388,50 @@ mod param_check_tests {
     use super::*;
 
     #[test]
-    fn negative_parameters_are_refused_with_their_field() {
+    fn out_of_range_parameters_are_refused_with_their_field_and_range() {
         let e = build("powertcp", &serde_json::json!({"gamma": -5.0}), &ctx()).err().expect("refused");
-        assert_eq!(e.to_string(), "cc.powertcp.gamma: must be >= 0, got -5.0");
+        assert_eq!(e.to_string(), "cc.gamma: must be a number in (0, 1], got -5.0");
         let e = build("homa", &serde_json::json!({"unsched_cutoffs_bytes": [1.0, -2.0]}), &ctx()).err().expect("refused");
-        assert!(e.to_string().starts_with("cc.homa.unsched_cutoffs_bytes[1]: must be >= 0"), "{e}");
+        assert_eq!(e.to_string(), "cc.unsched_cutoffs_bytes[1]: must be a number in (0, 1e+12], got -2.0");
+        let e = build("homa", &serde_json::json!({"unsched_cutoffs_bytes": [2.0, 1.0]}), &ctx()).err().expect("refused");
+        assert_eq!(e.to_string(), "cc.unsched_cutoffs_bytes: must be strictly ascending, got [2.0,1.0]");
+        let e = check("powertcp", &serde_json::json!({"gamma": "0.9"}), "experiment.variants[1].cc").err().expect("refused");
+        assert_eq!(e.to_string(), "experiment.variants[1].cc.gamma: expected a number in (0, 1], got str '0.9'");
+        let e = check("hpcc", &serde_json::json!({"max_stage": 1.5}), "cc").err().expect("refused");
+        assert_eq!(e.to_string(), "cc.max_stage: must be an integer in [0, 4294967295], got 1.5");
+        let e = check("dctcp", &serde_json::json!({"law": "Linux"}), "cc").err().expect("refused");
+        assert_eq!(e.to_string(), "cc.law: unknown value 'Linux'; allowed: rfc, linux");
         assert!(build("powertcp", &serde_json::json!({"gamma": 0.9}), &ctx()).is_ok());
+    }
+
+    #[test]
+    fn contradicting_parameters_are_refused_naming_the_first() {
+        for (alg, params, field) in [
+            ("timely", serde_json::json!({"t_low_us": 600.0}), "cc.t_low_us"),
+            ("swift", serde_json::json!({"fs_min_cwnd": 200.0}), "cc.fs_min_cwnd"),
+            ("poseidon", serde_json::json!({"min_rate_bps": 2e9, "max_rate_bps": 1e9}), "cc.min_rate_bps"),
+            ("reno", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
+            ("cubic", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
+            ("tbtcp", serde_json::json!({"qcd_min_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.qcd_min_cwnd_mss"),
+            ("retcp", serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 10.0}), "cc.init_cwnd_mss"),
+            ("dcqcn", serde_json::json!({"law": "paper", "cnp_interval_us": 60.0, "alpha_timer_us": 55.0}), "cc.alpha_timer_us"),
+            ("swift", serde_json::json!({"min_cwnd": 5.0, "max_cwnd": 2.0}), "cc.min_cwnd"),
+        ] {
+            let e = check(alg, &params, "cc").err().unwrap_or_else(|| panic!("{alg} {params} accepted"));
+            assert_eq!(e.field, field, "{alg}: {e}");
+        }
+        // 0 = unbounded: no contradiction
+        assert!(check("reno", &serde_json::json!({"init_cwnd_mss": 20.0, "max_cwnd_mss": 0.0}), "cc").is_ok());
+    }
+
+    #[test]
+    fn the_old_spelling_variant_is_read_as_law() {
+        let a = check("dctcp", &serde_json::json!({"variant": "linux"}), "cc");
+        assert!(a.is_ok(), "{a:?}");
+        let e = check("dctcp", &serde_json::json!({"variant": "nope"}), "cc").err().expect("refused");
+        assert_eq!(e.field, "cc.variant");
+        let e = check("dctcp", &serde_json::json!({"variant": "rfc", "law": "linux"}), "cc").err().expect("refused");
+        assert_eq!(e.to_string(), "cc.variant: is the old name of law; give only law");
     }
 }
 
@@ -408,9 +459,32 @@ mod describe_tests {
             let given: serde_json::Map<String, serde_json::Value> =
                 a.params.as_object().unwrap().iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
             assert!(build(a.name, &given.into(), &ctx).is_ok(), "{} rejects its own defaults", a.name);
+            // every key has a description and the source of its default
+            let undocumented: Vec<String> = a
+                .keys
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|k| k["doc"].as_str().unwrap().is_empty() || k["source"].as_str().unwrap().is_empty())
+                .map(|k| format!("{}.{}", a.name, k["key"]))
+                .collect();
+            assert!(undocumented.is_empty(), "{undocumented:?}");
         }
         let p = all.iter().find(|a| a.name == "powertcp").unwrap();
-        let variants = p.choices["variant"].as_array().unwrap();
-        assert!(variants.len() >= 2 && variants.contains(&p.params["variant"]), "{variants:?}");
+        let laws = p.choices["law"].as_array().unwrap();
+        assert!(laws.len() >= 2 && laws.contains(&p.params["law"]), "{laws:?}");
+    }
+
+    /// A choice's declared names are ones serde reads.
+    #[test]
+    fn declared_choices_are_what_serde_reads() {
+        let ctx = test_ctx(20e-6, 1048.0);
+        for a in describe() {
+            for (key, names) in &a.choices {
+                for n in names.as_array().unwrap() {
+                    assert!(build(a.name, &serde_json::json!({ key.as_str(): n }), &ctx).is_ok(), "{}.{key} = {n}", a.name);
+                }
+            }
+        }
     }
 }

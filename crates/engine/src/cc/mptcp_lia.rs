@@ -7,27 +7,36 @@
 //! an ECN echo (RFC 3168 §6.1.2: treated as loss, once per window) sets w_s ← w_s·(1 − 1/β),
 //! β = 2 (halving) by default; β = 4 is the paper's "MPTCP (β = 4)" of Fig. 6/11.
 
-use serde::{Deserialize, Serialize};
-
 use super::coupled::{lia_increase, MpWindow};
+use super::params::cc_params;
+use super::params::{check, ParamSet, MP_BETA, POS_MSS};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
+use super::{Algorithm, Caps, Coupled};
+use crate::schema::Type;
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Initial window per subflow (MSS). RFC 6928: 10.
-    pub init_cwnd_mss: f64,
-    /// ECN response w ← w·(1 − 1/β), once per window. RFC 3168: β = 2.
-    pub beta: f64,
-    /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
-    pub cwnd_min_mss: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params { init_cwnd_mss: 10.0, beta: 2.0, cwnd_min_mss: 2.0 }
+cc_params! {
+    pub struct Params {
+        /// Initial window per subflow (MSS). RFC 6928: 10.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// ECN response w ← w·(1 − 1/β), once per window. RFC 3168: β = 2.
+        beta: f64 = 2.0, Type::Number, MP_BETA,
+            unit "", symbol "β", source "RFC 3168: 2";
+        /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
+        cwnd_min_mss: f64 = 2.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "cwnd_min", source "AMP paper §3.2: 2 packets";
     }
+    rules {}
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "mptcp-lia",
+    source: "MPTCP Linked Increases: RFC 6356 §3 (ECN as loss, RFC 3168; β option)",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(MptcpLia::new(check("mptcp-lia", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct MptcpLia {
     pub w: MpWindow,
@@ -41,6 +50,10 @@ impl MptcpLia {
 }
 
 impl CongestionControl for MptcpLia {
+    super::coupled::mp_window_methods!();
+}
+
+impl Coupled for MptcpLia {
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {
@@ -53,7 +66,6 @@ impl CongestionControl for MptcpLia {
         let inc = lia_increase(sib, &self.w, ev); // RFC 6356 §3
         self.w.grow(ev.acked_bytes, inc);
     }
-    super::coupled::mp_window_methods!();
 }
 
 #[cfg(test)]

@@ -36,60 +36,70 @@
 //! ... slow down convergence", which would fit U = exp(a·(T − D)/(p·m))); we implement the
 //! reference notes' U = exp(m·a·(T − MPD)/p) (m = 0.25 moves a quarter of the log distance).
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, FACTOR, GAIN, POS_COUNT, POS_MSS, POS_US, RATE};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps, Header};
+use crate::schema::{Range, Type};
 use crate::time::{secs, Time};
 
-/// Poseidon parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PoseidonParams {
-    /// p (µs): target range above k, Eq. 3. Paper §5 / §5.6.2: 40.
-    pub p_us: f64,
-    /// k (µs): minimum target (per-hop delay at max rate), Eq. 3. Paper §5 / §5.6.2: 2.
-    pub k_us: f64,
-    /// m: update step, Eq. 4. Paper §5 / §5.6.2: 0.25.
-    pub m: f64,
-    /// Lower clamp of U and the timeout/fast-recovery factor (Alg. 1–2 `min_md`). 0.4 (public
-    /// re-implementation; paper gives no value).
-    pub min_md: f64,
-    /// Upper clamp of U (Alg. 1 `max_mi`). 2.5 (public re-implementation).
-    pub max_mi: f64,
-    /// max_rate (bits/s) of Eq. 3; None = host line rate.
-    pub max_rate_bps: Option<f64>,
-    /// min_rate (bits/s) of Eq. 3; None = max_rate·1e-4 (Fig. 7(b): 0.02 Gb/s for 200 Gb/s).
-    pub min_rate_bps: Option<f64>,
-    /// Minimum window (packets), Alg. 1 `min_cwnd`; Swift's 0.001.
-    pub min_cwnd: f64,
-    /// Maximum window (packets), Alg. 1 `max_cwnd`; None = unbounded.
-    pub max_cwnd: Option<f64>,
-    /// Consecutive timeouts before cwnd = min_cwnd (Alg. 2 RETX_RESET_THRESHOLD); 5.
-    pub retx_reset_threshold: u32,
-    /// Initial window (packets); None = one host BDP.
-    pub init_cwnd: Option<f64>,
-    /// Brownfield signal max(MPD, e2e queueing − INT-measured queueing) (§5.5). Default off.
-    pub brownfield: bool,
-}
-
-impl Default for PoseidonParams {
-    fn default() -> Self {
-        PoseidonParams {
-            p_us: 40.0,
-            k_us: 2.0,
-            m: 0.25,
-            min_md: 0.4,
-            max_mi: 2.5,
-            max_rate_bps: None,
-            min_rate_bps: None,
-            min_cwnd: 0.001,
-            max_cwnd: None,
-            retx_reset_threshold: 5,
-            init_cwnd: None,
-            brownfield: false,
-        }
+cc_params! {
+    /// Poseidon parameters.
+    pub struct PoseidonParams {
+        /// p (µs): target range above k, Eq. 3. Paper §5 / §5.6.2: 40.
+        p_us: f64 = 40.0, Type::Number, POS_US,
+            unit "µs", symbol "p", source "Poseidon §5 / §5.6.2: 40 µs";
+        /// k (µs): minimum target (per-hop delay at max rate), Eq. 3. Paper §5 / §5.6.2: 2.
+        k_us: f64 = 2.0, Type::Number, POS_US,
+            unit "µs", symbol "k", source "Poseidon §5 / §5.6.2: 2 µs";
+        /// m: update step, Eq. 4. Paper §5 / §5.6.2: 0.25.
+        m: f64 = 0.25, Type::Number, GAIN,
+            unit "", symbol "m", source "Poseidon §5 / §5.6.2: 0.25";
+        /// Lower clamp of U and the timeout/fast-recovery factor (Alg. 1–2 `min_md`). 0.4 (public
+        /// re-implementation; paper gives no value).
+        min_md: f64 = 0.4, Type::Number, FACTOR,
+            unit "", symbol "min_md", source "a public re-implementation: 0.4 (the paper gives no value)";
+        /// Upper clamp of U (Alg. 1 `max_mi`). 2.5 (public re-implementation).
+        max_mi: f64 = 2.5, Type::Number, Range::above(1.0, 1000.0),
+            unit "", symbol "max_mi", source "a public re-implementation: 2.5 (the paper gives no value)";
+        /// max_rate (bits/s) of Eq. 3; None = host line rate.
+        max_rate_bps: Option<f64> = None, Type::Number, RATE,
+            unit "bit/s", symbol "max_rate", source "derived: the host line rate";
+        /// min_rate (bits/s) of Eq. 3; None = max_rate·1e-4 (Fig. 7(b): 0.02 Gb/s for 200 Gb/s).
+        min_rate_bps: Option<f64> = None, Type::Number, RATE,
+            unit "bit/s", symbol "min_rate", source "derived: max_rate·1e-4 (Poseidon Fig. 7(b): 0.02 Gb/s for 200 Gb/s)";
+        /// Minimum window (packets), Alg. 1 `min_cwnd`; Swift's 0.001.
+        min_cwnd: f64 = 0.001, Type::Number, POS_MSS,
+            unit "packets", symbol "min_cwnd", source "Swift §3.4: 0.001";
+        /// Maximum window (packets), Alg. 1 `max_cwnd`; None = unbounded.
+        max_cwnd: Option<f64> = None, Type::Number, POS_MSS,
+            unit "packets", symbol "max_cwnd", source "unbounded";
+        /// Consecutive timeouts before cwnd = min_cwnd (Alg. 2 RETX_RESET_THRESHOLD); 5.
+        retx_reset_threshold: u32 = 5, Type::Count, POS_COUNT,
+            unit "", symbol "RETX_RESET_THRESHOLD", source "ours: 5 (as Swift)";
+        /// Initial window (packets); None = one host BDP.
+        init_cwnd: Option<f64> = None, Type::Number, POS_MSS,
+            unit "packets", symbol "", source "derived: one host BDP";
+        /// Brownfield signal max(MPD, e2e queueing − INT-measured queueing) (§5.5). Default off.
+        brownfield: bool = false, Type::Bool, Range::ANY,
+            unit "", symbol "", source "Poseidon §5.5: off";
+    }
+    rules {
+        "min_rate_bps": |p| p.min_rate_bps.zip(p.max_rate_bps).is_none_or(|(lo, hi)| lo < hi), "must be below max_rate_bps (Eq. 3 divides by ln max_rate − ln min_rate)";
+        "min_cwnd": |p| p.max_cwnd.is_none_or(|m| p.min_cwnd <= m), "must not exceed max_cwnd";
+        "init_cwnd": |p| p.init_cwnd.zip(p.max_cwnd).is_none_or(|(i, m)| i <= m), "must not exceed max_cwnd";
+        "init_cwnd": |p| p.init_cwnd.is_none_or(|i| i >= p.min_cwnd), "must be at least min_cwnd";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "poseidon",
+    source: "Poseidon: Wang et al., NSDI'23, Algorithms 1–2",
+    params: ParamSet::of::<PoseidonParams>(),
+    build: |p, at, c| Ok(Box::new(Poseidon::new(check("poseidon", p, at)?, c))),
+    caps: Caps { needs_int: true, ..Caps::DEFAULT },
+};
 
 pub struct Poseidon {
     pub p: PoseidonParams,
@@ -177,8 +187,8 @@ impl Poseidon {
 }
 
 impl CongestionControl for Poseidon {
-    fn needs_int(&self) -> bool {
-        true // MPD: the per-hop delay field max-aggregated by the switches
+    fn header(&self) -> Header {
+        Header::Int // MPD: the per-hop delay field max-aggregated by the switches
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {

@@ -7,14 +7,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::params::cc_params;
+use super::params::{check, ParamSet, BYTES, FRACTION, GAIN, RATE};
 use super::power_meter::{OldWindow, PowerMeter};
 use super::{clamp, AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps, Header, StudyNic};
+use crate::schema::{Range, Type};
 use crate::time::Time;
 
 /// Which reading of PowerTCP to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum Variant {
+pub enum Law {
     /// The paper's Algorithm 1: a window law, updated per ACK, paced at cwnd/τ.
     #[default]
     Paper,
@@ -40,62 +44,68 @@ pub enum Variant {
     Linux,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// γ, the EWMA weight of the window update (paper §3.3: 0.9).
-    pub gamma: f64,
-    /// β, additive increase in bytes. Default: HostBw·τ/N with N = HostBw/`additive_increase_bps`.
-    pub beta_bytes: Option<f64>,
-    /// The additive increase as a rate (bits/s); β = rate·τ/8. The paper leaves N of
-    /// β = HostBw·τ/N open; its artifact uses an increase of 150 Mb/s, which we take as default.
-    pub additive_increase_bps: f64,
-    /// Initial window in bytes; default HostBw·τ (paper: line rate in the first RTT).
-    pub init_cwnd_bytes: Option<f64>,
-    pub variant: Variant,
-    /// η, target utilisation (rate variants tcp-advanced and rdma-hw only).
-    pub eta: f64,
-    /// Minimum rate (rate variants only), bits/s.
-    pub min_rate_bps: f64,
-    /// Floor on the measured current λ as a fraction of the hop's rate. Algorithm 1 has none
-    /// (default 0 for the paper and rdma-hw variants); tcp-advanced.cc floors λ at 0.5·b (the
-    /// default of variant tcp-advanced).
-    /// Without it a sender that stops after a window cut makes λ ≈ 0 at the bottleneck, Γ ≈ 0,
-    /// and the next update multiplies the window: see docs/models.md.
-    pub current_floor: Option<f64>,
-    /// Lower bound of the normalised power Γ_norm and of Γ_smooth (a division guard). Algorithm 1
-    /// has none (paper and artifact: unset); the Linux variant's default is 0.01.
-    pub power_floor: Option<f64>,
-    /// Apply the window law at most once per τ (the first ACK at least τ after the previous
-    /// update), as PowerTCP §5 runs it beside reTCP; the power is still measured on every ACK.
-    /// Time, not sequence: under go-back-N losses snd_una may take many RTTs to pass a window.
-    /// false = Algorithm 1's per-ACK update.
-    pub per_rtt: bool,
-    /// Difference a flow's first INT stack against zero records, as the RDMA artifact's newest
-    /// `RdmaHw::UpdateRatePower` does (commit f542a97, 2025-03: the first-RTT "store INT only"
-    /// branch of 15b7af0 is gone, so the first ACK updates the rate against the zero-initialised
-    /// `hp.hop`; `IntHistory::prime_as_artifact_zero`). Pair with `current_floor = 0.5` for that
-    /// commit's law. false (default): the first ACK only stores the INT (Algorithm 1, 15b7af0).
-    pub first_int_against_zero: bool,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            gamma: 0.9,
-            beta_bytes: None,
-            additive_increase_bps: 150e6,
-            init_cwnd_bytes: None,
-            variant: Variant::Paper,
-            eta: 0.95,
-            min_rate_bps: 100e6,
-            current_floor: None,
-            power_floor: None,
-            per_rtt: false,
-            first_int_against_zero: false,
-        }
+cc_params! {
+    pub struct Params {
+        /// γ, the EWMA weight of the window update (paper §3.3: 0.9).
+        gamma: f64 = 0.9, Type::Number, GAIN,
+            unit "", symbol "γ", source "PowerTCP §3.3: 0.9";
+        /// β, additive increase in bytes. Default: HostBw·τ/N with N = HostBw/`additive_increase_bps`.
+        beta_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "β", source "derived: HostBw·τ/N with N = HostBw/additive_increase_bps (PowerTCP §3.3)";
+        /// The additive increase as a rate (bits/s); β = rate·τ/8. The paper leaves N of
+        /// β = HostBw·τ/N open; its artifact uses an increase of 150 Mb/s, which we take as default.
+        additive_increase_bps: f64 = 150e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "the PowerTCP artifact: 150 Mb/s";
+        /// Initial window in bytes; default HostBw·τ (paper: line rate in the first RTT).
+        init_cwnd_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "", source "derived: HostBw·τ (PowerTCP: line rate in the first RTT)";
+        /// Which reading of PowerTCP to run (`Law`): the paper's window law, the authors' TCP or RDMA
+        /// rate laws, or the Linux testbed's.
+        law: Law = Law::Paper, Type::Choice(&["paper", "tcp-advanced", "rdma-hw", "linux"]), Range::ANY,
+            unit "", symbol "", source "PowerTCP Algorithm 1 (paper)", alias "variant";
+        /// η, target utilisation (rate variants tcp-advanced and rdma-hw only).
+        eta: f64 = 0.95, Type::Number, GAIN,
+            unit "", symbol "η", source "PowerTCP evaluation configs: 0.95";
+        /// Minimum rate (rate variants only), bits/s.
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "PowerTCP evaluation configs (MIN_RATE): 100 Mb/s";
+        /// Floor on the measured current λ as a fraction of the hop's rate. Algorithm 1 has none
+        /// (default 0 for the paper and rdma-hw variants); tcp-advanced.cc floors λ at 0.5·b (the
+        /// default of variant tcp-advanced).
+        /// Without it a sender that stops after a window cut makes λ ≈ 0 at the bottleneck, Γ ≈ 0,
+        /// and the next update multiplies the window: see docs/models.md.
+        current_floor: Option<f64> = None, Type::Number, FRACTION,
+            unit "", symbol "", source "derived from the law: 0.5 for tcp-advanced (tcp-advanced.cc), else none";
+        /// Lower bound of the normalised power Γ_norm and of Γ_smooth (a division guard). Algorithm 1
+        /// has none (paper and artifact: unset); the Linux variant's default is 0.01.
+        power_floor: Option<f64> = None, Type::Number, GAIN,
+            unit "", symbol "", source "derived from the law: 0.01 for linux (bpf/cc_math.h), else none";
+        /// Apply the window law at most once per τ (the first ACK at least τ after the previous
+        /// update), as PowerTCP §5 runs it beside reTCP; the power is still measured on every ACK.
+        /// Time, not sequence: under go-back-N losses snd_una may take many RTTs to pass a window.
+        /// false = Algorithm 1's per-ACK update.
+        per_rtt: bool = false, Type::Bool, Range::ANY,
+            unit "", symbol "", source "PowerTCP Algorithm 1: per ACK";
+        /// Difference a flow's first INT stack against zero records, as the RDMA artifact's newest
+        /// `RdmaHw::UpdateRatePower` does (commit f542a97, 2025-03: the first-RTT "store INT only"
+        /// branch of 15b7af0 is gone, so the first ACK updates the rate against the zero-initialised
+        /// `hp.hop`; `IntHistory::prime_as_artifact_zero`). Pair with `current_floor = 0.5` for that
+        /// commit's law. false (default): the first ACK only stores the INT (Algorithm 1, 15b7af0).
+        first_int_against_zero: bool = false, Type::Bool, Range::ANY,
+            unit "", symbol "", source "PowerTCP Algorithm 1 / artifact 15b7af0: off";
+    }
+    rules {
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "powertcp",
+    source: "PowerTCP: Addanki et al., NSDI'22, §3.3 Algorithm 1",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(PowerTcp::new(check("powertcp", p, at)?, c))),
+    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+};
 
 pub struct PowerTcp {
     p: Params,
@@ -118,15 +128,15 @@ impl PowerTcp {
         let host_bdp = ctx.host_rate_bps * tau / 8.0;
         let beta = p.beta_bytes.unwrap_or(p.additive_increase_bps * tau / 8.0);
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
-        let current_floor = p.current_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::Linux | Variant::RdmaHw => 0.0,
-            Variant::TcpAdvanced => 0.5,
+        let current_floor = p.current_floor.unwrap_or(match p.law {
+            Law::Paper | Law::Linux | Law::RdmaHw => 0.0,
+            Law::TcpAdvanced => 0.5,
         });
-        let power_floor = p.power_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::TcpAdvanced | Variant::RdmaHw => f64::NEG_INFINITY,
-            Variant::Linux => 0.01,
+        let power_floor = p.power_floor.unwrap_or(match p.law {
+            Law::Paper | Law::TcpAdvanced | Law::RdmaHw => f64::NEG_INFINITY,
+            Law::Linux => 0.01,
         });
-        let byte_rate_current = p.variant == Variant::RdmaHw;
+        let byte_rate_current = p.law == Law::RdmaHw;
         PowerTcp {
             tau,
             host_bdp,
@@ -153,8 +163,8 @@ impl PowerTcp {
 }
 
 impl CongestionControl for PowerTcp {
-    fn needs_int(&self) -> bool {
-        true // INT records of every hop (Algorithm 1)
+    fn header(&self) -> Header {
+        Header::Int // INT records of every hop (Algorithm 1)
     }
     fn on_new_path(&mut self) {
         self.meter.forget_path();
@@ -164,7 +174,7 @@ impl CongestionControl for PowerTcp {
         let Some(power) = self.meter.update(ev.int) else {
             // First ACK of the flow: remember the INT and do not update (line 11). The Linux law
             // leaves cwnd_old alone on an ACK that does not update the window.
-            if self.p.variant != Variant::Linux {
+            if self.p.law != Law::Linux {
                 self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
             }
             return;
@@ -177,21 +187,21 @@ impl CongestionControl for PowerTcp {
         }
         let power = power.max(1e-9); // a silent link gives Γ→0: the clamp below bounds the window
         let g = self.p.gamma;
-        match self.p.variant {
-            Variant::Paper | Variant::Linux => {
+        match self.p.law {
+            Law::Paper | Law::Linux => {
                 // Eq. 7 / line 39: cwnd = γ·(cwnd_old/Γ + β) + (1 − γ)·cwnd
                 let w = g * (self.old.value / power + self.beta) + (1.0 - g) * self.cwnd;
                 self.cwnd = clamp(w, self.mss, self.host_bdp);
                 self.rate = self.cwnd * 8.0 / self.tau; // line 10: rate = cwnd/τ
             }
-            Variant::TcpAdvanced | Variant::RdmaHw => {
+            Law::TcpAdvanced | Law::RdmaHw => {
                 // The artifacts' rate law: c = Γ/η (max_c); R = γ·(R_c/c + AI) + (1 − γ)·R_c,
                 // with R_c the rate committed once per RTT; tcp-advanced.cc skips the EWMA when
                 // c ≤ 0.5 (R = R_c/c + AI), rdma-hw.cc never does.
                 let r_c = self.old.value * 8.0 / self.tau;
                 let c = power / self.p.eta;
                 let target = r_c / c + self.p.additive_increase_bps;
-                let direct = self.p.variant == Variant::TcpAdvanced && c <= 0.5;
+                let direct = self.p.law == Law::TcpAdvanced && c <= 0.5;
                 let r = if direct { target } else { g * target + (1.0 - g) * r_c };
                 self.rate = clamp(r, self.p.min_rate_bps, self.line_rate);
                 self.cwnd = self.rate * self.tau / 8.0;
@@ -373,7 +383,7 @@ mod tests {
 
     #[test]
     fn linux_variant_floors_the_power_and_keeps_cwnd_old_on_non_updates() {
-        let p = Params { variant: Variant::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+        let p = Params { law: Law::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
         let mut c = PowerTcp::new(p, &ctx());
         c.on_start(0, 50_000);
         // The first INT only stores; cwnd_old keeps waiting for snd_una to reach 50 000.
@@ -399,20 +409,20 @@ mod tests {
     fn power_floor_is_a_parameter_of_every_variant() {
         let mut m = PowerMeter::new(20e-6).with_power_floor(0.2);
         assert_close(m.smooth_with(0.0, 20e-6), 0.2);
-        let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "linux", "power_floor": 0.05})).unwrap();
-        assert_eq!(p.variant, Variant::Linux);
+        let p: Params = crate::cc::params::check("powertcp", &serde_json::json!({"law": "linux", "power_floor": 0.05}), "cc").unwrap();
+        assert_eq!(p.law, Law::Linux);
         assert_eq!(p.power_floor, Some(0.05));
     }
 
-    /// A controller of `variant` after two INT records of one 100 Gb/s hop, 1 µs apart: the queue
+    /// A controller of `law` after two INT records of one 100 Gb/s hop, 1 µs apart: the queue
     /// goes q0 → q1 and the byte counter advances by `bytes`; the counter counts bytes sent.
-    fn after_two_records(variant: Variant, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
-        after_two_records_counting(variant, IntBytesMode::Tx, q0, q1, bytes)
+    fn after_two_records(law: Law, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
+        after_two_records_counting(law, IntBytesMode::Tx, q0, q1, bytes)
     }
 
     /// The same with a counter of `kind` (`switch.int_bytes`).
-    fn after_two_records_counting(variant: Variant, kind: IntBytesMode, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
-        let mut c = PowerTcp::new(Params { variant, ..Params::default() }, &CcContext { int_bytes: kind, ..ctx() });
+    fn after_two_records_counting(law: Law, kind: IntBytesMode, q0: u64, q1: u64, bytes: u64) -> PowerTcp {
+        let mut c = PowerTcp::new(Params { law, ..Params::default() }, &CcContext { int_bytes: kind, ..ctx() });
         c.on_ack(&ack(&[hop(q0, 1_000_000, 10 * US)], 1000, 62_000));
         c.on_ack(&ack(&[hop(q1, 1_000_000 + bytes, 11 * US)], 2000, 63_000));
         c
@@ -420,7 +430,7 @@ mod tests {
 
     #[test]
     fn tcp_advanced_variant_is_rate_based_and_clamped() {
-        let c = after_two_records(Variant::TcpAdvanced, 10_000, 12_500, 12_500);
+        let c = after_two_records(Law::TcpAdvanced, 10_000, 12_500, 12_500);
         // c = 1.013/0.95 > 0.5: R = 0.9·(25e9/c + 150e6) + 0.1·25e9, clamped to the 25e9 line rate.
         let r = 0.9 * (25e9 / (1.013 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - f64::min(r, 25e9)).abs() < 1.0);
@@ -434,7 +444,7 @@ mod tests {
         // Against the zero record: Δt = 20e6 ns mod 2^24 = 3 222 784 ns, Δbytes = (200e6/128 mod
         // 2^20)·128 = 513 924·128 B → λ = 2.0411e10 B/s (above the 0.5·b floor), Γn = λ·550 000 /
         // (b²τ); Δt capped at τ, so Γs = Γn; R = 0.9·(25e9·0.95/Γs + 150e6) + 0.1·25e9.
-        let p = Params { variant: Variant::RdmaHw, current_floor: Some(0.5), first_int_against_zero: true, ..Params::default() };
+        let p = Params { law: Law::RdmaHw, current_floor: Some(0.5), first_int_against_zero: true, ..Params::default() };
         let ctx = CcContext { int_bytes: IntBytesMode::Rx, ..ctx() }; // the artifact's counter: bytes received
         let mut c = PowerTcp::new(p.clone(), &ctx);
         c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
@@ -448,7 +458,7 @@ mod tests {
         c.on_ack(&ack(&[hop(300_000, 2_000, 500 * US)], 1000, 62_000));
         assert_close(c.smoothed_power(), 6.25e9 * 550_000.0 / (12.5e9 * 12.5e9 * 20e-6)); // 1.1
                                                                                           // without the option the first ACK only stores the INT: line rate, Γs = 1
-        let mut c = PowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx);
+        let mut c = PowerTcp::new(Params { law: Law::RdmaHw, ..Params::default() }, &ctx);
         c.on_ack(&ack(&[hop(300_000, 200_000_000, 20_000 * US)], 1000, 62_000));
         assert_eq!((c.smoothed_power(), c.pacing_rate()), (1.0, 25e9));
     }
@@ -461,21 +471,21 @@ mod tests {
         //   ν = 12 500 + 12.5e9·20e-6 = 262 500 B, Γ' = 6.5625e14, e = 3.125e15 → Γn = 0.21
         //   Γs = (1·19 + 0.21·1)/20 = 0.9605; c = 0.9605/0.95 = 1.011053 (> 0.5, EWMA anyway)
         //   R = 0.9·(25e9/1.011053 + 150e6) + 0.1·25e9 = 22.254e9 + 0.135e9 + 2.5e9 = 24.889e9
-        let c = after_two_records_counting(Variant::RdmaHw, IntBytesMode::Rx, 10_000, 12_500, 2500);
+        let c = after_two_records_counting(Law::RdmaHw, IntBytesMode::Rx, 10_000, 12_500, 2500);
         assert_close(c.smoothed_power(), 0.9605);
         let r = 0.9 * (25e9 / (0.9605 / 0.95) + 150e6) + 0.1 * 25e9;
         assert!((c.pacing_rate() - r).abs() < 1.0, "{} vs {r}", c.pacing_rate());
         // tcp-advanced on the same records: λ = q̇ + μ = 2.5e9 + 2.5e9 = 5e9 < 0.5·b = 6.25e9 →
         // floored: Γn = 6.25e9·262 500/3.125e15 = 0.525, Γs = (19 + 0.525)/20 = 0.97625
-        let c = after_two_records(Variant::TcpAdvanced, 10_000, 12_500, 2500);
+        let c = after_two_records(Law::TcpAdvanced, 10_000, 12_500, 2500);
         assert_close(c.smoothed_power(), 0.976_25);
         // an idle link (no bytes): rdma-hw's current is 0, Γn = 0: Γs = 19/20·Γs (no floor)
-        let c = after_two_records(Variant::RdmaHw, 0, 0, 0);
+        let c = after_two_records(Law::RdmaHw, 0, 0, 0);
         assert_close(c.smoothed_power(), 0.95);
         // the old name is refused (catalog and docs use the new ones)
-        assert!(crate::cc::parse::<Params>("powertcp", serde_json::json!({"variant": "artifact"})).is_err());
-        let p: Params = crate::cc::parse("powertcp", serde_json::json!({"variant": "rdma-hw"})).unwrap();
-        assert_eq!(p.variant, Variant::RdmaHw);
+        assert!(crate::cc::params::check::<Params>("powertcp", &serde_json::json!({"law": "artifact"}), "cc").is_err());
+        let p: Params = crate::cc::params::check("powertcp", &serde_json::json!({"law": "rdma-hw"}), "cc").unwrap();
+        assert_eq!(p.law, Law::RdmaHw);
     }
 
     #[test]
@@ -484,9 +494,9 @@ mod tests {
         // 5000 B arrived. A bytes-sent counter advances 2500 B, a bytes-received counter (sent +
         // queue) 5000 B. Algorithm 1's λ = q̇ + μ = 2.5e9 + 2.5e9 = 5e9 B/s either way; reading
         // the received counter as bytes sent (before the fix) gave μ = 5e9 and λ = 7.5e9.
-        for variant in [Variant::Paper, Variant::RdmaHw] {
-            let tx = after_two_records_counting(variant, IntBytesMode::Tx, 10_000, 12_500, 2500);
-            let rx = after_two_records_counting(variant, IntBytesMode::Rx, 10_000, 12_500, 5000);
+        for law in [Law::Paper, Law::RdmaHw] {
+            let tx = after_two_records_counting(law, IntBytesMode::Tx, 10_000, 12_500, 2500);
+            let rx = after_two_records_counting(law, IntBytesMode::Rx, 10_000, 12_500, 5000);
             assert_close(tx.smoothed_power(), rx.smoothed_power());
             // Γn = 5e9·262 500/3.125e15 = 0.42, Γs = (19 + 0.42)/20
             assert_close(tx.smoothed_power(), (19.0 + 0.42) / 20.0);

@@ -5,31 +5,43 @@
 //! RFC 6582 §3.2 step 1): after a reduction, further NACKs/ECEs are ignored until the cumulative
 //! ACK reaches the `snd_nxt` recorded at the reduction.
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, MSS, POS_MSS};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps};
+use crate::schema::Type;
 use crate::time::Time;
 
-/// NewReno parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RenoParams {
-    /// Initial window (MSS). RFC 6928 §2: IW = 10 segments (the Linux default; RFC 5681 §3.1
-    /// allows at most 4 for MSS ≤ 1095 B).
-    pub init_cwnd_mss: f64,
-    /// Initial slow-start threshold (MSS); 0 means "arbitrarily high" (RFC 5681 §3.1).
-    pub init_ssthresh_mss: f64,
-    /// Additive increase in congestion avoidance (MSS per RTT). RFC 5681 §3.1 eq. (3): 1.
-    pub ai_mss_per_rtt: f64,
-    /// Upper bound of the window (MSS); 0 means unbounded (RFC 5681 has none; receive window only).
-    pub max_cwnd_mss: f64,
-}
-
-impl Default for RenoParams {
-    fn default() -> Self {
-        RenoParams { init_cwnd_mss: 10.0, init_ssthresh_mss: 0.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: 0.0 }
+cc_params! {
+    /// NewReno parameters.
+    pub struct RenoParams {
+        /// Initial window (MSS). RFC 6928 §2: IW = 10 segments (the Linux default; RFC 5681 §3.1
+        /// allows at most 4 for MSS ≤ 1095 B).
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928 §2: 10 segments";
+        /// Initial slow-start threshold (MSS); 0 means "arbitrarily high" (RFC 5681 §3.1).
+        init_ssthresh_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "ssthresh", source "RFC 5681 §3.1: arbitrarily high (0)";
+        /// Additive increase in congestion avoidance (MSS per RTT). RFC 5681 §3.1 eq. (3): 1.
+        ai_mss_per_rtt: f64 = 1.0, Type::Number, POS_MSS,
+            unit "MSS/RTT", symbol "", source "RFC 5681 §3.1 eq. (3): 1";
+        /// Upper bound of the window (MSS); 0 means unbounded (RFC 5681 has none; receive window only).
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "RFC 5681: none (0 = unbounded)";
+    }
+    rules {
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "reno",
+    source: "TCP NewReno: RFC 5681, RFC 6582",
+    params: ParamSet::of::<RenoParams>(),
+    build: |p, at, c| Ok(Box::new(Reno::new(check("reno", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 /// The shared Reno window machinery: slow start, additive increase, once-per-window reductions,
 /// loss halving and RTO collapse. Owned by Reno, DCTCP, DCTCP-RAI and TBTCP.

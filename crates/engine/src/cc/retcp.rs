@@ -12,39 +12,49 @@
 //! docs/models.md). Prebuffering is the ToR's part (VOQ capacity raised ahead of the circuit), not
 //! the sender's.
 
-use serde::{Deserialize, Serialize};
-
+use super::params::cc_params;
+use super::params::{check, ParamSet, MSS, POS_MSS};
 use super::reno::{Reno, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps, CircuitAware};
+use crate::schema::{Range, Type};
 use crate::time::Time;
 
-/// reTCP parameters: NewReno's plus the two jump factors.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RetcpParams {
-    pub init_cwnd_mss: f64,
-    pub init_ssthresh_mss: f64,
-    pub ai_mss_per_rtt: f64,
-    pub max_cwnd_mss: f64,
-    /// Window multiplier when the circuit comes up (reTCP: 2).
-    pub jump_up: f64,
-    /// Window divisor when the circuit goes down (reTCP: 2).
-    pub jump_down: f64,
-}
-
-impl Default for RetcpParams {
-    fn default() -> Self {
-        let r = RenoParams::default();
-        RetcpParams {
-            init_cwnd_mss: r.init_cwnd_mss,
-            init_ssthresh_mss: r.init_ssthresh_mss,
-            ai_mss_per_rtt: r.ai_mss_per_rtt,
-            max_cwnd_mss: r.max_cwnd_mss,
-            jump_up: 2.0,
-            jump_down: 2.0,
-        }
+cc_params! {
+    /// reTCP parameters: NewReno's plus the two jump factors.
+    pub struct RetcpParams {
+        /// Initial window (MSS), as Reno's.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928 §2: 10 segments (as reno)";
+        /// Initial slow-start threshold (MSS); 0 means "arbitrarily high", as Reno's.
+        init_ssthresh_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "ssthresh", source "RFC 5681 §3.1: arbitrarily high (0)";
+        /// Additive increase in congestion avoidance (MSS per RTT), as Reno's.
+        ai_mss_per_rtt: f64 = 1.0, Type::Number, POS_MSS,
+            unit "MSS/RTT", symbol "", source "RFC 5681 §3.1 eq. (3): 1";
+        /// Upper bound of the window (MSS); 0 means unbounded, as Reno's.
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "none (0 = unbounded)";
+        /// Window multiplier when the circuit comes up (reTCP: 2).
+        jump_up: f64 = 2.0, Type::Number, Range::closed(1.0, 64.0),
+            unit "", symbol "", source "reTCP (NSDI'20 §4): 2; 1 = no jump, beyond 64 no study goes";
+        /// Window divisor when the circuit goes down (reTCP: 2).
+        jump_down: f64 = 2.0, Type::Number, Range::closed(1.0, 64.0),
+            unit "", symbol "", source "reTCP (NSDI'20 §4): 2; 1 = no jump, beyond 64 no study goes";
+    }
+    rules {
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "retcp",
+    source: "reTCP: Mukerjee et al., NSDI'20, §4 (circuit-state window jumps)",
+    params: ParamSet::of::<RetcpParams>(),
+    build: |p, at, c| Ok(Box::new(Retcp::new(check("retcp", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Retcp {
     reno: Reno,
@@ -75,15 +85,21 @@ impl CongestionControl for Retcp {
     fn on_timeout(&mut self, now: Time) {
         self.reno.on_timeout(now)
     }
-    fn on_circuit(&mut self, _now: Time, up: bool) {
-        let c = &mut self.reno.core;
-        c.cwnd = if up { (c.cwnd * self.jump_up).min(c.max_cwnd) } else { (c.cwnd / self.jump_down).max(c.mss) };
+    fn circuit_aware(&mut self) -> Option<&mut dyn CircuitAware> {
+        Some(self)
     }
     fn cwnd(&self) -> f64 {
         self.reno.cwnd()
     }
     fn pacing_rate(&self) -> f64 {
         self.reno.pacing_rate()
+    }
+}
+
+impl CircuitAware for Retcp {
+    fn on_circuit(&mut self, _now: Time, up: bool) {
+        let c = &mut self.reno.core;
+        c.cwnd = if up { (c.cwnd * self.jump_up).min(c.max_cwnd) } else { (c.cwnd / self.jump_down).max(c.mss) };
     }
 }
 

@@ -20,60 +20,70 @@
 //! `cwnd()` never reports less than 1 MSS: below that the limit is the pacing rate, expressed in
 //! wire bits/s (`ctx.wire_bytes` per packet) so that one packet leaves every rtt/cwnd.
 
-use serde::{Deserialize, Serialize};
-
-use super::{clamp, AckEvent, CcContext, CongestionControl, Telemetry};
+use super::params::cc_params;
+use super::params::{check, ParamSet, FACTOR, GAIN, POS_COUNT, POS_MSS, POS_US, US};
+use super::{clamp, AckEvent, CcContext, CongestionControl, Header};
+use super::{Algorithm, Caps};
+use crate::schema::Type;
 use crate::time::{secs, Time};
 
-/// Swift parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SwiftParams {
-    /// Base target delay (µs). Poseidon §5 simulation setup: 25 µs.
-    pub base_target_us: f64,
-    /// Per-hop target scaling h (µs per switch hop). Poseidon §5: 1 µs.
-    pub hop_scale_us: f64,
-    /// Flow-scaling range fs_range (µs). Poseidon §5 "max flow scaling": 100 µs.
-    pub fs_range_us: f64,
-    /// fs_min_cwnd (packets), where the flow-scaling term reaches fs_range. Swift §3.5: 0.1.
-    pub fs_min_cwnd: f64,
-    /// fs_max_cwnd (packets), where the flow-scaling term reaches 0. Swift §3.5: 100.
-    pub fs_max_cwnd: f64,
-    /// Additive increase ai (packets per RTT). Swift Alg. 1: 1.
-    pub ai: f64,
-    /// Multiplicative decrease gain β. Swift Alg. 1: 0.8.
-    pub beta: f64,
-    /// Maximum multiplicative decrease factor max_mdf. Swift Alg. 1: 0.5.
-    pub max_mdf: f64,
-    /// Minimum window (packets). Swift §3.4 (cwnd down to 0.001 with pacing): 0.001.
-    pub min_cwnd: f64,
-    /// Maximum window (packets); None = unbounded (paper silent).
-    pub max_cwnd: Option<f64>,
-    /// Consecutive timeouts after which cwnd = min_cwnd (RETX_RESET_THRESHOLD). Paper silent on
-    /// the value; 5.
-    pub retx_reset_threshold: u32,
-    /// Initial window (packets); None = one host BDP (host rate × τ / MSS).
-    pub init_cwnd: Option<f64>,
-}
-
-impl Default for SwiftParams {
-    fn default() -> Self {
-        SwiftParams {
-            base_target_us: 25.0,
-            hop_scale_us: 1.0,
-            fs_range_us: 100.0,
-            fs_min_cwnd: 0.1,
-            fs_max_cwnd: 100.0,
-            ai: 1.0,
-            beta: 0.8,
-            max_mdf: 0.5,
-            min_cwnd: 0.001,
-            max_cwnd: None,
-            retx_reset_threshold: 5,
-            init_cwnd: None,
-        }
+cc_params! {
+    /// Swift parameters.
+    pub struct SwiftParams {
+        /// Base target delay (µs). Poseidon §5 simulation setup: 25 µs.
+        base_target_us: f64 = 25.0, Type::Number, POS_US,
+            unit "µs", symbol "base_target", source "Poseidon §5 simulation setup: 25 µs";
+        /// Per-hop target scaling h (µs per switch hop). Poseidon §5: 1 µs.
+        hop_scale_us: f64 = 1.0, Type::Number, US,
+            unit "µs", symbol "h", source "Poseidon §5: 1 µs";
+        /// Flow-scaling range fs_range (µs). Poseidon §5 "max flow scaling": 100 µs.
+        fs_range_us: f64 = 100.0, Type::Number, US,
+            unit "µs", symbol "fs_range", source "Poseidon §5 (max flow scaling): 100 µs";
+        /// fs_min_cwnd (packets), where the flow-scaling term reaches fs_range. Swift §3.5: 0.1.
+        fs_min_cwnd: f64 = 0.1, Type::Number, POS_MSS,
+            unit "packets", symbol "fs_min_cwnd", source "Swift §3.5: 0.1";
+        /// fs_max_cwnd (packets), where the flow-scaling term reaches 0. Swift §3.5: 100.
+        fs_max_cwnd: f64 = 100.0, Type::Number, POS_MSS,
+            unit "packets", symbol "fs_max_cwnd", source "Swift §3.5: 100";
+        /// Additive increase ai (packets per RTT). Swift Alg. 1: 1.
+        ai: f64 = 1.0, Type::Number, POS_MSS,
+            unit "packets/RTT", symbol "ai", source "Swift Algorithm 1: 1";
+        /// Multiplicative decrease gain β. Swift Alg. 1: 0.8.
+        beta: f64 = 0.8, Type::Number, GAIN,
+            unit "", symbol "β", source "Swift Algorithm 1: 0.8";
+        /// Maximum multiplicative decrease factor max_mdf. Swift Alg. 1: 0.5.
+        max_mdf: f64 = 0.5, Type::Number, FACTOR,
+            unit "", symbol "max_mdf", source "Swift Algorithm 1: 0.5";
+        /// Minimum window (packets). Swift §3.4 (cwnd down to 0.001 with pacing): 0.001.
+        min_cwnd: f64 = 0.001, Type::Number, POS_MSS,
+            unit "packets", symbol "min_cwnd", source "Swift §3.4: 0.001";
+        /// Maximum window (packets); None = unbounded (paper silent).
+        max_cwnd: Option<f64> = None, Type::Number, POS_MSS,
+            unit "packets", symbol "max_cwnd", source "unbounded (Swift is silent)";
+        /// Consecutive timeouts after which cwnd = min_cwnd (RETX_RESET_THRESHOLD). Paper silent on
+        /// the value; 5.
+        retx_reset_threshold: u32 = 5, Type::Count, POS_COUNT,
+            unit "", symbol "RETX_RESET_THRESHOLD", source "ours: 5 (Swift is silent on the value)";
+        /// Initial window (packets); None = one host BDP (host rate × τ / MSS).
+        init_cwnd: Option<f64> = None, Type::Number, POS_MSS,
+            unit "packets", symbol "", source "derived: one host BDP (host rate × τ / MSS)";
+    }
+    rules {
+        "fs_min_cwnd": |p| p.fs_min_cwnd < p.fs_max_cwnd, "must be below fs_max_cwnd (Swift §3.5 divides by 1/√fs_min_cwnd − 1/√fs_max_cwnd)";
+        "min_cwnd": |p| p.max_cwnd.is_none_or(|m| p.min_cwnd <= m), "must not exceed max_cwnd";
+        "init_cwnd": |p| p.init_cwnd.zip(p.max_cwnd).is_none_or(|(i, m)| i <= m), "must not exceed max_cwnd";
+        "init_cwnd": |p| p.init_cwnd.is_none_or(|i| i >= p.min_cwnd), "must be at least min_cwnd";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "swift",
+    source: "Swift: Kumar et al., SIGCOMM'20, Algorithm 1",
+    params: ParamSet::of::<SwiftParams>(),
+    build: |p, at, c| Ok(Box::new(Swift::new(check("swift", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Swift {
     pub p: SwiftParams,
@@ -135,8 +145,8 @@ impl Swift {
 
 impl CongestionControl for Swift {
     /// Delay from a send timestamp the receiver echoes (NIC timestamps in Swift §3.1).
-    fn telemetry(&self) -> Telemetry {
-        Telemetry::Timestamp
+    fn header(&self) -> Header {
+        Header::Timestamp
     }
     fn on_ack(&mut self, ev: &AckEvent) {
         let prev = self.cwnd;

@@ -17,14 +17,17 @@
 use serde::{Deserialize, Serialize};
 
 use super::dctcp::{Dctcp, DctcpParams};
+use super::params::{cc_params, check, ParamSet, FRACTION, GAIN, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
+use super::{Algorithm, Caps};
+use crate::schema::{Range, Type};
 use crate::time::Time;
 
 /// Which reading of TBTCP's QCD to run.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub enum Law {
     /// §6: each ECE removes min(S·MSS, cwnd/2), while cwnd > `qcd_min_cwnd_mss`.
     #[default]
     Paper,
@@ -35,41 +38,56 @@ pub enum Variant {
     Linux,
 }
 
-/// TBTCP sender parameters.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TbtcpParams {
-    /// Curve scaling factor S (MSS removed per ECE). §6 Table 1: S ∈ {1,2,3,4} paired with the
-    /// switch's P_max {0.7, 0.35, 0.25, 0.2}. Default 1 = the ideal curve of §3/§4.3 ("reduce its
-    /// cwnd by one MSS"); the switch's RED profile must be configured to match S.
-    pub s: f64,
-    /// RAI α (MSS per RTT after slow start). §4.3: 0.1 (one MSS per 10 RTTs); §5 warns α ≥ 0.5
-    /// loses fairness.
-    pub rai_alpha: f64,
-    /// QCD acts only while cwnd > this many MSS. §5 small-flow fairness, factor 3: 2.
-    pub qcd_min_cwnd_mss: f64,
-    /// Initial window (MSS). Same as DCTCP/Linux: 10 (RFC 6928).
-    pub init_cwnd_mss: f64,
-    /// Window ceiling (MSS), 0 = unbounded.
-    pub max_cwnd_mss: f64,
-    pub variant: Variant,
-}
-
-impl Default for TbtcpParams {
-    fn default() -> Self {
-        TbtcpParams { s: 1.0, rai_alpha: 0.1, qcd_min_cwnd_mss: 2.0, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0, variant: Variant::Paper }
+cc_params! {
+    /// TBTCP sender parameters.
+    pub struct TbtcpParams {
+        /// Curve scaling factor S (MSS removed per ECE). §6 Table 1: S ∈ {1,2,3,4} paired with the
+        /// switch's P_max {0.7, 0.35, 0.25, 0.2}. Default 1 = the ideal curve of §3/§4.3 ("reduce its
+        /// cwnd by one MSS"); the switch's RED profile must be configured to match S.
+        s: f64 = 1.0, Type::Number, Range::above(0.0, 1000.0),
+            unit "MSS", symbol "S", source "TBTCP §3/§4.3: 1 (the ideal curve)";
+        /// RAI α (MSS per RTT after slow start). §4.3: 0.1 (one MSS per 10 RTTs); §5 warns α ≥ 0.5
+        /// loses fairness.
+        rai_alpha: f64 = 0.1, Type::Number, Range::above(0.0, 100.0),
+            unit "MSS/RTT", symbol "α", source "TBTCP §4.3: 0.1";
+        /// QCD acts only while cwnd > this many MSS. §5 small-flow fairness, factor 3: 2.
+        qcd_min_cwnd_mss: f64 = 2.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "TBTCP §5: 2";
+        /// Initial window (MSS). Same as DCTCP/Linux: 10 (RFC 6928).
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// Window ceiling (MSS), 0 = unbounded.
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "none (0 = unbounded)";
+        /// Which reading of TBTCP to run (`Law`): the paper's §6 or the Linux testbed's.
+        law: Law = Law::Paper, Type::Choice(&["paper", "linux"]), Range::ANY,
+            unit "", symbol "", source "TBTCP §6 (paper)", alias "variant";
+    }
+    rules {
+        "qcd_min_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.qcd_min_cwnd_mss < p.max_cwnd_mss,
+            "must be below max_cwnd_mss (0 = unbounded), else QCD never acts";
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "tbtcp",
+    source: "TBTCP (tiny-buffer TCP): §3, §4.3, §6",
+    params: ParamSet::of::<TbtcpParams>(),
+    build: |p, at, c| Ok(Box::new(Tbtcp::new(check("tbtcp", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 /// TBTCP sender: QCD + RAI.
 pub struct Tbtcp {
     pub core: RenoCore,
     pub s: f64,
     pub qcd_min_cwnd: f64,
-    pub variant: Variant,
-    /// Linux variant: the current round ends when snd_una reaches this.
+    pub law: Law,
+    /// Linux law: the current round ends when snd_una reaches this.
     round_end: u64,
-    /// Linux variant: half the window at the start of the current round.
+    /// Linux law: half the window at the start of the current round.
     round_floor: f64,
 }
 
@@ -83,7 +101,7 @@ impl Tbtcp {
         };
         let core = RenoCore::new(&rp, ctx);
         let round_floor = core.cwnd / 2.0;
-        Tbtcp { core, s: p.s, qcd_min_cwnd: p.qcd_min_cwnd_mss * ctx.mss, variant: p.variant, round_end: 0, round_floor }
+        Tbtcp { core, s: p.s, qcd_min_cwnd: p.qcd_min_cwnd_mss * ctx.mss, law: p.law, round_end: 0, round_floor }
     }
 
     fn on_ack_linux(&mut self, ev: &AckEvent) {
@@ -109,7 +127,7 @@ impl Tbtcp {
 impl CongestionControl for Tbtcp {
     fn on_ack(&mut self, ev: &AckEvent) {
         self.core.observe(ev);
-        if self.variant == Variant::Linux {
+        if self.law == Law::Linux {
             return self.on_ack_linux(ev);
         }
         if ev.ecn {
@@ -143,27 +161,38 @@ impl CongestionControl for Tbtcp {
     }
 }
 
-/// Parameters of "DCTCP with RAI" (§5): DCTCP's decrease, RAI's increase.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DctcpRaiParams {
-    /// DCTCP EWMA gain g. RFC 8257: 1/16.
-    pub g: f64,
-    /// Initial DCTCP α. RFC 8257: 1.
-    pub init_alpha: f64,
-    /// RAI α (MSS per RTT in congestion avoidance). TBTCP §4.3: 0.1.
-    pub rai_alpha: f64,
-    /// Initial window (MSS): 10 (RFC 6928).
-    pub init_cwnd_mss: f64,
-    /// Window ceiling (MSS), 0 = unbounded.
-    pub max_cwnd_mss: f64,
-}
-
-impl Default for DctcpRaiParams {
-    fn default() -> Self {
-        DctcpRaiParams { g: 1.0 / 16.0, init_alpha: 1.0, rai_alpha: 0.1, init_cwnd_mss: 10.0, max_cwnd_mss: 0.0 }
+cc_params! {
+    /// Parameters of "DCTCP with RAI" (§5): DCTCP's decrease, RAI's increase.
+    pub struct DctcpRaiParams {
+        /// DCTCP EWMA gain g. RFC 8257: 1/16.
+        g: f64 = 1.0 / 16.0, Type::Number, GAIN,
+            unit "", symbol "g", source "RFC 8257: 1/16";
+        /// Initial DCTCP α. RFC 8257: 1.
+        init_alpha: f64 = 1.0, Type::Number, FRACTION,
+            unit "", symbol "α", source "RFC 8257: 1";
+        /// RAI α (MSS per RTT in congestion avoidance). TBTCP §4.3: 0.1.
+        rai_alpha: f64 = 0.1, Type::Number, Range::above(0.0, 100.0),
+            unit "MSS/RTT", symbol "α_RAI", source "TBTCP §4.3: 0.1";
+        /// Initial window (MSS): 10 (RFC 6928).
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// Window ceiling (MSS), 0 = unbounded.
+        max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
+            unit "MSS", symbol "", source "none (0 = unbounded)";
+    }
+    rules {
+        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
     }
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM_DCTCP_RAI: Algorithm = Algorithm {
+    name: "dctcp-rai",
+    source: "DCTCP with RAI: TBTCP paper §5",
+    params: ParamSet::of::<DctcpRaiParams>(),
+    build: |p, at, c| Ok(Box::new(dctcp_rai(check("dctcp-rai", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 /// Build the `dctcp-rai` controller: a DCTCP whose congestion-avoidance step is RAI's α.
 pub fn dctcp_rai(p: DctcpRaiParams, ctx: &CcContext) -> Dctcp {
@@ -174,7 +203,7 @@ pub fn dctcp_rai(p: DctcpRaiParams, ctx: &CcContext) -> Dctcp {
             init_cwnd_mss: p.init_cwnd_mss,
             ai_mss_per_rtt: p.rai_alpha,
             max_cwnd_mss: p.max_cwnd_mss,
-            variant: Default::default(),
+            law: Default::default(),
         },
         ctx,
     )
@@ -233,7 +262,7 @@ mod tests {
 
     #[test]
     fn linux_variant_cuts_per_mark_down_to_half_the_round_start_window() {
-        let p = TbtcpParams { variant: Variant::Linux, init_cwnd_mss: 10.0, ..Default::default() };
+        let p = TbtcpParams { law: Law::Linux, init_cwnd_mss: 10.0, ..Default::default() };
         let mut t = Tbtcp::new(p, &ctx());
         t.on_start(0, 10_000);
         // slow start by all bytes acked: +2000 for a 2-packet ACK

@@ -13,13 +13,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::params::cc_params;
+use super::params::{check, ParamSet, BYTES, FRACTION, GAIN, RATE};
 use super::power_meter::{OldWindow, PowerMeter};
-use super::{clamp, AckEvent, CcContext, CongestionControl, Telemetry};
+use super::{clamp, AckEvent, CcContext, CongestionControl, Header};
+use super::{Algorithm, Caps, StudyNic};
+use crate::schema::{Range, Type};
 use crate::time::{secs, Time};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum Variant {
+pub enum Law {
     /// Algorithm 2 as printed.
     #[default]
     Paper,
@@ -57,46 +61,55 @@ pub enum Tau {
     MinRtt,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// τ: "topology" (default) or "min-rtt" (per flow, its minimum observed RTT).
-    pub tau: Tau,
-    /// γ (paper 0.9; the artifact variant uses 0.7 unless γ is given).
-    pub gamma: Option<f64>,
-    /// β in bytes; default additive_increase_bps·τ/8 (see PowerTCP).
-    pub beta_bytes: Option<f64>,
-    pub additive_increase_bps: f64,
-    pub init_cwnd_bytes: Option<f64>,
-    pub variant: Variant,
-    /// Lower bound of Γ_norm and Γ_smooth (see PowerTCP). Unset: none (paper, artifact); 0.01 in
-    /// the Linux variant.
-    pub power_floor: Option<f64>,
-    /// Lower bound of the gradient term (θ̇ + 1). Unset: none in the paper's law (Algorithm 2 has
-    /// no bound), 0.5 in the artifact and rdma-hw variants, 0 in the Linux variant.
-    pub gradient_floor: Option<f64>,
-    /// Minimum rate of the rdma-hw variant, bits/s (the study's MIN_RATE).
-    pub min_rate_bps: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            tau: Tau::Topology,
-            gamma: None,
-            beta_bytes: None,
-            additive_increase_bps: 150e6,
-            init_cwnd_bytes: None,
-            variant: Variant::Paper,
-            power_floor: None,
-            gradient_floor: None,
-            min_rate_bps: 100e6,
-        }
+cc_params! {
+    pub struct Params {
+        /// τ: "topology" (default) or "min-rtt" (per flow, its minimum observed RTT).
+        tau: Tau = Tau::Topology, Type::Choice(&["topology", "min-rtt"]), Range::ANY,
+            unit "", symbol "τ", source "θ-PowerTCP Algorithm 2: the topology's base RTT";
+        /// γ (paper 0.9; the artifact variant uses 0.7 unless γ is given).
+        gamma: Option<f64> = None, Type::Number, GAIN,
+            unit "", symbol "γ", source "derived from the law: 0.9 (θ-PowerTCP Algorithm 2), 0.7 for artifact (the authors' ns-3 code)";
+        /// β in bytes; default additive_increase_bps·τ/8 (see PowerTCP).
+        beta_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "β", source "derived: additive_increase_bps·τ/8";
+        /// The additive increase as a rate (bits/s); β = rate·τ/8 (as PowerTCP's).
+        additive_increase_bps: f64 = 150e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "the PowerTCP artifact: 150 Mb/s";
+        /// Initial window in bytes; default HostBw·τ (line rate in the first RTT).
+        init_cwnd_bytes: Option<f64> = None, Type::Number, BYTES,
+            unit "B", symbol "", source "derived: HostBw·τ";
+        /// Which reading of θ-PowerTCP to run (`Law`): Algorithm 2, the authors' ns-3 code, the
+        /// study's RDMA NIC, or the Linux testbed's.
+        law: Law = Law::Paper, Type::Choice(&["paper", "artifact", "rdma-hw", "linux"]), Range::ANY,
+            unit "", symbol "", source "θ-PowerTCP Algorithm 2 (paper)", alias "variant";
+        /// Lower bound of Γ_norm and Γ_smooth (see PowerTCP). Unset: none (paper, artifact); 0.01 in
+        /// the Linux variant.
+        power_floor: Option<f64> = None, Type::Number, GAIN,
+            unit "", symbol "", source "derived from the law: 0.01 for linux (bpf/cc_math.h), else none";
+        /// Lower bound of the gradient term (θ̇ + 1). Unset: none in the paper's law (Algorithm 2 has
+        /// no bound), 0.5 in the artifact and rdma-hw variants, 0 in the Linux variant.
+        gradient_floor: Option<f64> = None, Type::Number, FRACTION,
+            unit "", symbol "", source "derived from the law: none (paper), 0.5 (artifact, rdma-hw), 0 (linux)";
+        /// Minimum rate of the rdma-hw variant, bits/s (the study's MIN_RATE).
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "PowerTCP evaluation configs (MIN_RATE): 100 Mb/s";
+    }
+    rules {
     }
 }
 
+/// Registration (crates/engine/build.rs collects it). Delay-based: no INT needed (the study's NIC
+/// still sizes CC mode 3's INT header).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "theta-powertcp",
+    source: "θ-PowerTCP: Addanki et al., NSDI'22, §3.5 Algorithm 2",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(ThetaPowerTcp::new(check("theta-powertcp", p, at)?, c))),
+    caps: Caps { needs_int: false, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+};
+
 pub struct ThetaPowerTcp {
-    variant: Variant,
+    law: Law,
     tau_mode: Tau,
     /// Normaliser factor (1 or the artifact's 1.05): norm_tau = factor·τ.
     norm_factor: f64,
@@ -126,20 +139,20 @@ impl ThetaPowerTcp {
         let tau = ctx.base_rtt;
         let host_bdp = ctx.host_rate_bps * tau / 8.0;
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
-        let (gamma, norm_factor, floor) = match p.variant {
-            Variant::Paper => (p.gamma.unwrap_or(0.9), 1.0, f64::NEG_INFINITY),
-            Variant::Artifact | Variant::RdmaHw => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
-            Variant::Linux => (p.gamma.unwrap_or(0.9), 1.0, 0.0),
+        let (gamma, norm_factor, floor) = match p.law {
+            Law::Paper => (p.gamma.unwrap_or(0.9), 1.0, f64::NEG_INFINITY),
+            Law::Artifact | Law::RdmaHw => (p.gamma.unwrap_or(0.7), 1.05, 0.5),
+            Law::Linux => (p.gamma.unwrap_or(0.9), 1.0, 0.0),
         };
         let floor = p.gradient_floor.unwrap_or(floor);
-        let power_floor = p.power_floor.unwrap_or(match p.variant {
-            Variant::Paper | Variant::Artifact | Variant::RdmaHw => f64::NEG_INFINITY,
-            Variant::Linux => 0.01,
+        let power_floor = p.power_floor.unwrap_or(match p.law {
+            Law::Paper | Law::Artifact | Law::RdmaHw => f64::NEG_INFINITY,
+            Law::Linux => 0.01,
         });
         ThetaPowerTcp {
-            variant: p.variant,
+            law: p.law,
             // the artifact's delay variant always tracks the minimum RTT
-            tau_mode: if p.variant == Variant::RdmaHw { Tau::MinRtt } else { p.tau },
+            tau_mode: if p.law == Law::RdmaHw { Tau::MinRtt } else { p.tau },
             norm_factor,
             host_rate_bps: ctx.host_rate_bps,
             beta_rate: if p.beta_bytes.is_some() { None } else { Some(p.additive_increase_bps) },
@@ -184,7 +197,7 @@ impl ThetaPowerTcp {
         }
     }
 
-    /// The Linux variant: one update per RTT, everything measured between updates.
+    /// The Linux law: one update per RTT, everything measured between updates.
     fn on_ack_linux(&mut self, ev: &AckEvent) {
         let rtt = secs(ev.rtt);
         self.track_min_rtt(rtt);
@@ -209,7 +222,7 @@ impl ThetaPowerTcp {
 }
 
 impl ThetaPowerTcp {
-    /// Variant rdma-hw (see `Variant::RdmaHw`): UpdateRatePower's delay branch, per ACK.
+    /// Law rdma-hw (see `Law::RdmaHw`): UpdateRatePower's delay branch, per ACK.
     fn on_ack_rdma_hw(&mut self, ev: &AckEvent) {
         let rtt = secs(ev.rtt);
         self.track_min_rtt(rtt); // m_baseRtt = min(now − sendTs, m_baseRtt), before the power
@@ -239,17 +252,17 @@ impl CongestionControl for ThetaPowerTcp {
     /// Delay-only: a send timestamp (Algorithm 2), except where the law is the study's
     /// simulator's, which runs θ-PowerTCP as CC mode 3 and so sends HPCC's INT header with every
     /// packet (powertcp-evaluation-burst.cc `IntHeader::mode`).
-    fn telemetry(&self) -> Telemetry {
-        match self.variant {
-            Variant::Artifact | Variant::RdmaHw => Telemetry::Int,
-            Variant::Paper | Variant::Linux => Telemetry::Timestamp,
+    fn header(&self) -> Header {
+        match self.law {
+            Law::Artifact | Law::RdmaHw => Header::Int,
+            Law::Paper | Law::Linux => Header::Timestamp,
         }
     }
     fn on_ack(&mut self, ev: &AckEvent) {
-        match self.variant {
-            Variant::Linux => return self.on_ack_linux(ev),
-            Variant::RdmaHw => return self.on_ack_rdma_hw(ev),
-            Variant::Paper | Variant::Artifact => {}
+        match self.law {
+            Law::Linux => return self.on_ack_linux(ev),
+            Law::RdmaHw => return self.on_ack_rdma_hw(ev),
+            Law::Paper | Law::Artifact => {}
         }
         let rtt = secs(ev.rtt);
         self.track_min_rtt(rtt);
@@ -362,7 +375,7 @@ mod tests {
 
     #[test]
     fn linux_variant_samples_once_per_rtt_and_floors() {
-        let p = Params { variant: Variant::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
+        let p = Params { law: Law::Linux, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(40_000.0), ..Params::default() };
         let mut c = ThetaPowerTcp::new(p, &ctx());
         c.on_ack(&ack(100 * US, 20 * US, 1000, 62_000)); // stores RTT, time and last_nxt = 62 000
                                                          // Inside the RTT: ignored entirely, not even smoothed.
@@ -389,7 +402,7 @@ mod tests {
 
     #[test]
     fn artifact_floors_the_gradient_term() {
-        let p = Params { variant: Variant::Artifact, ..Params::default() };
+        let p = Params { law: Law::Artifact, ..Params::default() };
         let mut c = ThetaPowerTcp::new(p, &ctx());
         c.on_ack(&ack(100 * US, 40 * US, 1000, 62_000));
         // RTT falls by 20 µs in 1 µs: θ̇ + 1 = −19, floored at 0.5: Γ = 0.5·20/(1.05·20) = 0.476…
@@ -433,7 +446,7 @@ mod tests {
         // prevRtt = prevCompletion = 0: A = 8/10 + 1 = 1.8, Γn = 1.8·8/(1.05·8) = 1.714 286,
         // Δt = 10 µs capped at τ → Γs = Γn; R = 0.7·(25e9/Γs + 150e6) + 0.3·25e9, committed;
         // window = R·8 µs/8.
-        let mut c = ThetaPowerTcp::new(Params { variant: Variant::RdmaHw, ..Params::default() }, &ctx());
+        let mut c = ThetaPowerTcp::new(Params { law: Law::RdmaHw, ..Params::default() }, &ctx());
         c.on_ack(&ack(10 * US, 8 * US, 1000, 62_000));
         let n1 = 1.8 * 8.0 / (1.05 * 8.0);
         assert_close(c.smoothed_power(), n1);
@@ -450,7 +463,7 @@ mod tests {
         // an ACK past 62 000 commits; the rate never leaves [min_rate, line]
         c.on_ack(&ack(12 * US, 200 * US, 62_001, 64_000));
         assert!(c.pacing_rate() >= 100e6 && c.pacing_rate() <= 25e9);
-        let p: Params = crate::cc::parse("theta-powertcp", serde_json::json!({"variant": "rdma-hw"})).unwrap();
-        assert_eq!(p.variant, Variant::RdmaHw);
+        let p: Params = crate::cc::params::check("theta-powertcp", &serde_json::json!({"law": "rdma-hw"}), "cc").unwrap();
+        assert_eq!(p.law, Law::RdmaHw);
     }
 }

@@ -29,8 +29,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AckEvent, CcContext};
+use super::params::cc_params;
+use super::params::{check, ParamSet, COUNT, FACTOR, GAIN, POS_US, RATE, SANE_BYTES, US};
+use super::{AckEvent, Algorithm, Caps, CcContext, Header, StudyNic};
 use crate::config::ConfigError;
+use crate::schema::{Range, Type};
 use crate::time::secs;
 
 /// Which ACKs are TIMELY's completion events (module doc).
@@ -44,41 +47,57 @@ pub enum Completion {
     Rtt,
 }
 
-/// TIMELY parameters (algorithms.md "TIMELY"; PowerTCP evaluation values).
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct TimelyParams {
-    /// Which ACKs update the rate: "segment" (paper) or "rtt" (artifact).
-    pub completion: Completion,
-    /// Segment size of a completion event (bytes), `completion = "segment"`. TIMELY §3: 16–64 KB.
-    pub segment_bytes: f64,
-    /// EWMA weight α of the new RTT-difference sample. TIMELY §5 / algorithms.md: 0.875.
-    pub ewma_alpha: f64,
-    /// Multiplicative decrease factor β. TIMELY §5: 0.8.
-    pub beta: f64,
-    /// T_low (µs). algorithms.md (PowerTCP configs): 50 µs.
-    pub t_low_us: f64,
-    /// T_high (µs). algorithms.md: 500 µs.
-    pub t_high_us: f64,
-    /// minRTT normalising the gradient (µs). algorithms.md: 20 µs.
-    pub min_rtt_us: f64,
-    /// Additive step δ (bits/s). algorithms.md: 50 Mb/s (TIMELY paper: 10 Mb/s).
-    pub delta_bps: f64,
-    /// HAI multiplier N (TIMELY Algorithm 1: 5).
-    pub hai_n: f64,
-    /// Consecutive gradient increases before HAI (TIMELY Algorithm 1: 5).
-    pub hai_after: u32,
-    /// Artifact variant: if set, the HAI step is this fixed rate (bits/s) instead of N·δ
-    /// (HPCC/PowerTCP ns-3 artifact: R_HAI = 100 Mb/s). None = paper law N·δ.
-    pub hai_step_bps: Option<f64>,
-    /// Lower rate bound (bits/s). PowerTCP configs min rate: 100 Mb/s.
-    pub min_rate_bps: f64,
-    /// Which increases count towards HAI. "paper" (default): consecutive increases of the
-    /// gradient branch, HAI from the `hai_after`-th on; T_low increases add δ and neither count
-    /// nor reset. "artifact" (`RdmaHw::UpdateRateTimely` in rdma-hw.cc, `m_incStage`): every
-    /// increase counts, T_low or gradient ≤ 0; the step is δ while fewer than `hai_after`
-    /// increases preceded it, then the HAI step; a decrease resets the count.
-    pub increase: Increase,
+cc_params! {
+    /// TIMELY parameters (algorithms.md "TIMELY"; PowerTCP evaluation values).
+    pub struct TimelyParams {
+        /// Which ACKs update the rate: "segment" (paper) or "rtt" (artifact).
+        completion: Completion = Completion::Segment, Type::Choice(&["segment", "rtt"]), Range::ANY,
+            unit "", symbol "", source "TIMELY §3 (segment); rdma-hw.cc UpdateRateTimely (rtt)";
+        /// Segment size of a completion event (bytes), `completion = "segment"`. TIMELY §3: 16–64 KB.
+        segment_bytes: f64 = 16384.0, Type::Number, Range::closed(1.0, SANE_BYTES),
+            unit "B", symbol "", source "TIMELY §3: 16 KB, the lower end of 16–64 KB";
+        /// EWMA weight α of the new RTT-difference sample. TIMELY §5 / algorithms.md: 0.875.
+        ewma_alpha: f64 = 0.875, Type::Number, GAIN,
+            unit "", symbol "α", source "TIMELY §5: 0.875";
+        /// Multiplicative decrease factor β. TIMELY §5: 0.8.
+        beta: f64 = 0.8, Type::Number, FACTOR,
+            unit "", symbol "β", source "TIMELY §5: 0.8";
+        /// T_low (µs). algorithms.md (PowerTCP configs): 50 µs.
+        t_low_us: f64 = 50.0, Type::Number, US,
+            unit "µs", symbol "T_low", source "PowerTCP evaluation configs: 50 µs";
+        /// T_high (µs). algorithms.md: 500 µs.
+        t_high_us: f64 = 500.0, Type::Number, POS_US,
+            unit "µs", symbol "T_high", source "PowerTCP evaluation configs: 500 µs";
+        /// minRTT normalising the gradient (µs). algorithms.md: 20 µs.
+        min_rtt_us: f64 = 20.0, Type::Number, POS_US,
+            unit "µs", symbol "minRTT", source "PowerTCP evaluation configs: 20 µs";
+        /// Additive step δ (bits/s). algorithms.md: 50 Mb/s (TIMELY paper: 10 Mb/s).
+        delta_bps: f64 = 50e6, Type::Number, RATE,
+            unit "bit/s", symbol "δ", source "PowerTCP evaluation configs: 50 Mb/s (TIMELY paper: 10 Mb/s)";
+        /// HAI multiplier N (TIMELY Algorithm 1: 5).
+        hai_n: f64 = 5.0, Type::Number, Range::above(0.0, 1000.0),
+            unit "", symbol "N", source "TIMELY Algorithm 1: 5";
+        /// Consecutive gradient increases before HAI (TIMELY Algorithm 1: 5).
+        hai_after: u32 = 5, Type::Count, COUNT,
+            unit "", symbol "", source "TIMELY Algorithm 1: 5";
+        /// Artifact variant: if set, the HAI step is this fixed rate (bits/s) instead of N·δ
+        /// (HPCC/PowerTCP ns-3 artifact: R_HAI = 100 Mb/s). None = paper law N·δ.
+        hai_step_bps: Option<f64> = None, Type::Number, RATE,
+            unit "bit/s", symbol "R_HAI", source "unset: TIMELY Algorithm 1's N·δ";
+        /// Lower rate bound (bits/s). PowerTCP configs min rate: 100 Mb/s.
+        min_rate_bps: f64 = 100e6, Type::Number, RATE,
+            unit "bit/s", symbol "", source "PowerTCP evaluation configs (MIN_RATE): 100 Mb/s";
+        /// Which increases count towards HAI. "paper" (default): consecutive increases of the
+        /// gradient branch, HAI from the `hai_after`-th on; T_low increases add δ and neither count
+        /// nor reset. "artifact" (`RdmaHw::UpdateRateTimely` in rdma-hw.cc, `m_incStage`): every
+        /// increase counts, T_low or gradient ≤ 0; the step is δ while fewer than `hai_after`
+        /// increases preceded it, then the HAI step; a decrease resets the count.
+        increase: Increase = Increase::Paper, Type::Choice(&["paper", "artifact"]), Range::ANY,
+            unit "", symbol "", source "TIMELY Algorithm 1 (paper)";
+    }
+    rules {
+        "t_low_us": |p| p.t_low_us < p.t_high_us, "must be below t_high_us";
+    }
 }
 
 /// TIMELY's increase counting (TimelyParams::increase).
@@ -90,25 +109,14 @@ pub enum Increase {
     Artifact,
 }
 
-impl Default for TimelyParams {
-    fn default() -> Self {
-        TimelyParams {
-            completion: Completion::Segment,
-            segment_bytes: 16384.0,
-            ewma_alpha: 0.875,
-            beta: 0.8,
-            t_low_us: 50.0,
-            t_high_us: 500.0,
-            min_rtt_us: 20.0,
-            delta_bps: 50e6,
-            hai_n: 5.0,
-            hai_after: 5,
-            hai_step_bps: None,
-            min_rate_bps: 100e6,
-            increase: Increase::Paper,
-        }
-    }
-}
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "timely",
+    source: "TIMELY: Mittal et al., SIGCOMM'15, Algorithm 1",
+    params: ParamSet::of::<TimelyParams>(),
+    build: |p, at, c| Ok(Box::new(Timely::new(check("timely", p, at)?, c)?)),
+    caps: Caps { study_nic: StudyNic { header: Header::Timestamp, window_cap: false }, ..Caps::DEFAULT },
+};
 
 pub struct Timely {
     pub p: TimelyParams,
@@ -128,7 +136,7 @@ pub struct Timely {
 impl Timely {
     pub fn new(p: TimelyParams, ctx: &CcContext) -> Result<Self, ConfigError> {
         if p.completion == Completion::Segment && p.segment_bytes < 1.0 {
-            return Err(ConfigError::new("cc.timely.segment_bytes", "must be ≥ 1 byte"));
+            return Err(ConfigError::new("cc.segment_bytes", "must be ≥ 1 byte"));
         }
         Ok(Timely { line: ctx.host_rate_bps, rate: ctx.host_rate_bps, prev_rtt: None, rtt_diff: 0.0, n_inc: 0, done: 0, p })
     }
@@ -162,8 +170,8 @@ impl Timely {
 impl super::CongestionControl for Timely {
     /// RTT from a send timestamp the receiver echoes (the study's simulator: the 8-byte TS
     /// IntHeader of CC mode 7).
-    fn telemetry(&self) -> super::Telemetry {
-        super::Telemetry::Timestamp
+    fn header(&self) -> Header {
+        Header::Timestamp
     }
     fn on_ack(&mut self, ev: &AckEvent) {
         if !self.completes(ev) {
@@ -280,7 +288,7 @@ mod tests {
         t.on_ack(&ack(0, 1000, 89_000, 95_000, 104 * US, false));
         assert!((t.pacing_rate() - 21.5e9).abs() < 1.0);
         let e = Timely::new(TimelyParams { segment_bytes: 0.0, ..Default::default() }, &ctx()).err().unwrap();
-        assert_eq!(e.field, "cc.timely.segment_bytes");
+        assert_eq!(e.field, "cc.segment_bytes");
     }
 
     #[test]

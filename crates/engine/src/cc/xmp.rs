@@ -9,27 +9,36 @@
 //! The authors' ns-3 code (mkheirkhah/amp, mp-tcp-socket-base.cc, DoXMPEnterCWR) cuts by
 //! ⌊w/β⌋ with the same floor.
 
-use serde::{Deserialize, Serialize};
-
 use super::coupled::{each, MpWindow};
+use super::params::cc_params;
+use super::params::{check, ParamSet, MP_BETA, POS_MSS};
 use super::{AckEvent, CcContext, CongestionControl, Siblings};
+use super::{Algorithm, Caps, Coupled};
+use crate::schema::Type;
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    /// Initial window per subflow (MSS). RFC 6928: 10.
-    pub init_cwnd_mss: f64,
-    /// ECN response w ← w·(1 − 1/β). AMP paper §5 / XMP: 4.
-    pub beta: f64,
-    /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
-    pub cwnd_min_mss: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params { init_cwnd_mss: 10.0, beta: 4.0, cwnd_min_mss: 2.0 }
+cc_params! {
+    pub struct Params {
+        /// Initial window per subflow (MSS). RFC 6928: 10.
+        init_cwnd_mss: f64 = 10.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "IW", source "RFC 6928: 10";
+        /// ECN response w ← w·(1 − 1/β). AMP paper §5 / XMP: 4.
+        beta: f64 = 4.0, Type::Number, MP_BETA,
+            unit "", symbol "β", source "AMP paper §5 / XMP: 4";
+        /// Floor of every reduction (MSS). AMP paper §3.2: 2 packets.
+        cwnd_min_mss: f64 = 2.0, Type::Number, POS_MSS,
+            unit "MSS", symbol "cwnd_min", source "AMP paper §3.2: 2 packets";
     }
+    rules {}
 }
+
+/// Registration (crates/engine/build.rs collects it).
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "xmp",
+    source: "XMP: Cao et al., CoNEXT'13, as AMP paper §2 Eq. (3)",
+    params: ParamSet::of::<Params>(),
+    build: |p, at, c| Ok(Box::new(Xmp::new(check("xmp", p, at)?, c))),
+    caps: Caps::DEFAULT,
+};
 
 pub struct Xmp {
     pub w: MpWindow,
@@ -58,6 +67,10 @@ pub fn delta(sib: &Siblings, w: &MpWindow, ev: &AckEvent) -> f64 {
 }
 
 impl CongestionControl for Xmp {
+    super::coupled::mp_window_methods!();
+}
+
+impl Coupled for Xmp {
     fn on_subflow_ack(&mut self, ev: &AckEvent, sib: &Siblings) {
         self.w.core.observe(ev);
         if ev.ecn {
@@ -70,7 +83,6 @@ impl CongestionControl for Xmp {
         let inc = delta(sib, &self.w, ev) * self.w.mss() * ev.acked_bytes as f64 / self.w.core.cwnd; // Eq. (3)
         self.w.grow(ev.acked_bytes, inc);
     }
-    super::coupled::mp_window_methods!();
 }
 
 #[cfg(test)]

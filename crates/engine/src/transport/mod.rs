@@ -9,7 +9,7 @@ pub mod multipath;
 pub mod receiver;
 pub mod sender;
 
-use crate::cc::{CongestionControl, Telemetry};
+use crate::cc::{CongestionControl, Header};
 use crate::config::HostConfig;
 use crate::core::{Core, FlowId, HostId};
 use crate::sim::EvKind;
@@ -111,8 +111,8 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// `window_cap`: the NIC's cap on bytes in flight (f64::INFINITY for none).
-    pub fn new(info: FlowInfo, cc: Box<dyn CongestionControl>, window_cap: f64) -> Self {
-        let homa = cc.grant_policy().map(|policy| homa::GrantState::new(policy, info.size));
+    pub fn new(info: FlowInfo, mut cc: Box<dyn CongestionControl>, window_cap: f64) -> Self {
+        let homa = cc.receiver_driven().map(|r| homa::GrantState::new(r.grant_policy(), info.size));
         Endpoint {
             tx: Sender {
                 snd_nxt: 0,
@@ -181,12 +181,12 @@ impl Wire {
         }
     }
     /// Header bytes of a data packet of a flow whose law needs `t`.
-    pub fn data_header(&self, t: Telemetry) -> u64 {
+    pub fn data_header(&self, t: Header) -> u64 {
         self.header
             + match t {
-                Telemetry::None => 0,
-                Telemetry::Timestamp => self.ts_header,
-                Telemetry::Int => self.int_header,
+                Header::None => 0,
+                Header::Timestamp => self.ts_header,
+                Header::Int => self.int_header,
             }
     }
     /// The largest data packet any flow may send: what the fabric is sized for (buffer floor,
@@ -328,7 +328,9 @@ impl Transport {
         let mut hosts = Vec::new();
         for f in &mut self.flows {
             if f.stats.started && !f.stats.done && f.info.src / servers == src_rack && f.info.dst / servers == dst_rack {
-                f.tx.cc.on_circuit(now, up);
+                if let Some(c) = f.tx.cc.circuit_aware() {
+                    c.on_circuit(now, up);
+                }
                 f.tx.refresh();
                 hosts.push(f.info.src);
             }

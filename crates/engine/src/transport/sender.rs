@@ -97,7 +97,9 @@ impl Transport {
         }
         let mut acked_seq = p.data_seq;
         if f.homa.is_some() {
-            f.tx.cc.on_grant(p.grant_offset, p.grant_prio);
+            if let Some(r) = f.tx.cc.receiver_driven() {
+                r.on_grant(p.grant_offset, p.grant_prio);
+            }
             acked_seq = p.seq;
         }
         if p.kind == Kind::Nack {
@@ -122,7 +124,10 @@ impl Transport {
                 f.tx.cc.on_ack(&ev);
             } else {
                 let siblings = Siblings { me: f.subflow as usize, all: &self.conns[f.conn as usize].views };
-                f.tx.cc.on_subflow_ack(&ev, &siblings);
+                match f.tx.cc.coupled() {
+                    Some(c) => c.on_subflow_ack(&ev, &siblings),
+                    None => f.tx.cc.on_ack(&ev), // an uncoupled law on a subflow
+                }
             }
         }
         f.tx.refresh();
@@ -148,10 +153,10 @@ impl Transport {
     fn mp_ack_done(&mut self, core: &mut Core, fid: FlowId, nack: bool, rtt: crate::time::Time) -> AckOutcome {
         self.mp_acked(fid);
         self.mp_view(fid, (!nack).then_some(rtt));
-        let f = &self.flows[fid as usize];
+        let f = &mut self.flows[fid as usize];
         let src = f.info.src;
         if f.subflow == 0 {
-            if let Some(s) = f.tx.cc.suppress_siblings() {
+            if let Some(s) = f.tx.cc.coupled().and_then(|c| c.suppress_siblings()) {
                 self.mp_suppress(fid, s);
             }
         }
