@@ -112,7 +112,7 @@ def test_sending_racks_destinations_need_two_sending_racks():
 
 def test_variant_int_switches_reach_the_engine_and_unknown_names_are_rejected():
     s = get("poseidon-brownfield")
-    ints = [s.to_engine_config(v)["switch"]["int_switches"] for v in s.variants()]
+    ints = [s.to_engine_config(v)["switch"].get("int_switches") for v in s.variants()]
     assert ints == [None, ["tor0", "tor1", "tor2", "tor3"], ["tor0", "tor1"], None]
     with pytest.raises(ScenarioError) as e:
         loads(
