@@ -4,7 +4,7 @@ PY ?= python3
 PIP := $(PY) -m pip
 export CARGO_TERM_COLOR := never
 
-.PHONY: install demo test lint test-rust test-python testbed-deps bench
+.PHONY: install dev demo test lint test-rust test-python testbed-deps bench
 
 # Build the Rust engine into the Python package and install it with its dependencies; byte-compile
 # the editable sources once (with PYTHONDONTWRITEBYTECODE set, ~35 modules would otherwise be
@@ -13,6 +13,14 @@ install:
 	$(PIP) install -q --disable-pip-version-check --upgrade maturin
 	$(PIP) install -q --disable-pip-version-check -e '.[test]'
 	$(PY) -m compileall -q python/dccsim
+
+# Development build (docs/write-an-algorithm.md): the engine with the dev-opt profile (no LTO,
+# parallel codegen, incremental; the same results as release) swapped into the editable install, so
+# a one-line engine change is a runnable `dccsim` in seconds. Needs `make install` once.
+dev:
+	cargo build --profile dev-opt -p dccsim-py
+	cp target/dev-opt/lib_engine.so python/dccsim/_engine.abi3.so.tmp
+	mv python/dccsim/_engine.abi3.so.tmp python/dccsim/_engine.abi3.so
 
 # The main job: PowerTCP's 10:1 incast (paper Fig. 4), table on stdout, figure in runs/.
 demo: install
