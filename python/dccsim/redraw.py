@@ -19,7 +19,7 @@ from .errors import ScenarioError
 
 # Tables added after the first results schema: an older run may lack them (read as empty). Every
 # run writes all the others, empty ones included, so a missing one was deleted: reported as such.
-LATER_TABLES = ("pfc", "packets", "packet_int")
+LATER_TABLES = ("pfc", "packets", "packet_int", "trace")
 
 
 def _tables(variant_dir: Path, names, field: str) -> dict:

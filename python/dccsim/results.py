@@ -29,7 +29,7 @@ FRONT_COLUMNS = {
 # The value of a column a producer cannot give (the testbed's `ideal_fct_artifact_ps`, a column an
 # older engine did not have): "not applicable".
 NOT_APPLICABLE = {"int64": -1, "float64": math.nan, "string": ""}
-TABLE_NAMES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
+TABLE_NAMES = ("flows", "port_series", "flow_series", "trace", "ports", "pfc", "packets", "packet_int")
 
 
 @functools.cache
@@ -275,18 +275,10 @@ def port_names(ports: dict, port_ids) -> np.ndarray:
 
 def engine_tables(result: dict) -> dict:
     """The engine's column dicts, with `port_name` added to port_series."""
-    ports = result.get("ports") or {}
-    ps = dict(result.get("port_series") or {})
-    ps["port_name"] = port_names(ports, ps.get("port", []))
-    return {
-        "flows": result.get("flows") or {},
-        "port_series": ps,
-        "flow_series": result.get("flow_series") or {},
-        "ports": ports,
-        "pfc": result.get("pfc") or {},
-        "packets": result.get("packets") or {},
-        "packet_int": result.get("packet_int") or {},
-    }
+    tables = {name: result.get(name) or {} for name in TABLE_NAMES}
+    ps = tables["port_series"] = dict(tables["port_series"])
+    ps["port_name"] = port_names(tables["ports"], ps.get("port", []))
+    return tables
 
 
 def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None:
@@ -337,6 +329,7 @@ class Results:
     flows: object  # pandas DataFrames; every row carries its variant's slug in `variant`
     port_series: object
     flow_series: object
+    trace: object  # controllers' variables over time (empty unless metrics.trace)
     ports: object
     pfc: object  # PFC frames and paused time per port (empty for lossy runs)
     packets: object  # captured packets (empty unless metrics.pcap)
@@ -349,15 +342,7 @@ class Results:
             raise KeyError(f"no variant {slug!r} in these results; variants: {', '.join(known) or 'none'}")
         return {
             name: df[df["variant"] == slug].drop(columns="variant").reset_index(drop=True)
-            for name, df in (
-                ("flows", self.flows),
-                ("port_series", self.port_series),
-                ("flow_series", self.flow_series),
-                ("ports", self.ports),
-                ("pfc", self.pfc),
-                ("packets", self.packets),
-                ("packet_int", self.packet_int),
-            )
+            for name, df in ((n, getattr(self, n)) for n in TABLE_NAMES)
         }
 
 
@@ -402,13 +387,4 @@ def load(out_dir):
             return pd.concat(frames[name], ignore_index=True)
         return pd.DataFrame(columns=["variant"] + [c for c, _ in table_columns()[name]])
 
-    return Results(
-        summary=summary,
-        flows=cat("flows"),
-        port_series=cat("port_series"),
-        flow_series=cat("flow_series"),
-        ports=cat("ports"),
-        pfc=cat("pfc"),
-        packets=cat("packets"),
-        packet_int=cat("packet_int"),
-    )
+    return Results(summary=summary, **{name: cat(name) for name in TABLE_NAMES})

@@ -21,10 +21,12 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from .results import TABLE_NAMES
+
 INBOX = "catalog.inbox"
 DEFAULT_ROOT = Path("runs")
 # every table of a run directory (results.TABLE_NAMES): a view each
-TABLES = ("flows", "port_series", "flow_series", "ports", "pfc", "packets", "packet_int")
+TABLES = TABLE_NAMES  # every table a run writes
 
 # Versioned migrations: version -> statements. Applied in order, each in one transaction, and
 # recorded in schema_version; never edit a released one, add the next.

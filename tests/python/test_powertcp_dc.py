@@ -14,7 +14,7 @@ import pytest
 from dccsim import cli, experiments, runner
 from dccsim.analysis import fct, powertcp_dc
 from dccsim.errors import ScenarioError
-from dccsim.scenario import dump_toml, from_dict, loads, to_dict
+from dccsim.scenario import dump_toml, from_dict, loads, schema, to_dict
 
 pytestmark = pytest.mark.engine
 
@@ -293,7 +293,7 @@ def test_a_second_law_of_one_algorithm_gets_claims_of_its_own():
     scn = experiments.get("powertcp-websearch-artifact-pattern")
     v = {x.name: x for x in scn.variants()}
     assert powertcp_dc.law(scn, v["θ-PowerTCP 60%"]) == ""
-    assert powertcp_dc.law(scn, v["θ-PowerTCP 60% (artifact law)"]) == "tau=min-rtt, variant=rdma-hw"
+    assert powertcp_dc.law(scn, v["θ-PowerTCP 60% (artifact law)"]) == "law=rdma-hw, tau=min-rtt"
     homa = experiments.get("powertcp-homa-websearch")  # the point (overcommitment) is not a law
     assert {powertcp_dc.law(homa, x) for x in homa.variants()} == {""}
 
@@ -309,13 +309,13 @@ def test_a_second_law_of_one_algorithm_gets_claims_of_its_own():
         }
 
     printed = {"t": m("theta-powertcp", 8.0), "h": m("hpcc", 4.0)}
-    both = {**printed, "ta": m("theta-powertcp", 2.0, "tau=min-rtt, variant=rdma-hw")}
+    both = {**printed, "ta": m("theta-powertcp", 2.0, "law=rdma-hw, tau=min-rtt")}
     rows = [
         c for c in powertcp_dc.ANALYSIS.claims(scn, both) if c["claim"].startswith("short p99.9 -36% at 60%")
     ]
     assert [(c["variant"], round(c["ours_pct"])) for c in rows] == [
         ("theta-powertcp vs hpcc", 100),
-        ("theta-powertcp [tau=min-rtt, variant=rdma-hw] vs hpcc", -50),
+        ("theta-powertcp [law=rdma-hw, tau=min-rtt] vs hpcc", -50),
     ]
     assert [
         c for c in powertcp_dc.ANALYSIS.claims(scn, both) if "[" not in c["variant"]
@@ -327,7 +327,7 @@ def test_variant_pfc_switches_the_fabric_and_bad_values_name_the_field():
     scn = from_dict(base)
     lossy = scn.variant("PowerTCP 60% lossy")
     assert lossy.pfc is False and "pfc" not in scn.to_engine_config(lossy)["switch"]
-    assert scn.to_engine_config("PowerTCP 60%")["switch"]["pfc"] == scn.switch.pfc.to_engine()
+    assert scn.to_engine_config("PowerTCP 60%")["switch"]["pfc"] == schema.to_engine(scn.switch.pfc)
     again = loads(dump_toml(scn))  # round trip through `dccsim show`
     assert again.variant("PowerTCP 60% lossy").pfc is False and again.variant("PowerTCP 60%").pfc is None
     # a lossy scenario, one lossless variant with its own values

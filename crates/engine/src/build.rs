@@ -77,7 +77,8 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         fabric.circuit = Some(Box::new(circuit_of(&fabric.net, circuit, tors, servers_per_tor)));
     }
     let m = &cfg.metrics;
-    let telemetry = Telemetry::new(&fabric, monitored, m.interval_ps, m.start_ps, cfg.duration_ps, m.flows);
+    let mut telemetry = Telemetry::new(&fabric, monitored, m.interval_ps, m.start_ps, cfg.duration_ps, m.flows);
+    telemetry.tracer = crate::telemetry::trace::Tracer::new(&m.trace, &flows)?;
     let mut transport = Transport::new(flows, wire, h as usize, conns);
     transport.deps = connection_deps(cfg);
     Ok(Parts { fabric, nics, transport, telemetry, tau })

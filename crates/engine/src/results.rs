@@ -128,6 +128,31 @@ pub struct FlowSeries {
     pub bytes_acked: Vec<u64>,
 }
 
+/// Controllers' internal variables over time (`[metrics] trace`, telemetry/trace.rs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    pub time_ps: Vec<u64>,
+    pub flow_id: Vec<u32>,
+    /// Index into `names`.
+    pub variable: Vec<u16>,
+    pub value: Vec<f64>,
+    /// The variables' names, in order of first appearance.
+    pub names: Vec<&'static str>,
+}
+
+impl Trace {
+    /// The index of variable `name` (a controller reports a handful: a linear search).
+    pub fn intern(&mut self, name: &'static str) -> u16 {
+        match self.names.iter().position(|n| *n == name) {
+            Some(i) => i as u16,
+            None => {
+                self.names.push(name);
+                (self.names.len() - 1) as u16
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Results {
     pub summary: Summary,
@@ -135,6 +160,7 @@ pub struct Results {
     pub ports: PortTable,
     pub port_series: PortSeries,
     pub flow_series: FlowSeries,
+    pub trace: Trace,
     pub pfc: PfcTable,
     pub packets: PacketTable,
     pub packet_int: PacketIntTable,

@@ -2,7 +2,9 @@
 //! strings as lists. The column lists below are the only place the table layout is written; the
 //! front reads it back with `schema()` (docs/engine-api.md).
 
-use dccsim_engine::results::{FlowSeries, FlowTable, PacketIntTable, PacketTable, PfcTable, PortSeries, PortTable, Results, Summary};
+use dccsim_engine::results::{
+    FlowSeries, FlowTable, PacketIntTable, PacketTable, PfcTable, PortSeries, PortTable, Results, Summary, Trace,
+};
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -66,6 +68,11 @@ fn ports(p: PortTable) -> Named {
 
 fn port_series(s: PortSeries) -> Named {
     vec![("time_ps", int(s.time_ps)), ("port", int(s.port)), ("queue_bytes", int(s.queue_bytes)), ("tx_bytes", int(s.tx_bytes))]
+}
+
+fn trace(t: Trace) -> Named {
+    let names: Vec<String> = t.variable.iter().map(|&i| t.names[i as usize].to_string()).collect();
+    vec![("time_ps", int(t.time_ps)), ("flow_id", int(t.flow_id)), ("variable", Column::Str(names)), ("value", Column::F64(t.value))]
 }
 
 fn flow_series(s: FlowSeries) -> Named {
@@ -145,6 +152,7 @@ fn tables(r: Results) -> Vec<(&'static str, Named)> {
         ("ports", ports(r.ports)),
         ("port_series", port_series(r.port_series)),
         ("flow_series", flow_series(r.flow_series)),
+        ("trace", trace(r.trace)),
         ("pfc", pfc(r.pfc)),
         ("packets", packets(r.packets)),
         ("packet_int", packet_int(r.packet_int)),
@@ -152,7 +160,7 @@ fn tables(r: Results) -> Vec<(&'static str, Named)> {
 }
 
 /// Number of tables besides the summary.
-pub const SCHEMA_TABLES: usize = 7;
+pub const SCHEMA_TABLES: usize = 8;
 
 /// {"summary": {counter: int}, table: {column: array or list}}; consumes the results so the
 /// column vectors move into numpy without a second copy.

@@ -23,7 +23,7 @@ Variants with ``pfc = false`` (the lossy fabric beside the paper's lossless one)
 with each other: every claim is evaluated once per fabric that has both of its variants, the lossy
 rows labelled so. A variant whose controller sets parameters (``cc = { algorithm = "theta-powertcp",
 law = "rdma-hw", tau = "min-rtt" }``: the public artifact's law beside the paper's) is a law of
-its own (``law``, e.g. "tau=min-rtt, variant=rdma-hw"): the claims naming its algorithm are
+its own (``law``, e.g. "law=rdma-hw, tau=min-rtt"): the claims naming its algorithm are
 evaluated once more with it in the algorithm's place, against the reference at its default law,
 and labelled with it.
 

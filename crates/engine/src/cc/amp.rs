@@ -144,12 +144,9 @@ impl Amp {
 
 impl CongestionControl for Amp {
     super::coupled::mp_window_methods!();
-    fn probe(&self, name: &str) -> Option<f64> {
-        match name {
-            "suppressed" => Some(self.suppressed as u8 as f64),
-            "n_round" => Some(self.n_round as f64),
-            _ => None,
-        }
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("suppressed", self.suppressed as u8 as f64);
+        out("n_round", self.n_round as f64);
     }
 }
 

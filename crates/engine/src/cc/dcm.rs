@@ -55,8 +55,8 @@ impl Dcm {
 
 impl CongestionControl for Dcm {
     super::coupled::mp_window_methods!();
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "alpha").then_some(self.est.alpha)
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.est.alpha);
     }
 }
 

@@ -381,6 +381,11 @@ impl CongestionControl for Dcqcn {
     fn cwnd(&self) -> f64 {
         f64::INFINITY
     }
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.alpha);
+        out("rc", self.rc); // current rate R_C (bits/s)
+        out("rt", self.rt); // target rate R_T (bits/s)
+    }
     fn pacing_rate(&self) -> f64 {
         self.rc
     }

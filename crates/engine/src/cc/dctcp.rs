@@ -172,8 +172,8 @@ impl CongestionControl for Dctcp {
         self.core.snd_una = snd_una;
         self.core.snd_nxt = snd_nxt;
     }
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "alpha").then_some(self.est.alpha)
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.est.alpha);
     }
 }
 

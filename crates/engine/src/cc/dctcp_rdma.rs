@@ -126,8 +126,8 @@ impl CongestionControl for DctcpRdma {
         self.rate
     }
 
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "alpha").then_some(self.alpha)
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("alpha", self.alpha);
     }
 }
 

@@ -181,6 +181,11 @@ impl CongestionControl for Hpcc {
     }
 
     /// R = W/T.
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("u", self.u); // Algorithm 1's normalised inflight bytes U (EWMA)
+        out("wc", self.wc); // the reference window Wc (bytes)
+        out("inc_stage", self.inc_stage as f64);
+    }
     fn pacing_rate(&self) -> f64 {
         self.w * 8.0 / self.t
     }

@@ -147,10 +147,20 @@ pub trait CongestionControl: Send {
     /// controller's initial state already assumes, so the engine never calls this; it lets a
     /// controller start mid-stream (the shared test vectors, tests/vectors, do).
     fn on_start(&mut self, _snd_una: u64, _snd_nxt: u64) {}
-    /// A named internal quantity, read-only, for tests and diagnostics (e.g. `"smoothed_power"`,
-    /// `"alpha"`). None when the controller has no such quantity.
-    fn probe(&self, _name: &str) -> Option<f64> {
-        None
+    /// The controller's internal variables, each reported once as `out(name, value)` (e.g.
+    /// `"smoothed_power"`, `"alpha"`): what `[metrics] trace` records over time and `probe`
+    /// reads. The names are the declaration: a controller reports the same names every call.
+    fn trace(&self, _out: &mut dyn FnMut(&'static str, f64)) {}
+    /// One variable of `trace`, read-only, for tests and diagnostics; None when the controller
+    /// reports no such variable.
+    fn probe(&self, name: &str) -> Option<f64> {
+        let mut got = None;
+        self.trace(&mut |n, v| {
+            if n == name {
+                got = Some(v);
+            }
+        });
+        got
     }
     /// A multipath law coupled across its connection's subflows (transport/multipath.rs).
     fn coupled(&mut self) -> Option<&mut dyn Coupled> {

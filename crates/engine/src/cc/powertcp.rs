@@ -222,8 +222,8 @@ impl CongestionControl for PowerTcp {
         self.old.start_at(snd_nxt);
     }
 
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "smoothed_power").then_some(self.meter.smooth)
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("smoothed_power", self.meter.smooth);
     }
 }
 

@@ -190,6 +190,10 @@ impl CongestionControl for Swift {
     fn cwnd(&self) -> f64 {
         self.cwnd.max(1.0) * self.mss
     }
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("rtt", self.rtt); // latest RTT sample (s)
+        out("cwnd_packets", self.cwnd);
+    }
     fn pacing_rate(&self) -> f64 {
         if self.cwnd < 1.0 {
             self.cwnd * self.mtu * 8.0 / self.rtt // one (wire-size) packet per rtt/cwnd

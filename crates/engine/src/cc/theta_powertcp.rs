@@ -302,8 +302,8 @@ impl CongestionControl for ThetaPowerTcp {
         self.last_updated = snd_nxt;
     }
 
-    fn probe(&self, name: &str) -> Option<f64> {
-        (name == "smoothed_power").then_some(self.meter.smooth)
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("smoothed_power", self.meter.smooth);
     }
 }
 

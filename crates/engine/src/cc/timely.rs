@@ -224,6 +224,10 @@ impl super::CongestionControl for Timely {
     fn cwnd(&self) -> f64 {
         f64::INFINITY
     }
+    fn trace(&self, out: &mut dyn FnMut(&'static str, f64)) {
+        out("rtt_diff", self.rtt_diff); // smoothed RTT difference (s)
+        out("n_inc", self.n_inc as f64);
+    }
     fn pacing_rate(&self) -> f64 {
         self.rate
     }

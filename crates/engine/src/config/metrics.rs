@@ -28,6 +28,12 @@ crate::section! {
             key "pcap_max", Type::Count, Range::closed(1.0, 1e8),
             "At most this many packets are captured (the rest are counted in capture_overflow).",
             source "ours: a million packets (≈ 40 MB of records)";
+        trace: Vec<String> = vec![],
+            key "trace", Type::Names, Range::ANY,
+            "Controllers' internal variables recorded per flow at every sample into trace.parquet (e.g. [\"smoothed_power\", \"alpha\"]; [\"*\"] = every variable each controller reports; docs/results.md lists them).",
+            source "ours: none";
     }
-    rules {}
+    rules {
+        "trace": |s| s.trace.is_empty() || s.interval_ps > 0, "needs metrics.interval > 0 (the trace is sampled with the time series)";
+    }
 }

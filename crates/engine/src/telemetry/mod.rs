@@ -2,8 +2,9 @@
 //! flow records and counters assembled into `Results` at the end.
 
 pub mod capture;
+pub mod trace;
 
-use crate::core::{Core, PortId};
+use crate::core::{Core, FlowId, PortId};
 use crate::fabric::Fabric;
 use crate::results::Results;
 use crate::sim::EvKind;
@@ -20,6 +21,8 @@ pub struct Telemetry {
     out: Results,
     /// Ports of a PFC deadlock cycle, if the watchdog found one.
     deadlock: Vec<PortId>,
+    /// Controllers' variables to record at every sample (`[metrics] trace`; None = off).
+    pub tracer: Option<trace::Tracer>,
 }
 
 impl Telemetry {
@@ -31,7 +34,7 @@ impl Telemetry {
             out.ports.name.push(info.name.clone());
             out.ports.rate_bps.push(info.rate_bps);
         }
-        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new() }
+        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None }
     }
 
     /// Schedule the first sample.
@@ -61,6 +64,11 @@ impl Telemetry {
                     fs.rate_bps.push(f.tx.rate);
                     fs.bytes_acked.push(f.tx.snd_una);
                 }
+            }
+        }
+        if let Some(tracer) = &self.tracer {
+            for (id, f) in tp.flows.iter().enumerate().filter(|(_, f)| f.stats.started && !f.stats.done) {
+                tracer.sample(now, id as FlowId, f.tx.cc.as_ref(), &mut self.out.trace);
             }
         }
         let next = now + self.interval;
