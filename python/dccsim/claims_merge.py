@@ -140,7 +140,7 @@ def merge(args: list[str], allow_different: bool = False) -> tuple[object, dict]
         "sources": {slug: sources[slug] for slug in order},
         "all_sources_complete": complete,
         "warnings": warnings,
-        "claims": ANALYSES[ref["analysis"]].claims(scn, metrics),
+        "claims": ANALYSES[ref["analysis"]].claims(*scn.for_claims(metrics)),
     }
     return scn, merged
 

@@ -77,12 +77,13 @@ def cmd_run(args) -> int:
     from .experiments import default_out, resolve
     from .results import json_text
 
-    scn = resolve(args.target, args.set or ())
+    edits = tuple(args.set or ()) + tuple(f"+{v}" for v in args.add_variant or ())
+    scn = resolve(args.target, args.set or (), args.add_variant or ())
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
-    out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, args.set or ())
+    out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
         raise ScenarioError("--jobs", f"must be at least 1, got {args.jobs}")
@@ -275,6 +276,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="KEY=VALUE",
         help="override a scenario key before validation (e.g. cc.gamma=0.8, switch.buffer=2MiB); repeatable",
+    )
+    s.add_argument(
+        "--add-variant",
+        action="append",
+        metavar="NAME=ALGORITHM",
+        help="run NAME with controller ALGORITHM beside the experiment's variants (its parameters: "
+        "--set experiment.variants[N].cc.KEY=VALUE); in the table and figure, not in the paper's claims",
     )
     s.add_argument(
         "--pcap",

@@ -88,11 +88,32 @@ def digest(sets: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sets).encode("utf-8")).hexdigest()[:8]
 
 
-def resolve(data: dict, name: str, base_dir: Optional[Path], sets: Sequence[str]):
+def add_variant(data: dict, item: str) -> None:
+    """`--add-variant NAME=ALGORITHM`: a variant of that name running that controller, appended
+    to the experiment's variants (after them, so `--set experiment.variants[N].cc.KEY=VALUE`
+    reaches it) and marked `added`: in the table and the figure, left out of the paper's claims."""
+    name, sep, algorithm = item.partition("=")
+    if not sep or not name.strip() or not algorithm.strip():
+        raise ScenarioError("--add-variant", f"expected NAME=ALGORITHM (e.g. 'My AIMD=reno'), got {item!r}")
+    exp = data.setdefault("experiment", {})
+    if not isinstance(exp, dict):
+        raise ScenarioError("experiment", "must be a table")
+    variants = exp.get("variants")
+    if variants is None:  # a plain scenario: its own controller is the first variant
+        cc = data.get("cc", {})
+        variants = exp["variants"] = [
+            {"name": cc.get("algorithm", "scenario") if isinstance(cc, dict) else "scenario", "cc": cc}
+        ]
+    variants.append({"name": name.strip(), "cc": {"algorithm": algorithm.strip()}, "added": True})
+
+
+def resolve(data: dict, name: str, base_dir: Optional[Path], sets: Sequence[str], added: Sequence[str] = ()):
     """The raw scenario table `data` (named `name`, its relative paths relative to `base_dir`)
     with the overrides `sets` applied, validated."""
     from .scenario import from_dict
 
+    for item in added:
+        add_variant(data, item)
     for item in sets:
         key, value = parse(item)
         apply(data, key, value)

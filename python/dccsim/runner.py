@@ -327,7 +327,7 @@ def run(
         bar.close()
         if analysis is not None:
             metrics_by_slug = {s: finished[s]["metrics"] for s in summary["order"]}
-            summary["claims"] = analysis.claims(scn, metrics_by_slug)
+            summary["claims"] = analysis.claims(*scn.for_claims(metrics_by_slug))
             if worker is not None:
                 series = {
                     v.slug: (

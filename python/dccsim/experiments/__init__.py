@@ -35,13 +35,14 @@ def get(name: str) -> Scenario:
     return loads(text(name), default_name=name)
 
 
-def resolve(target: str, sets=()) -> Scenario:
+def resolve(target: str, sets=(), added=()) -> Scenario:
     """An experiment name from the catalog, or a path to a TOML scenario file; `sets` are
-    `--set dotted.key=value` overrides of its raw TOML (overrides.py)."""
-    if sets:
+    `--set dotted.key=value` overrides of its raw TOML, `added` are `--add-variant NAME=ALG`
+    variants beside the experiment's own (overrides.py)."""
+    if sets or added:
         from .. import overrides
 
-        return overrides.resolve(*raw_scenario(target), sets)
+        return overrides.resolve(*raw_scenario(target), sets, added)
     if is_scenario_file(target):
         return load(target)
     return get(target)
@@ -63,8 +64,8 @@ def raw_scenario(target: str) -> tuple[dict, str, Optional[Path]]:
 
 def default_out(target: str, scn: Scenario, sets=()) -> Path:
     """runs/<file stem or catalog name>-seed<N> (never the `name` written inside the file);
-    with `--set` overrides, runs/<stem>-set-<hash of the overrides>-seed<N>, so that a variation
-    does not collide with the unedited run."""
+    with edits (`--set` overrides, `--add-variant`s), runs/<stem>-set-<hash of the edits>-seed<N>,
+    so that a variation does not collide with the unedited run."""
     from .. import outdir
 
     stem = Path(target).stem if is_scenario_file(target) else target

@@ -212,6 +212,9 @@ class Variant:
     # PFC of this variant's fabric: None = the scenario's [switch] pfc, False = off (lossy Dynamic
     # Thresholds with the scenario's [switch] values), a Pfc = lossless with those values
     pfc: Any = None  # a switch.pfc record, False or None
+    # a variant added beside the paper's (`dccsim run --add-variant`): shown in the table and the
+    # figure, left out of the paper's claims
+    added: bool = False
 
     @property
     def slug(self) -> str:
@@ -256,6 +259,15 @@ class Scenario:
         if self.experiment and self.experiment.variants:
             return list(self.experiment.variants)
         return [Variant(self.cc.algorithm, self.cc)]
+
+    def for_claims(self, metrics: dict) -> tuple:
+        """(scenario, metrics by slug) of the paper's own variants: what an analysis's claims
+        are computed over (variants added with `--add-variant` are compared, not claimed)."""
+        if self.experiment is None or not any(v.added for v in self.experiment.variants):
+            return self, metrics
+        paper = tuple(v for v in self.experiment.variants if not v.added)
+        scn = dataclasses.replace(self, experiment=dataclasses.replace(self.experiment, variants=paper))
+        return scn, {slug: m for slug, m in metrics.items() if slug in {v.slug for v in paper}}
 
     def variant(self, name: str) -> Variant:
         """Look a variant up by name or slug (case-insensitive)."""

@@ -14,6 +14,7 @@ from ..errors import ScenarioError
 from . import cc_params, schema, workload
 from .fields import (
     Table,
+    boolean,
     choice,
     MAX_COUNT,
     integer,
@@ -81,7 +82,7 @@ FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_l
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 EXPERIMENT_KEYS = ("title", "analysis", "variants")
-VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc")
+VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc", "added")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -486,6 +487,7 @@ def _experiment(
             vt.opt("subflows", lambda v, f: integer(v, f, lo=1, hi=MAX_SUBFLOWS), None),
             # False: this variant runs lossy (PFC off); a Pfc: lossless with those values
             (_pfc(vd["pfc"], vt.f("pfc")) or False) if "pfc" in vd else None,
+            vt.opt("added", boolean, False),
         )
         if v.slug in slugs:
             raise ScenarioError(

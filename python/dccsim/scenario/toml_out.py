@@ -112,6 +112,7 @@ def to_dict(s: Scenario) -> dict:
             | ({"int_switches": list(v.int_switches)} if v.int_switches is not None else {})
             | ({"subflows": v.subflows} if v.subflows is not None else {})
             | ({"pfc": _pfc_dict(v.pfc) if v.pfc else False} if v.pfc is not None else {})
+            | ({"added": True} if v.added else {})
             for v in x.variants
         ]
         out["experiment"] = xd
