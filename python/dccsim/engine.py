@@ -88,18 +88,24 @@ def topology_facts(topology: dict) -> tuple[int, tuple[str, ...], int]:
     return hosts, tuple(names), ports
 
 
+def poll_events() -> int:
+    """Events between two calls of a run's `progress` callback."""
+    return int(_module().POLL_EVENTS)
+
+
 def version() -> str | None:
     mod = _module()
     return getattr(mod, "__version__", None) or getattr(mod, "VERSION", None)
 
 
-def run(config: dict) -> dict:
+def run(config: dict, progress=None) -> dict:
     """Run one resolved engine configuration (docs/engine-api.md) and return the engine's dict:
-    "summary" (counters) and the tables of `schema()` as {column: numpy array (str: list)}."""
+    "summary" (counters) and the tables of `schema()` as {column: numpy array (str: list)}.
+    `progress(now_ps)`, when given, is called every `POLL_EVENTS` events with the simulated time."""
     mod = _module()
     text = json.dumps(config, sort_keys=True)
     try:
-        return mod.run(text)
+        return mod.run(text, progress)
     except ValueError as e:
         msg = str(e)
         field, sep, rest = msg.partition(": ")

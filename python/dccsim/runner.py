@@ -74,6 +74,31 @@ class _NoBar:
         pass
 
 
+class _RunProgress:
+    """Progress inside one engine run, on the variants' bar: simulated time of the duration,
+    events/s and the time left, refreshed at most twice a second (the engine calls it every
+    `POLL_EVENTS` events; nothing calls it when no bar is drawn)."""
+
+    def __init__(self, bar, name: str, duration_ps: int):
+        self.bar, self.name, self.duration = bar, name, duration_ps
+        self.per_call = engine.poll_events()
+        self.calls, self.t0 = 0, time.perf_counter()
+        self.shown = self.t0
+
+    def __call__(self, now_ps: int) -> None:
+        self.calls += 1
+        t = time.perf_counter()
+        if t - self.shown < 0.5:
+            return
+        self.shown, elapsed = t, t - self.t0
+        frac = min(now_ps / self.duration, 1.0) if self.duration else 0.0
+        eta = f", {elapsed * (1 - frac) / frac:.0f} s left" if frac > 0 else ""
+        rate = self.calls * self.per_call / elapsed / 1e6
+        self.bar.set_postfix_str(
+            f"{self.name}: {now_ps / 1e9:.3g} of {self.duration / 1e9:.3g} ms simulated, {rate:.1f} M events/s{eta}"
+        )
+
+
 def _progress_bar(progress: bool, total: int, desc: str):
     """A tqdm bar on stderr when asked for and stderr is a terminal; otherwise a no-op, without
     importing tqdm (≈ 40 ms with the importlib.metadata it pulls in; docs/benchmarks.md)."""
@@ -107,13 +132,13 @@ def _engine_summary(v: Variant, res: dict) -> dict:
     return eng_summary
 
 
-def run_variant(scn: Scenario, v: Variant, analysis, staging: Path, keep_tables: bool) -> dict:
+def run_variant(scn: Scenario, v: Variant, analysis, staging: Path, keep_tables: bool, progress=None) -> dict:
     """One variant: the engine, the analysis's metrics, its files in `staging` (OUT/<slug>/, plus
     its own flows_input.parquet when it overrides the workload). Returns {wall, engine, metrics,
-    tables (the analysis's input, when keep_tables)}."""
+    tables (the analysis's input, when keep_tables)}. `progress(now_ps)`: see engine.run."""
     cfg = scn.to_engine_config(v)
     t0 = time.perf_counter()
-    res = engine.run(cfg)
+    res = engine.run(cfg, progress)
     wall = time.perf_counter() - t0
     del cfg
     eng_summary = _engine_summary(v, res)
@@ -293,8 +318,9 @@ def run(
 
         def run_here(v: Variant) -> None:
             bar.set_postfix_str(v.name)
+            inside = None if isinstance(bar, _NoBar) else _RunProgress(bar, v.name, scn.duration_ps)
             try:
-                outcome = run_variant(scn, v, analysis, staging, keep)
+                outcome = run_variant(scn, v, analysis, staging, keep, inside)
             except ScenarioError as e:
                 raise _failed(v, e.field, e.message) from None
             record(v, outcome)

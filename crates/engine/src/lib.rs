@@ -30,9 +30,10 @@ pub fn run(cfg: &Config) -> Result<Results, ConfigError> {
     Ok(sim::Simulator::new(cfg)?.run())
 }
 
-/// Same as `run`, but `stop` is called every `sim::POLL_EVENTS` events and ends the run early
-/// when it returns true (Ctrl-C). Returns the results so far and whether the run completed.
-pub fn run_polled(cfg: &Config, stop: &mut dyn FnMut() -> bool) -> Result<(Results, bool), ConfigError> {
+/// Same as `run`, but `stop(now)` is called every `sim::POLL_EVENTS` events with the simulated
+/// time (progress) and ends the run early when it returns true (Ctrl-C). Returns the results so
+/// far and whether the run completed.
+pub fn run_polled(cfg: &Config, stop: &mut dyn FnMut(time::Time) -> bool) -> Result<(Results, bool), ConfigError> {
     Ok(sim::Simulator::new(cfg)?.run_polled(stop))
 }
 

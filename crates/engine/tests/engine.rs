@@ -215,7 +215,7 @@ fn a_stop_request_ends_the_run_early_and_says_so() {
         f.size_bytes = None; // long flows: far more than 2 polling periods of events
     }
     let mut calls = 0;
-    let (r, complete) = dccsim_engine::run_polled(&cfg, &mut || {
+    let (r, complete) = dccsim_engine::run_polled(&cfg, &mut |_| {
         calls += 1;
         calls == 2
     })
@@ -225,7 +225,7 @@ fn a_stop_request_ends_the_run_early_and_says_so() {
     assert!(r.summary.sim_time_ps < cfg.duration_ps, "stopped at {} of {}", r.summary.sim_time_ps, cfg.duration_ps);
     assert_eq!(r.summary.events, 2 * dccsim_engine::sim::POLL_EVENTS as u64);
     common::assert_conserved(&r);
-    let (full, complete) = dccsim_engine::run_polled(&cfg, &mut || false).unwrap();
+    let (full, complete) = dccsim_engine::run_polled(&cfg, &mut |_| false).unwrap();
     assert!(complete);
     assert_eq!(full, dccsim_engine::run(&cfg).unwrap());
 }

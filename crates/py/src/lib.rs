@@ -30,15 +30,19 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 
 /// Run one scenario given as the engine's JSON input (see docs/engine-api.md).
 ///
-/// The simulation runs with the GIL released; every `POLL_EVENTS` events the engine asks
-/// `interrupted`, which takes the GIL back to run Python's signal handlers. A pending Ctrl-C
-/// (or any exception a handler raises) stops the run and is raised here, so it reaches the caller
-/// within one poll interval instead of after the whole run.
+/// The simulation runs with the GIL released; every `POLL_EVENTS` events the engine calls back,
+/// which takes the GIL to run Python's signal handlers and, when given, `progress(now_ps)` (the
+/// simulated time; the caller counts calls × `POLL_EVENTS` events). A pending Ctrl-C (or any
+/// exception a handler or `progress` raises) stops the run and is raised here, so it reaches the
+/// caller within one poll interval instead of after the whole run.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (config_json, progress=None))]
+fn run<'py>(py: Python<'py>, config_json: &str, progress: Option<PyObject>) -> PyResult<Bound<'py, PyDict>> {
     let cfg = Config::from_json(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut raised: Option<PyErr> = None;
-    let outcome = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled(&cfg, &mut || interrupted(&mut raised)))));
+    let outcome = py.allow_threads(|| {
+        catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled(&cfg, &mut |now| poll(now, progress.as_ref(), &mut raised))))
+    });
     if let Some(e) = raised {
         return Err(e);
     }
@@ -49,13 +53,17 @@ fn run<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> 
     }
 }
 
-/// Run Python's pending signal handlers; true (stop the run) when one raised, keeping its error.
-fn interrupted(raised: &mut Option<PyErr>) -> bool {
-    Python::with_gil(|py| match py.check_signals() {
-        Ok(()) => false,
-        Err(e) => {
-            *raised = Some(e);
-            true
+/// Run Python's pending signal handlers and the progress callback; true (stop the run) when one
+/// raised, keeping its error.
+fn poll(now: u64, progress: Option<&PyObject>, raised: &mut Option<PyErr>) -> bool {
+    Python::with_gil(|py| {
+        let r = py.check_signals().and_then(|()| progress.map_or(Ok(()), |f| f.call1(py, (now,)).map(drop)));
+        match r {
+            Ok(()) => false,
+            Err(e) => {
+                *raised = Some(e);
+                true
+            }
         }
     })
 }
@@ -101,5 +109,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scenario_schema::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::check_section, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("POLL_EVENTS", dccsim_engine::sim::POLL_EVENTS)?;
     Ok(())
 }

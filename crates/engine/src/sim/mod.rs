@@ -59,12 +59,13 @@ impl Simulator {
     }
 
     pub fn run(self) -> Results {
-        self.run_polled(&mut || false).0
+        self.run_polled(&mut |_| false).0
     }
 
-    /// Run, calling `stop` every `POLL_EVENTS` events; when it returns true the run ends at the
-    /// current simulated time. Returns the results and whether the run reached its duration.
-    pub fn run_polled(mut self, stop: &mut dyn FnMut() -> bool) -> (Results, bool) {
+    /// Run, calling `stop(now)` every `POLL_EVENTS` events with the simulated time (a progress
+    /// report, a Ctrl-C check); when it returns true the run ends at the current simulated time.
+    /// Returns the results and whether the run reached its duration.
+    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> (Results, bool) {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -75,8 +76,8 @@ impl Simulator {
             poll_in -= 1;
             if poll_in == 0 {
                 poll_in = POLL_EVENTS;
-                if stop() {
-                    let now = self.core.sched.now;
+                let now = self.core.sched.now;
+                if stop(now) {
                     return (self.finish(now), false);
                 }
             }
