@@ -20,6 +20,7 @@ pub mod homa;
 pub mod hpcc;
 pub mod int_history;
 pub mod mptcp_lia;
+pub mod plugin;
 pub mod poseidon;
 pub mod power_meter;
 pub mod powertcp;
@@ -239,6 +240,9 @@ pub fn algorithms() -> Vec<&'static str> {
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters; unknown fields are an error naming the field).
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    if let Some(path) = algorithm.strip_prefix("plugin:") {
+        return plugin::build(path, params, ctx); // a BPF object loaded at run time (cc/plugin)
+    }
     let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
     check_non_negative(algorithm, &params)?;
     match REGISTRY.iter().find(|(name, _)| *name == algorithm) {
