@@ -256,7 +256,9 @@ class Scenario:
         """The runs of this scenario; without [experiment], one variant named after its algorithm."""
         if self.experiment and self.experiment.variants:
             return list(self.experiment.variants)
-        return [Variant(self.cc.algorithm, self.cc)]
+        from ..plugins import display_name
+
+        return [Variant(display_name(self.cc.algorithm), self.cc)]
 
     def variant(self, name: str) -> Variant:
         """Look a variant up by name or slug (case-insensitive)."""

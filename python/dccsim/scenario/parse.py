@@ -141,9 +141,13 @@ def loads(text: str, default_name: str = "scenario", base_dir: Optional[Path] = 
     return from_dict(data, default_name=default_name, base_dir=base_dir)
 
 
-def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
+def _cc(data, prefix: str, algorithms: list[str], base_dir: Optional[Path] = None) -> CcSpec:
     if not isinstance(data, dict):
         raise ScenarioError(prefix, f"expected a table with 'algorithm', got {show(data)}")
+    if "plugin" in data:  # a controller compiled from a plugin file (plugins.py, docs/plugins.md)
+        from .. import plugins
+
+        return plugins.cc_spec(data, prefix, base_dir)
     if "algorithm" not in data:
         raise ScenarioError(f"{prefix}.algorithm", f"missing (required); allowed: {', '.join(algorithms)}")
     algorithm = choice(algorithms)(data["algorithm"], f"{prefix}.algorithm")
@@ -655,7 +659,7 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         wl = dataclasses.replace(wl, cc=_cc(data["workload"]["cc"], "workload.cc", algorithms))
     if not flows and wl is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
-    cc = _cc(data["cc"], "cc", algorithms)
+    cc = _cc(data["cc"], "cc", algorithms, base_dir)
     scn = Scenario(
         name=t.opt("name", _name, default_name),
         description=t.opt("description", string, ""),

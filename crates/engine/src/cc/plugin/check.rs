@@ -171,26 +171,27 @@ pub fn check(prog: &[u8], ctx_size: i64, relocated: &[usize]) -> Result<(), Stri
                 }
                 let size = size_of(opc);
                 let base = if class == 1 { src } else { dst };
-                let addr =
-                    match reg(&s, base)? {
-                        Reg::Ctx(k) => {
-                            let a = k + off;
-                            if a < 0 || a + size > ctx_size {
-                                return Err(at(format!("accesses context bytes {a}..{} outside its {ctx_size} bytes", a + size)));
-                            }
-                            None
+                let addr = match reg(&s, base)? {
+                    Reg::Ctx(k) => {
+                        let a = k + off;
+                        if a < 0 || a + size > ctx_size {
+                            return Err(at(format!("accesses context bytes {a}..{} outside its {ctx_size} bytes", a + size)));
                         }
-                        Reg::Stack(k) => {
-                            let a = k + off;
-                            if a < -STACK || a + size > 0 {
-                                return Err(at(format!("accesses stack bytes {a}..{} outside the 512-byte frame", a + size)));
-                            }
-                            Some(a)
+                        None
+                    }
+                    Reg::Stack(k) => {
+                        let a = k + off;
+                        if a < -STACK || a + size > 0 {
+                            return Err(at(format!("accesses stack bytes {a}..{} outside the 512-byte frame", a + size)));
                         }
-                        _ => return Err(at(format!(
+                        Some(a)
+                    }
+                    _ => {
+                        return Err(at(format!(
                             "accesses memory through r{base}, which is not a pointer at a constant offset into the context or the stack"
-                        ))),
-                    };
+                        )))
+                    }
+                };
                 match (class, addr) {
                     (1, None) => {
                         if dst == 10 {

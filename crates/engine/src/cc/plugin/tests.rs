@@ -184,3 +184,37 @@ fn every_context_field_reaches_the_plugin_at_its_offset() {
     assert_eq!((s(10), s(11) as i64), ((1000 << 32) | 1, -3));
     assert_eq!((cc.cwnd(), cc.pacing_rate(), cc.timer()), (7777.0, 1e6, Some(99_000)));
 }
+
+/// Per-ACK cost of a law as a plugin against the native Rust controller (docs/benchmarks.md):
+/// `cargo test --profile dev-opt -p dccsim-engine plugin_per_ack_cost -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn plugin_per_ack_cost() {
+    use crate::cc::dctcp::{Dctcp, DctcpParams, Variant};
+    let src = std::fs::read_to_string(repo().join("examples/dctcp.bpf.c")).unwrap();
+    let Some(o) = compile("dctcp", &src) else { return };
+    let p = Plugin::load(o.to_str().unwrap()).unwrap();
+    let ctx = test_ctx(20e-6, 1048.0);
+    let raw = p.param_values(&serde_json::Value::Null, "cc").unwrap();
+    let n = 20_000_000u64;
+    let events: Vec<AckEvent> = (0..4096u64).map(|i| AckEvent { ecn: i % 7 == 0, ..ack(i * 1000, 25_000_000, 0, 0) }).collect();
+    let run = |cc: &mut dyn CongestionControl| {
+        let t = std::time::Instant::now();
+        let mut sum = 0.0;
+        for i in 0..n {
+            let mut ev = events[(i % 4096) as usize];
+            ev.snd_una = i * 1000;
+            ev.snd_nxt = i * 1000 + 40_000;
+            cc.on_ack(&ev);
+            sum += cc.cwnd();
+        }
+        (t.elapsed().as_secs_f64() * 1e9 / n as f64, sum)
+    };
+    let mut native = Dctcp::new(DctcpParams { variant: Variant::Linux, ..Default::default() }, &ctx);
+    let mut plugin = PluginCc::new(p, &raw, &ctx);
+    let (a, sa) = run(&mut native);
+    let (b, sb) = run(&mut plugin);
+    let (a2, _) = run(&mut native);
+    let (b2, _) = run(&mut plugin);
+    eprintln!("per ACK: native dctcp {:.1} / {:.1} ns, plugin dctcp {:.1} / {:.1} ns (checksums {sa:.3e} {sb:.3e})", a, a2, b, b2);
+}
