@@ -518,7 +518,7 @@ def _experiment(
         name = vt.req("name", string)
         if not name.strip():
             raise ScenarioError(vt.f("name"), "must not be empty")
-        cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
+        cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms, base_dir)
         if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
             cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
         v = Variant(

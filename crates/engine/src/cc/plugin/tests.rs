@@ -218,3 +218,21 @@ fn plugin_per_ack_cost() {
     let (b2, _) = run(&mut plugin);
     eprintln!("per ACK: native dctcp {:.1} / {:.1} ns, plugin dctcp {:.1} / {:.1} ns (checksums {sa:.3e} {sb:.3e})", a, a2, b, b2);
 }
+
+#[test]
+fn a_plugin_timer_is_requested_fired_and_spent() {
+    // on_ack asks for a call 5 us later; on_timer counts and halves the window
+    let src = format!(
+        "{BAD_HEAD}static __always_inline void a(struct dccsim_ctx *c) {{ c->timer_ns = c->now_ns + 5000; c->cwnd_bytes = 64000; }}
+        static __always_inline void t(struct dccsim_ctx *c) {{ STATE(c)->x++; c->cwnd_bytes = 32000; }}
+        DCCSIM_ENTRY(on_ack, a)\nDCCSIM_ENTRY(on_timer, t)\n"
+    );
+    let Some(o) = compile("timer", &src) else { return };
+    let p = Plugin::load(o.to_str().unwrap()).unwrap();
+    let mut cc = PluginCc::new(p, &[0; layout::MAX_PARAMS], &test_ctx(20e-6, 1048.0));
+    assert_eq!(cc.timer(), None);
+    cc.on_ack(&ack(2_000_000, 30_000_000, 0, 0)); // now = 2 us
+    assert_eq!((cc.timer(), cc.cwnd()), (Some(7_000_000), 64_000.0));
+    cc.on_timer(7_000_000);
+    assert_eq!((cc.timer(), cc.cwnd(), cc.probe("x")), (None, 32_000.0, Some(1.0)));
+}
