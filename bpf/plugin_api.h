@@ -24,10 +24,12 @@
 #ifndef DCCSIM_PLUGIN_API_H
 #define DCCSIM_PLUGIN_API_H
 
+#ifndef DCCSIM_KERNEL /* vmlinux.h has them */
 typedef unsigned long long __u64;
 typedef long long __s64;
 typedef unsigned int __u32;
 typedef int __s32;
+#endif
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
@@ -144,13 +146,20 @@ struct dccsim_trace_meta {
 	static const __u32 dccsim_flags_ __attribute__((section(".dccsim.flags"), used)) = (f);
 
 /* An entry point: `fn` is a static __always_inline void fn(struct dccsim_ctx *c).  The section
- * name starts with '?' so that libbpf does not load it on its own. */
+ * name starts with '?' so that libbpf does not load it on its own.  Built for the kernel
+ * (bpf/plugin_kernel.bpf.c defines DCCSIM_KERNEL), an entry is only an inline function that the
+ * struct_ops wrapper calls. */
+#ifdef DCCSIM_KERNEL
+#define DCCSIM_ENTRY(entry, fn) \
+	static __always_inline void dccsim_k_##entry(struct dccsim_ctx *c) { fn(c); }
+#else
 #define DCCSIM_ENTRY(entry, fn)                                                         \
 	__attribute__((section("?dccsim/" #entry), used)) int dccsim_##entry(struct dccsim_ctx *c) \
 	{                                                                               \
 		fn(c);                                                                  \
 		return 0;                                                               \
 	}
+#endif
 
 /* ---------------------------------------------------------------- arithmetic helpers */
 

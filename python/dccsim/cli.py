@@ -373,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
 DELEGATED = {"compare": "dccsim.compare", "testbed": "dccsim.testbed.cli"}
 DELEGATED_HELP = {
     "compare": "compare two result directories: compare A B [--port P] [--json] [--html PAGE]",
-    "testbed": "run on the Linux testbed: testbed run SCENARIO --cc ALG [--out DIR] [--json]",
+    "testbed": "run on the Linux testbed: testbed run SCENARIO (--cc ALG | --plugin FILE) [--out DIR] [--json]",
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -140,6 +141,27 @@ def cc_spec(data: dict, prefix: str, base_dir: Optional[Path]):
             err = ScenarioError(f"{prefix}.plugin", str(err).partition(": ")[2])
         raise err from None
     return CcSpec(PREFIX + str(obj.resolve()), params)
+
+
+def raw_params(source: Path, params: dict) -> list[int]:
+    """The values a plugin reads (⌊value · 2^shift⌋, declaration order): its declared defaults with
+    `params` (already checked, check_params) over them."""
+    out = []
+    for d in describe(source)["params"]:
+        v = params.get(d["name"])
+        out.append(d["default"] if v is None else math.floor(float(v) * (1 << d["shift"])))
+    return out
+
+
+def check_params(source: Path, params: dict, prefix: str = "cc") -> None:
+    """ScenarioError naming `<prefix>.<name>` unless `params` fit the plugin's declarations."""
+    from .engine import _module
+
+    obj = compile_source(source)
+    try:
+        _module().plugin_check(str(obj), json.dumps(params), prefix)
+    except ValueError as e:
+        raise _engine_error(e, obj, source) from None
 
 
 def display_name(algorithm: str) -> str:

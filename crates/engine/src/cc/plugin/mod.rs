@@ -4,7 +4,7 @@
 //! `CongestionControl` trait (`vm::PluginCc`).
 //!
 //! A scenario names one as algorithm `plugin:<path of the .o>`. An object is read, checked and
-//! compiled once per process (cached by path and content); every flow gets its own 480-byte
+//! compiled once per process (cached by path, size and modification time); every flow gets its own 480-byte
 //! context and shares the compiled code. Every problem with an object is one `ConfigError` on
 //! `cc.plugin` naming the file; a parameter problem names the parameter.
 
@@ -198,17 +198,20 @@ impl Plugin {
         Ok(Plugin { path: path.to_string(), params, trace, flags, progs })
     }
 
-    /// Load `path` once per process (cached by path and content).
+    /// Load `path` once per process: cached by path, size and modification time (a flow's
+    /// controller is built with one `stat`), and a changed file is read and checked again.
     pub fn load(path: &str) -> Result<Arc<Plugin>, ConfigError> {
-        static CACHE: OnceLock<Mutex<HashMap<(String, Vec<u8>), Arc<Plugin>>>> = OnceLock::new();
+        type Key = (String, u64, Option<std::time::SystemTime>);
+        static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Plugin>>>> = OnceLock::new();
         let fail = |m: String| ConfigError::new("cc.plugin", format!("{path}: {m}"));
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let meta = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let key = (path.to_string(), meta.len(), meta.modified().ok());
         let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-        let key = (path.to_string(), bytes);
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
-        let p = Arc::new(Plugin::from_bytes(path, &key.1).map_err(fail)?);
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let p = Arc::new(Plugin::from_bytes(path, &bytes).map_err(fail)?);
         cache.insert(key, p.clone());
         Ok(p)
     }

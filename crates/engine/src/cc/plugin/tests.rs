@@ -14,7 +14,12 @@ fn repo() -> PathBuf {
 fn compile(name: &str, src: &str) -> Option<PathBuf> {
     let dir = std::env::temp_dir().join(format!("dccsim-plugin-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join(format!("{name}.bpf.c"));
+    // tests run in parallel threads: each compile writes its own files and renames the object
+    // into place whole
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let c = dir.join(format!("{name}-{n}.bpf.c"));
+    let tmp = dir.join(format!("{name}-{n}.o"));
     let o = dir.join(format!("{name}.o"));
     std::fs::write(&c, src).unwrap();
     let inc = repo().join("bpf");
@@ -24,10 +29,13 @@ fn compile(name: &str, src: &str) -> Option<PathBuf> {
         .arg("-c")
         .arg(&c)
         .arg("-o")
-        .arg(&o)
+        .arg(&tmp)
         .status();
     match st {
-        Ok(s) if s.success() => Some(o),
+        Ok(s) if s.success() => {
+            std::fs::rename(&tmp, &o).unwrap();
+            Some(o)
+        }
         Ok(s) => panic!("clang failed on {name}: {s}"),
         Err(_) => {
             eprintln!("SKIPPED: clang is not installed (.ci/testbed-deps.sh installs it)");
