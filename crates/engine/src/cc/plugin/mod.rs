@@ -252,8 +252,11 @@ impl Plugin {
     /// Declarations as JSON: {"path", "params": [...], "trace": [...], "entries": [...]}.
     pub fn describe(&self) -> serde_json::Value {
         let entries: Vec<&str> = ENTRIES.iter().zip(&self.progs).filter(|(_, p)| p.is_some()).map(|(e, _)| *e).collect();
+        let interpreted: Vec<&str> =
+            ENTRIES.iter().zip(&self.progs).filter(|(_, p)| p.as_ref().is_some_and(|p| !p.jit)).map(|(e, _)| *e).collect();
         serde_json::json!({
             "path": self.path, "params": self.params, "trace": self.trace, "entries": entries,
+            "interpreted": interpreted,
             "needs_int": self.flags & FLAG_NEEDS_INT != 0,
         })
     }

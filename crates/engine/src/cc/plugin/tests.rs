@@ -244,3 +244,28 @@ fn a_plugin_timer_is_requested_fired_and_spent() {
     cc.on_timer(7_000_000);
     assert_eq!((cc.timer(), cc.cwnd(), cc.probe("x")), (None, 32_000.0, Some(1.0)));
 }
+
+#[test]
+fn an_entry_too_large_for_the_jit_runs_in_the_interpreter() {
+    // 200 unrolled updates: more machine code than rbpf's one-page JIT buffer holds
+    let src = format!(
+        "{BAD_HEAD}static __always_inline void f(struct dccsim_ctx *c) {{
+            __u64 x = c->rtt_ns;
+            #pragma unroll
+            for (int i = 0; i < 200; i++) x = (x * 2654435761ULL + (__u64)i) / (c->acked_bytes | 1);
+            c->cwnd_bytes = x; }}
+        DCCSIM_ENTRY(on_ack, f)\n"
+    );
+    let Some(o) = compile("large", &src) else { return };
+    let p = Plugin::load(o.to_str().unwrap()).unwrap();
+    assert!(!p.progs[1].as_ref().unwrap().jit);
+    assert_eq!(p.describe()["interpreted"], serde_json::json!(["on_ack"]));
+    let mut cc = PluginCc::new(p, &[0; layout::MAX_PARAMS], &test_ctx(20e-6, 1048.0));
+    let ev = ack(1_000_000, 30_000_000, 0, 0);
+    cc.on_ack(&ev);
+    let mut x: u64 = 30_000;
+    for i in 0..200u64 {
+        x = x.wrapping_mul(2654435761).wrapping_add(i) / (1000 | 1);
+    }
+    assert_eq!(cc.cwnd(), (x as f64).max(1000.0));
+}

@@ -12,6 +12,8 @@ use crate::time::{Time, NS};
 /// One entry's code, compiled by rbpf's x86-64 JIT (interpreted elsewhere).
 pub struct Program {
     vm: rbpf::EbpfVmRaw<'static>,
+    /// Compiled by the JIT (else run by rbpf's interpreter, which checks every access).
+    pub jit: bool,
 }
 
 // SAFETY: after `compile` the VM is only read: running it calls the generated code, which touches
@@ -28,8 +30,10 @@ impl Program {
         #[allow(unused_mut)]
         let mut vm = rbpf::EbpfVmRaw::new(Some(code)).map_err(|e| e.to_string())?;
         #[cfg(target_arch = "x86_64")]
-        vm.jit_compile().map_err(|e| e.to_string())?;
-        Ok(Program { vm })
+        let jit = jit_or_interpret(&mut vm)?;
+        #[cfg(not(target_arch = "x86_64"))]
+        let jit = false;
+        Ok(Program { vm, jit })
     }
 
     /// Run on a context.
@@ -40,7 +44,7 @@ impl Program {
         // widened for rbpf's signature, the code keeps no reference.
         let mem: &'static mut [u8] = unsafe { std::slice::from_raw_parts_mut(ctx.0.as_mut_ptr(), L::CTX_SIZE) };
         #[cfg(target_arch = "x86_64")]
-        let r = unsafe { self.vm.execute_program_jit(mem) };
+        let r = if self.jit { unsafe { self.vm.execute_program_jit(mem) } } else { self.vm.execute_program(mem) };
         #[cfg(not(target_arch = "x86_64"))]
         let r = self.vm.execute_program(mem);
         r.expect("a checked plugin runs to its end");
@@ -52,6 +56,24 @@ impl Program {
     pub fn run_interpreted(&self, ctx: &mut Ctx) -> Result<u64, String> {
         let mem: &'static mut [u8] = unsafe { std::slice::from_raw_parts_mut(ctx.0.as_mut_ptr(), L::CTX_SIZE) };
         self.vm.execute_program(mem).map_err(|e| e.to_string())
+    }
+}
+
+/// JIT-compile `vm`; false when the machine code does not fit rbpf's JIT buffer (one 4 KiB page,
+/// a few hundred BPF instructions), which rbpf reports by panicking: that panic is caught
+/// (silently: the hook is swapped for the call) and the entry runs in the interpreter instead.
+#[cfg(target_arch = "x86_64")]
+fn jit_or_interpret(vm: &mut rbpf::EbpfVmRaw<'static>) -> Result<bool, String> {
+    static HOOK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = HOOK.lock().unwrap_or_else(|p| p.into_inner());
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vm.jit_compile()));
+    std::panic::set_hook(hook);
+    match r {
+        Ok(Ok(())) => Ok(true),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Ok(false),
     }
 }
 
