@@ -164,6 +164,15 @@ def check_params(source: Path, params: dict, prefix: str = "cc") -> None:
         raise _engine_error(e, obj, source) from None
 
 
+def needs_int(algorithm: str) -> bool:
+    """A plugin algorithm (``plugin:<object>``) that declares DCCSIM_FLAGS(DCCSIM_NEEDS_INT)."""
+    from .engine import _module
+
+    if not algorithm.startswith(PREFIX):
+        return False
+    return bool(json.loads(_module().plugin_describe(algorithm[len(PREFIX) :]))["needs_int"])
+
+
 def display_name(algorithm: str) -> str:
     """A plugin's name for tables and variants: its file stem (``delay_aimd``); others as given."""
     if not algorithm.startswith(PREFIX):

@@ -154,3 +154,18 @@ def test_algorithm_and_plugin_together_are_refused(tmp_path):
         "run", scenario(tmp_path, f'algorithm = "dctcp"\nplugin = "{EXAMPLE}"'), "--out", tmp_path / "o"
     )
     assert_input_error(r, "cc.algorithm: give either algorithm or plugin")
+
+
+def test_a_plugin_that_reads_int_needs_int_on(tmp_path):
+    src = tmp_path / "intp.bpf.c"
+    src.write_text(
+        '#include "plugin_api.h"\nDCCSIM_FLAGS(DCCSIM_NEEDS_INT)\n'
+        "static __always_inline void f(struct dccsim_ctx *c) { c->cwnd_bytes = 20000 + c->hop[0].qlen; }\n"
+        "DCCSIM_ENTRY(on_ack, f)\n"
+    )
+    toml = scenario(tmp_path, f'plugin = "{src}"')
+    r = dccsim("run", toml, "--out", tmp_path / "on", "--quiet", "--no-figures")
+    assert r.returncode == 0, r.stderr
+    toml.write_text(toml.read_text().replace('buffer = "1MiB"', 'buffer = "1MiB"\nint = false'))
+    r = dccsim("run", toml, "--out", tmp_path / "off")
+    assert_input_error(r, "switch.int: is false, but cc = intp reads INT from the switches")

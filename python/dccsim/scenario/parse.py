@@ -576,11 +576,13 @@ def _check_int(scn: Scenario) -> None:
     else:
         runs = [("cc", scn.cc)]
     runs += [(f"flows[{i}].cc", f.cc) for i, f in enumerate(scn.flows) if f.cc is not None]
+    from ..plugins import display_name, needs_int
+
     for where, cc in runs:
-        if cc.algorithm in INT_ALGORITHMS:
+        if cc.algorithm in INT_ALGORITHMS or needs_int(cc.algorithm):
             raise ScenarioError(
                 "switch.int",
-                f"is false, but {where} = {cc.algorithm} reads INT from the switches; set switch.int = true",
+                f"is false, but {where} = {display_name(cc.algorithm)} reads INT from the switches; set switch.int = true",
             )
 
 
