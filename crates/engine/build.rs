@@ -1,4 +1,5 @@
-//! Collects the congestion controllers: every file of src/cc/ (but mod.rs) is a module of `cc`,
+//! Collects the congestion controllers: every file of src/cc/ (but mod.rs), and every directory
+//! of it with a mod.rs (`plugin/`), is a module of `cc`,
 //! and every item of such a file that starts a line with `pub const ALGORITHM` (`ALGORITHM`,
 //! `ALGORITHM_DCTCP_RAI`, …) is a registered algorithm. Writes `$OUT_DIR/cc_registry.rs`, which
 //! cc/mod.rs includes: the `mod` declarations and the list `REGISTERED`, in file-name order and,
@@ -15,12 +16,19 @@ fn main() {
         .expect("src/cc exists")
         .map(|e| e.expect("a readable directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "rs") && p.file_name().is_some_and(|n| n != "mod.rs"))
+        .chain(
+            fs::read_dir(&dir)
+                .expect("src/cc exists")
+                .map(|e| e.expect("a readable directory entry").path().join("mod.rs"))
+                .filter(|p| p.is_file()),
+        )
         .collect();
     files.sort();
     let mut mods = String::new();
     let mut items = Vec::new();
     for path in &files {
-        let module = path.file_stem().and_then(|s| s.to_str()).expect("a UTF-8 file name");
+        let stem = if path.ends_with("mod.rs") { path.parent().and_then(|d| d.file_name()) } else { path.file_stem() };
+        let module = stem.and_then(|s| s.to_str()).expect("a UTF-8 file name");
         assert!(
             module.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
             "src/cc/{module}.rs: a module's file name is lower-case letters, digits and _"

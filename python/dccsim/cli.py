@@ -72,6 +72,24 @@ def with_pcap(scn, ports):
     return from_dict(d, default_name=scn.name)
 
 
+def with_plugin(scn, path: str):
+    """The scenario with its controller replaced by the plugin at `path` (compiled if a .c) and its
+    experiment's variants dropped: one run of the plugin on the scenario's network and flows."""
+    from .scenario import from_dict, to_dict
+
+    d = to_dict(scn)
+    d["cc"] = {"plugin": str(Path(path).resolve())}
+    d.pop("experiment", None)
+    try:
+        return from_dict(d, default_name=scn.name)
+    except ScenarioError as e:
+        if e.field.startswith("cc.plugin"):
+            raise ScenarioError(
+                "--plugin", str(e).partition(": ")[2].replace(str(Path(path).resolve()), path, 1)
+            ) from None
+        raise
+
+
 def cmd_run(args) -> int:
     from . import runner
     from .experiments import default_out, resolve
@@ -79,6 +97,8 @@ def cmd_run(args) -> int:
 
     edits = tuple(args.set or ()) + tuple(f"+{v}" for v in args.add_variant or ())
     scn = resolve(args.target, args.set or (), args.add_variant or ())
+    if args.plugin:
+        scn = with_plugin(scn, args.plugin)
     if args.seed is not None:
         scn = scn.with_seed(args.seed)
     if args.pcap:
@@ -129,6 +149,14 @@ def _out_arg(value: str) -> str:
             "out", f"--out must name a directory, got {value!r} (leave --out out for the default)"
         )
     return value
+
+
+def cmd_cc_new(args) -> int:
+    from . import plugins
+
+    path = plugins.scaffold(args.name, Path.cwd())
+    print(f"wrote {path.name}: run it with `dccsim run powertcp-incast --plugin {path.name}`")
+    return 0
 
 
 def _register(run_dir, **kw) -> None:
@@ -285,6 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--set experiment.variants[N].cc.KEY=VALUE); in the table and figure, not in the paper's claims",
     )
     s.add_argument(
+        "--plugin",
+        metavar="FILE",
+        help="run this congestion-control plugin (.bpf.c or .o, docs/plugins.md) instead of the scenario's controllers",
+    )
+    s.add_argument(
         "--pcap",
         action="append",
         metavar="PORT",
@@ -303,6 +336,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run up to N variants at once, one process each (default: all cores when a variant takes over 1 s); results do not depend on N",
     )
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("cc", help="congestion-control plugins: cc new NAME writes NAME.bpf.c here")
+    ccsub = s.add_subparsers(dest="cc_command", required=True, metavar="ACTION")
+    n = ccsub.add_parser("new", help="write NAME.bpf.c, a commented plugin with a working example law")
+    n.add_argument("name", metavar="NAME")
+    n.set_defaults(func=cmd_cc_new)
 
     s = sub.add_parser("sweep", help="run a grid of scenarios (spec.toml) in parallel; resumable")
     s.add_argument("spec", metavar="SPEC.toml")
@@ -380,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
 DELEGATED = {"compare": "dccsim.compare", "testbed": "dccsim.testbed.cli"}
 DELEGATED_HELP = {
     "compare": "compare two result directories: compare A B [--port P] [--json] [--html PAGE]",
-    "testbed": "run on the Linux testbed: testbed run SCENARIO --cc ALG [--out DIR] [--json]",
+    "testbed": "run on the Linux testbed: testbed run SCENARIO (--cc ALG | --plugin FILE) [--out DIR] [--json]",
 }
 
 

@@ -1,6 +1,8 @@
 """`[metrics] trace`: controllers' internal variables over time (trace.parquet), for every
 controller that reports them (`CongestionControl::trace` in crates/engine/src/cc/)."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -98,3 +100,16 @@ def test_trace_is_byte_identical_on_a_rerun(tmp_path):
     assert a.returncode == b.returncode == 0
     assert (da / "trace.parquet").read_bytes() == (db / "trace.parquet").read_bytes()
     assert np.isfinite(pd.read_parquet(da / "trace.parquet").value).all()
+
+
+@pytest.mark.skipif(__import__("shutil").which("clang") is None, reason="clang compiles plugins")
+def test_a_plugins_declared_variables_are_traced(tmp_path):
+    """A plugin declares its traceable variables (DCCSIM_TRACE, docs/plugins.md); they are
+    recorded like a built-in's."""
+    plugin = Path(__file__).resolve().parents[2] / "examples" / "delay_aimd.bpf.c"
+    out = tmp_path / "o"
+    p = dccsim("run", "powertcp-incast", "--plugin", plugin, "--set", 'metrics.trace=["*"]', "--out", out)
+    assert p.returncode == 0, p.stderr
+    t = pd.read_parquet(next(out.glob("*/trace.parquet")))
+    assert set(t.variable) == {"cwnd", "qdelay_ns", "cuts"}
+    assert (t[t.variable == "cwnd"].value > 0).all()

@@ -9,6 +9,7 @@
 mod columns;
 mod describe;
 mod parquet_out;
+mod plugin;
 mod scenario_schema;
 
 use columns::{to_py_tables, SCHEMA_TABLES};
@@ -108,6 +109,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parquet_out::parquet_table, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::check_section, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin::plugin_describe, m)?)?;
+    m.add_function(wrap_pyfunction!(plugin::plugin_check, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("POLL_EVENTS", dccsim_engine::sim::POLL_EVENTS)?;
     Ok(())

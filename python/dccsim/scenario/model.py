@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -258,7 +259,7 @@ class Scenario:
         """The runs of this scenario; without [experiment], one variant named after its algorithm."""
         if self.experiment and self.experiment.variants:
             return list(self.experiment.variants)
-        return [Variant(self.cc.algorithm, self.cc)]
+        return [Variant(algorithm_name(self.cc.algorithm), self.cc)]
 
     def for_claims(self, metrics: dict) -> tuple:
         """(scenario, metrics by slug) of the paper's own variants: what an analysis's claims
@@ -362,6 +363,15 @@ class Scenario:
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": schema.to_engine(self.metrics),
         }
+
+
+def algorithm_name(algorithm: str) -> str:
+    """An algorithm's name for tables and variants: a plugin (``plugin:<object path>``, the
+    engine's name for it, plugins.py) by its file stem (``delay_aimd``); others as given."""
+    if not algorithm.startswith("plugin:"):
+        return algorithm
+    stem = Path(algorithm[len("plugin:") :]).name.removesuffix(".o")
+    return re.sub(r"-[0-9a-f]{16}$", "", stem).removesuffix(".bpf")
 
 
 def slugify(name: str) -> str:

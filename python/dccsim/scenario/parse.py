@@ -118,9 +118,13 @@ def loads(text: str, default_name: str = "scenario", base_dir: Optional[Path] = 
     return from_dict(data, default_name=default_name, base_dir=base_dir)
 
 
-def _cc(data, prefix: str, algorithms: list[str]) -> CcSpec:
+def _cc(data, prefix: str, algorithms: list[str], base_dir: Optional[Path] = None) -> CcSpec:
     if not isinstance(data, dict):
         raise ScenarioError(prefix, f"expected a table with 'algorithm', got {show(data)}")
+    if "plugin" in data:  # a controller compiled from a plugin file (plugins.py, docs/plugins.md)
+        from .. import plugins
+
+        return plugins.cc_spec(data, prefix, base_dir)
     if "algorithm" not in data:
         raise ScenarioError(f"{prefix}.algorithm", f"missing (required); allowed: {', '.join(algorithms)}")
     algorithm = choice(algorithms)(data["algorithm"], f"{prefix}.algorithm")
@@ -463,7 +467,7 @@ def _experiment(
         name = vt.req("name", string)
         if not name.strip():
             raise ScenarioError(vt.f("name"), "must not be empty")
-        cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms)
+        cc = _cc(vt.req("cc", lambda v, f: v), vt.f("cc"), algorithms, base_dir)
         if cc.algorithm == default_cc.algorithm:  # same controller: inherit [cc]'s parameters
             cc = CcSpec(cc.algorithm, {**default_cc.params, **cc.params})
         v = Variant(
@@ -517,11 +521,13 @@ def _check_int(scn: Scenario) -> None:
     else:
         runs = [("cc", scn.cc)]
     runs += [(f"flows[{i}].cc", f.cc) for i, f in enumerate(scn.flows) if f.cc is not None]
+    from ..plugins import display_name, needs_int
+
     for where, cc in runs:
-        if cc_params.needs_int(cc.algorithm):  # the algorithm's `Caps::needs_int` (engine)
+        if cc_params.needs_int(cc.algorithm) or needs_int(cc.algorithm):  # engine Caps / a plugin's flag
             raise ScenarioError(
                 "switch.int",
-                f"is false, but {where} = {cc.algorithm} reads INT from the switches; set switch.int = true",
+                f"is false, but {where} = {display_name(cc.algorithm)} reads INT from the switches; set switch.int = true",
             )
 
 
@@ -600,7 +606,7 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         wl = dataclasses.replace(wl, cc=_cc(data["workload"]["cc"], "workload.cc", algorithms))
     if not flows and wl is None:
         raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
-    cc = _cc(data["cc"], "cc", algorithms)
+    cc = _cc(data["cc"], "cc", algorithms, base_dir)
     scn = Scenario(
         name=t.opt("name", _name, default_name),
         description=t.opt("description", string, ""),

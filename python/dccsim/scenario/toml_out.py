@@ -16,6 +16,8 @@ from .model import CcSpec, Scenario
 
 
 def _cc_dict(cc: CcSpec) -> dict:
+    if cc.algorithm.startswith("plugin:"):  # the compiled object, which loads back as it is
+        return {"plugin": cc.algorithm.removeprefix("plugin:"), **cc.params}
     return {"algorithm": cc.algorithm, **cc.params}
 
 

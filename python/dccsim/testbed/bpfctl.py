@@ -76,9 +76,49 @@ def registered() -> list[str]:
         return f.read().split()
 
 
-def register(alg: str, build_dir: Path) -> str:
+PLUGIN_CC = "dccsim_plugin"  # the congestion control a plugin registers as (bpf/plugin_kernel.bpf.c)
+
+
+def build_plugin(source: Path, build_dir: Path) -> Path:
+    """The struct_ops object of a plugin source (bpf/plugin_kernel.bpf.c including it, unchanged)."""
+    import hashlib
+    import platform
+
+    src = source.resolve()
+    parts = [src] + [
+        bpf_dir() / h
+        for h in ("plugin_kernel.bpf.c", "plugin_api.h", "cc_bpf.h", "cc_math.h", "common.h", "bpf_maps.h")
+    ]
+    digest = hashlib.sha256(b"\0".join(p.read_bytes() for p in parts)).hexdigest()[:16]
+    obj = build_dir / f"plugin_{digest}.bpf.o"
+    if not obj.exists():
+        arch = {"x86_64": "x86", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+        run(
+            [
+                "clang", "-O2", "-g", "-target", "bpf", "-mcpu=v3", f"-D__TARGET_ARCH_{arch}",
+                "-I", str(build_dir), "-I", str(bpf_dir()), "-I", str(src.parent),
+                f'-DPLUGIN_SOURCE="{src}"', "-c", str(bpf_dir() / "plugin_kernel.bpf.c"), "-o", str(obj),
+            ]
+        )  # fmt: skip
+    return obj
+
+
+def set_plugin_params(raw: list[int], line_rate_bps: int, base_rtt_ns: int) -> None:
+    """The plugin's parameters (raw, declaration order) and flow facts (dccsim_plugin_params)."""
+    values = list(raw) + [0] * (16 - len(raw))
+    map_update(
+        "dccsim_plugin_params",
+        struct.pack("=I", 0),
+        struct.pack("=16qQQ", *values, line_rate_bps, base_rtt_ns),
+    )
+
+
+def register(alg: str, build_dir: Path, plugin: Path | None = None) -> str:
     """The kernel name of `alg`'s congestion control, registering an eBPF one first (a kernel
-    control is there already: kernel_cc.ensure)."""
+    control is there already: kernel_cc.ensure); with `plugin`, that plugin's struct_ops."""
+    if plugin is not None:
+        run(["bpftool", "struct_ops", "register", str(build_plugin(plugin, build_dir))])
+        return PLUGIN_CC
     if alg in kernel_cc.KERNEL:
         return kernel_cc.KERNEL[alg]
     obj, name = ALGORITHMS[alg]

@@ -1,4 +1,4 @@
-"""`dccsim testbed run <scenario.toml|experiment> --cc <algorithm> [--out DIR] [--json] [--duration T] [--compare]`
+"""`dccsim testbed run <scenario.toml|experiment> (--cc <algorithm> | --plugin <file.bpf.c>) [--out DIR] [--json] [--duration T] [--compare]`
 
 Runs a scenario on the real-Linux namespace testbed and writes the simulator's result schema.
 Exit codes: 0 ok, 1 the run failed, 2 bad input or missing kernel feature/tool."""
@@ -32,8 +32,13 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario with one algorithm")
     r.add_argument("scenario", help="scenario TOML file or experiment name")
     r.add_argument(
+        "--plugin",
+        type=Path,
+        default=None,
+        help="run this congestion-control plugin (NAME.bpf.c, docs/plugins.md) as struct_ops instead of --cc",
+    )
+    r.add_argument(
         "--cc",
-        required=True,
         help=f"algorithm: {', '.join(bpfctl.ALGORITHMS)} (eBPF), or the kernel's "
         f"{', '.join(kernel_cc.KERNEL)} (linux-dctcp where the kernel has it)",
     )
@@ -82,8 +87,21 @@ def main(argv: list[str]) -> int:
         return 0
 
     try:
-        alg = bpfctl.canonical(args.cc)
+        if (args.cc is None) == (args.plugin is None):
+            raise ValueError("--cc: give one algorithm with --cc, or a plugin with --plugin")
+        if args.plugin is not None:
+            from .. import plugins
+
+            if args.compare:
+                raise ValueError(
+                    "--compare: not available with --plugin yet (run the simulator with dccsim run --plugin)"
+                )
+            alg = plugins.display_name("plugin:" + args.plugin.name.removesuffix(".c"))
+        else:
+            alg = bpfctl.canonical(args.cc)
         sc = load(args.scenario, args.duration, args.host_rate)
+        if args.plugin is not None:
+            plugins.check_params(args.plugin, {k: v for k, v in sc.cc_params.items() if k != "plugin"})
         tau_ns = None
         if args.tau:
             from ..units import parse_time
@@ -136,7 +154,7 @@ def main(argv: list[str]) -> int:
 
         started = now_utc()
         try:
-            res = runner.run(sc, alg, build_dir, tau_ns, log)
+            res = runner.run(sc, alg, build_dir, tau_ns, log, plugin=args.plugin)
         except CommandError as e:
             msg = str(e).splitlines()[0] if str(e) else "command failed"
             return _err(f"kernel feature or tool failed: {msg}", 2)

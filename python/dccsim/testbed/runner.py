@@ -101,10 +101,16 @@ def _ecn_config(ecn, alg: str, port_bdp: int, wire: int) -> dict:
 
 
 def run(
-    sc: Scenario, alg: str, build_dir, tau_override_ns: int | None = None, log=lambda s: None
+    sc: Scenario,
+    alg: str,
+    build_dir,
+    tau_override_ns: int | None = None,
+    log=lambda s: None,
+    plugin=None,
 ) -> RunResult:
-    """Requires a clean machine state; the caller cleans up (topology.cleanup_all) in all cases."""
-    name_cc = bpfctl.register(alg, build_dir)
+    """Requires a clean machine state; the caller cleans up (topology.cleanup_all) in all cases.
+    `plugin`: the source of a plugin (docs/plugins.md) run as `alg` instead of a built-in."""
+    name_cc = bpfctl.register(alg, build_dir, plugin)
     progs = bpfctl.load_tc(build_dir)
     rate = sc.host_rate_bps
     switch_limit = int(sc.buffer_bytes * sc.dt_alpha / (1 + sc.dt_alpha))
@@ -152,6 +158,12 @@ def run(
         pace=bool(p.get("pace", True)),
     )
     bpfctl.set_cc_cfg(**params)
+    if plugin is not None:
+        from ..plugins import raw_params
+
+        raw = raw_params(plugin, {k: v for k, v in p.items() if k != "plugin"})
+        bpfctl.set_plugin_params(raw, rate, tau_ns)
+        params["plugin_params"] = raw
 
     wire = (mss - 12 if mss else 1448) + WIRE_OVERHEAD
     ecn_by_port = {}

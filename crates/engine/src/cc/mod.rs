@@ -293,6 +293,9 @@ fn unknown(algorithm: &str) -> ConfigError {
 /// Build the controller named `algorithm` with parameters `params` (a JSON object whose fields are
 /// the algorithm's documented parameters, `null` for none). Errors name `cc.<key>`.
 pub fn build(algorithm: &str, params: &serde_json::Value, ctx: &CcContext) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    if let Some(path) = algorithm.strip_prefix("plugin:") {
+        return plugin::build(path, params, ctx); // a BPF object loaded at run time (cc/plugin)
+    }
     let a = find(algorithm).ok_or_else(|| unknown(algorithm))?;
     (a.build)(params, "cc", ctx)
 }
@@ -309,6 +312,9 @@ fn schema_dotted(prefix: &str, key: &str) -> String {
 
 /// The static facts of `algorithm` (`Caps::DEFAULT` for a name no file registers).
 pub fn caps(algorithm: &str) -> Caps {
+    if let Some(path) = algorithm.strip_prefix("plugin:") {
+        return plugin::caps(path);
+    }
     find(algorithm).map_or(Caps::DEFAULT, |a| a.caps)
 }
 

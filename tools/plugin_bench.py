@@ -1,0 +1,62 @@
+"""Per-ACK cost of a congestion-control law run as a plugin against the same law in native Rust
+(docs/benchmarks.md, "Plugins"): DCTCP, Linux reading, as the native `dctcp` (variant = "linux")
+and as examples/dctcp.bpf.c, on the networks and flows of `powertcp-incast` and
+`bench-fattree-perm` with step ECN marking at K = 65 KB (so that the law cuts), engine CPU time only (process_time: the machine is shared)
+(short runs repeated for 0.5 s), native and plugin runs interleaved, minimum of REPS each.
+
+    PYTHONPATH=python python tools/plugin_bench.py [REPS]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from dccsim import engine, experiments
+from dccsim.scenario import from_dict, to_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ("powertcp-incast", "bench-fattree-perm")
+
+
+def config(name: str, cc: dict) -> dict:
+    d = to_dict(experiments.get(name))
+    d.pop("experiment", None)
+    d["cc"] = cc
+    d.setdefault("switch", {})["ecn"] = {"kind": "step", "k": "65KB"}
+    return from_dict(d, default_name=name).to_engine_config(None)
+
+
+def timed(cfg: dict) -> tuple[float, dict]:
+    """Engine CPU seconds of one run: the mean over repetitions until 0.5 s have passed (short runs)."""
+    reps, total = 0, 0.0
+    while reps == 0 or total < 0.5:
+        t0 = time.process_time()
+        res = engine.run(cfg)
+        total += time.process_time() - t0
+        reps += 1
+    return total / reps, res["summary"]
+
+
+def main(reps: int) -> None:
+    print("| case | ACKs | native s | plugin s | plugin / native | extra ns per ACK |")
+    print("|---|---|---|---|---|---|")
+    for name in CASES:
+        native = config(name, {"algorithm": "dctcp", "variant": "linux"})
+        plugin = config(name, {"plugin": str(ROOT / "examples" / "dctcp.bpf.c")})
+        tn, tp = [], []
+        for _ in range(reps):
+            t, sn = timed(native)
+            tn.append(t)
+            t, sp = timed(plugin)
+            tp.append(t)
+        acks = sp["packets_delivered"] - sp["data_packets_delivered"]
+        n, p = min(tn), min(tp)
+        print(f"| {name} | {acks} | {n:.3f} | {p:.3f} | {p / n:.2f} | {(p - n) / acks * 1e9:.0f} |")
+        same = sn["events"] == sp["events"]
+        print(f"<!-- {name}: events native {sn['events']} plugin {sp['events']} (same: {same}) -->")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
