@@ -308,8 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--add-variant",
         action="append",
-        metavar="NAME=ALGORITHM",
-        help="run NAME with controller ALGORITHM beside the experiment's variants (its parameters: "
+        metavar="NAME=ALGORITHM|PLUGIN",
+        help="run NAME with controller ALGORITHM (or a plugin file) beside the experiment's variants (its parameters: "
         "--set experiment.variants[N].cc.KEY=VALUE); in the table and figure, not in the paper's claims",
     )
     s.add_argument(

@@ -89,12 +89,16 @@ def digest(sets: Sequence[str]) -> str:
 
 
 def add_variant(data: dict, item: str) -> None:
-    """`--add-variant NAME=ALGORITHM`: a variant of that name running that controller, appended
+    """`--add-variant NAME=ALGORITHM` (or `NAME=PLUGIN.bpf.c`/`.o`, a plugin: docs/plugins.md): a
+    variant of that name running that controller, appended
     to the experiment's variants (after them, so `--set experiment.variants[N].cc.KEY=VALUE`
     reaches it) and marked `added`: in the table and the figure, left out of the paper's claims."""
     name, sep, algorithm = item.partition("=")
     if not sep or not name.strip() or not algorithm.strip():
-        raise ScenarioError("--add-variant", f"expected NAME=ALGORITHM (e.g. 'My AIMD=reno'), got {item!r}")
+        raise ScenarioError(
+            "--add-variant",
+            f"expected NAME=ALGORITHM or NAME=PLUGIN.bpf.c (e.g. 'My AIMD=reno'), got {item!r}",
+        )
     exp = data.setdefault("experiment", {})
     if not isinstance(exp, dict):
         raise ScenarioError("experiment", "must be a table")
@@ -104,7 +108,10 @@ def add_variant(data: dict, item: str) -> None:
         variants = exp["variants"] = [
             {"name": cc.get("algorithm", "scenario") if isinstance(cc, dict) else "scenario", "cc": cc}
         ]
-    variants.append({"name": name.strip(), "cc": {"algorithm": algorithm.strip()}, "added": True})
+    what = algorithm.strip()
+    plugin = what.endswith((".c", ".o"))  # a file given on the command line: relative to the cwd
+    cc = {"plugin": str(Path(what).expanduser().resolve())} if plugin else {"algorithm": what}
+    variants.append({"name": name.strip(), "cc": cc, "added": True})
 
 
 def resolve(data: dict, name: str, base_dir: Optional[Path], sets: Sequence[str], added: Sequence[str] = ()):
