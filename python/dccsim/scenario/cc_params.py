@@ -132,7 +132,8 @@ PARAMS: dict[str, dict] = {
         "first_int_against_zero": Bool(),
     },
     "theta-powertcp": {
-        "tau": Choice(("topology", "min-rtt")),
+        "tau": Choice(("path", "topology", "min-rtt")),
+        "nonpositive_power": Choice(("hold", "mss")),
         "gamma": GAIN,
         "beta_bytes": BYTES,
         "additive_increase_bps": RATE,
