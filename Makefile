@@ -4,7 +4,7 @@ PY ?= python3
 PIP := $(PY) -m pip
 export CARGO_TERM_COLOR := never
 
-.PHONY: install dev demo test lint test-rust test-python testbed-deps bench
+.PHONY: install dev demo test lint test-rust test-python testbed-deps bench check-docs
 
 # Build the Rust engine into the Python package and install it with its dependencies; byte-compile
 # the editable sources once (with PYTHONDONTWRITEBYTECODE set, ~35 modules would otherwise be
@@ -26,8 +26,9 @@ dev:
 demo: install
 	$(PY) -m dccsim run powertcp-incast
 
-# The whole test suite: formatting and lint, engine (Rust) and Python (unit + integration).
-test: install lint test-rust test-python
+# The whole test suite: formatting and lint, engine (Rust) and Python (unit + integration), and
+# the docs' tagged result tables against the runs that print them.
+test: install lint test-rust test-python check-docs
 
 # Formatting and lint are part of the suite: rustfmt (rustfmt.toml), ruff (pyproject.toml) and
 # tools/check_imports.py (no import cycle between dccsim modules).
@@ -53,6 +54,12 @@ testbed-deps:
 
 test-python: testbed-deps
 	$(PY) -m pytest -q tests $(if $(filter skip,$(TESTBED)),--ignore=tests/testbed)
+
+# Rerun every experiment whose result table in docs/ is tagged (`<!-- check-docs: run NAME; cols … -->`)
+# and fail when a number there differs from what the run prints (python/dccsim/docs_check.py;
+# ≈ 15 short experiments, under a minute).
+check-docs: install
+	$(PY) -m dccsim.docs_check
 
 bench: install
 	$(PY) -m dccsim bench

@@ -40,6 +40,17 @@ def test_variant_subflows_replace_the_multipath_flows_only():
     assert all("subflows" not in f for f in dctcp)  # subflows = 1: single-path
 
 
+def test_fairness_runs_the_mix_of_fig10b():
+    # AMP Fig. 10 caption: "(b) intensive syndrome: 4 DCTCP flows and 4 multipath flows"
+    s = get("amp-fairness")
+    for v in s.variants():
+        flows = s.to_engine_config(v)["flows"]
+        dctcp = [f for f in flows if (f.get("cc") or {}).get("algorithm") == "dctcp"]
+        multipath = [f for f in flows if f.get("subflows", 1) == 4]
+        assert (len(dctcp), len(multipath), len(flows)) == (4, 4, 8), v.name
+        assert all("subflows" not in f for f in dctcp)
+
+
 def test_incast_episodes_follow_the_papers_pattern():
     s = get("amp-incast")
     flows = s.flows

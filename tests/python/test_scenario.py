@@ -250,6 +250,7 @@ def test_variants():
         ("PowerTCP", "powertcp", "powertcp"),
         ("PowerTCP (tcp-advanced)", "powertcp-tcp-advanced", "powertcp"),
         ("θ-PowerTCP", "theta-powertcp", "theta-powertcp"),
+        ("θ-PowerTCP (τ = max RTT)", "theta-powertcp-tau-max-rtt", "theta-powertcp"),
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
         ("θ-PowerTCP (artifact, min-rtt)", "theta-powertcp-artifact-min-rtt", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc"),

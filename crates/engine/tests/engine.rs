@@ -83,6 +83,25 @@ fn drops_are_recovered_by_go_back_n_and_timeouts() {
 }
 
 #[test]
+fn consecutive_timeouts_back_off_exponentially_unless_turned_off() {
+    // A shared buffer smaller than one packet drops every data packet, so the lone flow only
+    // times out. rto = 1 ms, 20 ms: with backoff (default, as Linux and ns-3) the timeouts come at
+    // 1, 3, 7 and 15 ms (each wait twice the last); with `rto_backoff = false` every 1 ms, at
+    // 1, 2, …, 20 ms (the run's last instant included).
+    let mut cfg = common::star(1, 25_000_000_000, US, "dctcp", serde_json::json!({}));
+    cfg.switch.buffer_bytes = 500;
+    cfg.host.rto_ps = MS;
+    cfg.duration_ps = 20 * MS;
+    assert!(cfg.host.rto_backoff, "backoff is the default");
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.summary.flows_completed, 0);
+    assert_eq!(r.flows.timeouts[0], 4);
+    cfg.host.rto_backoff = false;
+    let r = dccsim_engine::run(&cfg).unwrap();
+    assert_eq!(r.flows.timeouts[0], 20);
+}
+
+#[test]
 fn dynamic_threshold_caps_one_port_at_alpha_over_one_plus_alpha_of_the_buffer() {
     // One congested port alone: DT admits while q < α·(B − q), i.e. q < α/(1+α)·B.
     let mut cfg = common::star(10, 25_000_000_000, 10 * US, "powertcp", serde_json::json!({}));

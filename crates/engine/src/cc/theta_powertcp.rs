@@ -3,13 +3,37 @@
 //! e/f = τ / ((θ̇ + 1)·θ) (Eq. 8), so Γ_norm = (θ̇ + 1)·RTT/τ with θ̇ the RTT gradient. The power
 //! is smoothed per ACK like PowerTCP's; the window is updated once per RTT (lines 27–34).
 //!
-//! τ is the topology's maximum base RTT by default (`tau = "topology"`, PowerTCP §4
-//! "Configuration"). `tau = "min-rtt"` takes τ per flow as its minimum observed RTT, the choice
-//! algorithms.md allows when the base RTT is unknown and the one the RDMA artifact makes for its
-//! delay variant (`RdmaHw::UpdateRatePower` with PowerTCPdelay: `m_baseRtt = min(now − sendTs,
-//! m_baseRtt)`, starting from the configured base RTT, before the power is computed). Every use of
-//! τ follows it: the normaliser of Γ_norm, the smoothing interval, pacing cwnd/τ, the window cap
-//! HostBw·τ and β = additive_increase_bps·τ (unless `beta_bytes` is given).
+//! **τ is the flow's own base RTT by default** (`tau = "path"`, `CcContext::path_rtt`). Eq. 8 is
+//! derived (§3.5) from e/f = τ/((q̇/b + 1)·(q/b + τ)) "using the fact that q/b + τ = θ (RTT)": τ is
+//! the RTT of the flow's path with an empty queue, so Γ_norm = 1 at an empty queue only when τ is
+//! that path's base RTT. §3.3 adds "If baseRTT is not precisely known, an alternative is to keep
+//! track of minimum observed RTT" (`tau = "min-rtt"`). With a larger τ (the topology's maximum
+//! RTT, 29 µs against a 4.7 µs in-rack path in `powertcp-incast`) the law's equilibrium RTT ≈ τ
+//! is a standing queue of b·(τ − base RTT) and the queue of an incast never drains. `tau =
+//! "topology"` keeps the scenario's τ (default: the topology's maximum base RTT), which PowerTCP
+//! §4 "Configuration" sets for "Both HPCC and PowerTCP" (the sentence names those two only); it
+//! is the default of the Linux variant, whose eBPF law is configured with one τ per run (the
+//! testbed's measured τ). `tau = "min-rtt"` takes τ per flow as its minimum observed RTT, starting
+//! from the scenario's τ, the choice the RDMA artifact makes for its delay variant
+//! (`RdmaHw::UpdateRatePower` with PowerTCPdelay: `m_baseRtt = min(now − sendTs, m_baseRtt)`,
+//! starting from the configured base RTT, before the power is computed); the rdma-hw variant
+//! always uses it. Every use of τ follows it: the normaliser of Γ_norm, the smoothing interval,
+//! pacing cwnd/τ, the initial window and cap HostBw·τ and β = additive_increase_bps·τ (unless
+//! `beta_bytes` is given).
+//!
+//! **A smoothed power Γ_smooth ≤ 0 holds the window by default** (`nonpositive_power = "hold"`).
+//! Power is current × voltage, Γ = λ·ν with an arrival rate λ = q̇ + b ≥ 0 (§3.5: θ̇ = q̇/b, so
+//! θ̇ + 1 = λ/b): it cannot be negative, and Algorithm 2 has no branch for it (line 31 would give
+//! a window ≤ 0, or an infinite one at 0). A sample θ̇ + 1 < 0 says that the ACKs came back more
+//! than twice as densely as the packets left (models.md), not that the bottleneck is idle or
+//! overloaded, so it is treated as no measurement: the update of that RTT waits (as lines 27–29
+//! return the window unchanged) for the first ACK after which Γ_smooth is positive again, and
+//! cwnd_old keeps being remembered. This is the authors' own treatment of a negative power:
+//! `RdmaHw::UpdateRatePower` in the RDMA artifact keeps the smoothed power on one (`if (U < 0) U
+//! = qp->hp.u;`); the authors' Linux module floors (θ̇ + 1) at 0 instead (the Linux variant).
+//! `nonpositive_power = "mss"` takes line 31 literally: a non-positive power gives a window ≤ 0,
+//! raised to the 1-MSS floor. Before this, Γ_smooth ≤ 0 was raised to 1e-9, i.e. an infinite
+//! window clamped to the cap; no source does that, and it is not kept.
 
 use serde::{Deserialize, Serialize};
 
@@ -51,21 +75,42 @@ pub enum Law {
 }
 
 /// Where τ comes from (module doc).
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Tau {
-    /// The scenario's τ (default: the topology's maximum base RTT).
-    #[default]
+    /// The flow's own base RTT (`CcContext::path_rtt`): Eq. 8's τ. Default except in the Linux
+    /// and rdma-hw variants.
+    Path,
+    /// The scenario's τ (default: the topology's maximum base RTT; PowerTCP §4 "Configuration"
+    /// for HPCC and PowerTCP). Default of the Linux variant.
     Topology,
-    /// Per flow: the minimum RTT it has observed (starting from the scenario's τ).
+    /// Per flow: the minimum RTT it has observed (starting from the scenario's τ; §3.3's
+    /// alternative, the RDMA artifact's choice). Always in the rdma-hw variant.
     MinRtt,
+}
+
+/// What the paper and artifact variants do with a smoothed power Γ_smooth ≤ 0 (module doc).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonPositivePower {
+    /// No window update while Γ_smooth ≤ 0: the update waits for the first ACK after which it is
+    /// positive (the RDMA artifact's `U < 0` guard keeps the power; default).
+    #[default]
+    Hold,
+    /// Algorithm 2 line 31 taken literally: a window ≤ 0, raised to the 1-MSS floor.
+    Mss,
 }
 
 cc_params! {
     pub struct Params {
-        /// τ: "topology" (default) or "min-rtt" (per flow, its minimum observed RTT).
-        tau: Tau = Tau::Topology, Type::Choice(&["topology", "min-rtt"]), Range::ANY,
-            unit "", symbol "τ", source "θ-PowerTCP Algorithm 2: the topology's base RTT";
+        /// τ: "path" (the flow's own base RTT; default), "topology" (the scenario's τ; default of
+        /// the Linux variant) or "min-rtt" (per flow, its minimum observed RTT; always in rdma-hw).
+        tau: Option<Tau> = None, Type::Choice(&["path", "topology", "min-rtt"]), Range::ANY,
+            unit "", symbol "τ", source "derived from the law: path (Eq. 8's derivation, §3.5), topology for linux, min-rtt for rdma-hw";
+        /// Γ_smooth ≤ 0 in the paper and artifact variants: "hold" (default; the RDMA artifact's
+        /// `U < 0` guard) or "mss" (Algorithm 2 line 31 literally, the window to 1 MSS).
+        nonpositive_power: NonPositivePower = NonPositivePower::Hold, Type::Choice(&["hold", "mss"]), Range::ANY,
+            unit "", symbol "", source "the RDMA artifact: RdmaHw::UpdateRatePower `if (U < 0) U = qp->hp.u`";
         /// γ (paper 0.9; the artifact variant uses 0.7 unless γ is given).
         gamma: Option<f64> = None, Type::Number, GAIN,
             unit "", symbol "γ", source "derived from the law: 0.9 (θ-PowerTCP Algorithm 2), 0.7 for artifact (the authors' ns-3 code)";
@@ -111,6 +156,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
 pub struct ThetaPowerTcp {
     law: Law,
     tau_mode: Tau,
+    nonpositive: NonPositivePower,
     /// Normaliser factor (1 or the artifact's 1.05): norm_tau = factor·τ.
     norm_factor: f64,
     host_rate_bps: f64,
@@ -136,7 +182,13 @@ pub struct ThetaPowerTcp {
 
 impl ThetaPowerTcp {
     pub fn new(p: Params, ctx: &CcContext) -> Self {
-        let tau = ctx.base_rtt;
+        let tau_mode = match (p.law, p.tau) {
+            (Law::RdmaHw, _) => Tau::MinRtt, // the artifact's delay variant always tracks it
+            (_, Some(t)) => t,
+            (Law::Linux, None) => Tau::Topology,
+            (Law::Paper | Law::Artifact, None) => Tau::Path,
+        };
+        let tau = if tau_mode == Tau::Path { ctx.path_rtt } else { ctx.base_rtt };
         let host_bdp = ctx.host_rate_bps * tau / 8.0;
         let cwnd = p.init_cwnd_bytes.unwrap_or(host_bdp);
         let (gamma, norm_factor, floor) = match p.law {
@@ -151,8 +203,8 @@ impl ThetaPowerTcp {
         });
         ThetaPowerTcp {
             law: p.law,
-            // the artifact's delay variant always tracks the minimum RTT
-            tau_mode: if p.law == Law::RdmaHw { Tau::MinRtt } else { p.tau },
+            tau_mode,
+            nonpositive: p.nonpositive_power,
             norm_factor,
             host_rate_bps: ctx.host_rate_bps,
             beta_rate: if p.beta_bytes.is_some() { None } else { Some(p.additive_increase_bps) },
@@ -276,13 +328,17 @@ impl CongestionControl for ThetaPowerTcp {
         let dt = secs(ev.now - t_prev); // line 18
         let grad = (rtt - prev_rtt) / dt; // line 19: θ̇ = dRTT/dt
         let norm = (grad + 1.0).max(self.floor) * rtt / self.norm_tau; // line 20
-        let power = self.meter.smooth_with(norm, dt).max(1e-9); // line 21
-        if ev.snd_una < self.last_updated {
+        let power = self.meter.smooth_with(norm, dt); // line 21
+        if ev.snd_una < self.last_updated || (power <= 0.0 && self.nonpositive == NonPositivePower::Hold) {
             self.old.update(self.cwnd, ev.snd_una, ev.snd_nxt);
-            return; // lines 27–29: once per RTT
+            return; // lines 27–29: once per RTT; Γ_smooth ≤ 0 is no measurement (module doc)
         }
         let g = self.gamma;
-        let w = g * (self.old.value / power + self.beta) + (1.0 - g) * self.cwnd; // line 31
+        let w = if power <= 0.0 {
+            self.mss // "mss": line 31's window for Γ < 0 is ≤ 0, raised to the floor (Γ = 0: its limit from below)
+        } else {
+            g * (self.old.value / power + self.beta) + (1.0 - g) * self.cwnd // line 31
+        };
         self.cwnd = clamp(w, self.mss, self.host_bdp);
         self.rate = self.cwnd * 8.0 / self.tau;
         self.last_updated = ev.snd_nxt; // line 34
@@ -415,7 +471,7 @@ mod tests {
     #[test]
     fn min_rtt_tau_follows_the_smallest_rtt_sample() {
         // τ starts at the scenario's 20 µs; the flow sees 10 µs, then 12 µs.
-        let p = Params { tau: Tau::MinRtt, init_cwnd_bytes: Some(10_000.0), ..Params::default() };
+        let p = Params { tau: Some(Tau::MinRtt), init_cwnd_bytes: Some(10_000.0), ..Params::default() };
         let mut c = ThetaPowerTcp::new(p, &ctx());
         c.on_ack(&ack(100 * US, 10 * US, 1000, 62_000)); // τ = min(20, 10) = 10 µs
         assert_close(c.tau(), 10e-6);
@@ -429,15 +485,72 @@ mod tests {
         assert_close(c.cwnd(), 8200.0);
         assert_close(c.pacing_rate(), 6.56e9);
         // the window cap follows τ: HostBw·τ = 25e9·10e-6/8 = 31 250 B
-        let p = Params { tau: Tau::MinRtt, ..Params::default() };
+        let p = Params { tau: Some(Tau::MinRtt), ..Params::default() };
         let mut c = ThetaPowerTcp::new(p, &ctx());
         c.on_ack(&ack(100 * US, 10 * US, 1000, 62_000));
         c.on_ack(&ack(120 * US, 10 * US, 2000, 63_000)); // flat RTT: Γ_norm = 1, Γs = 1
         assert_close(c.cwnd(), 31_250.0);
-        // the default keeps the scenario's τ
-        let mut d = ThetaPowerTcp::new(Params::default(), &ctx());
+        // "topology" keeps the scenario's τ
+        let mut d = ThetaPowerTcp::new(Params { tau: Some(Tau::Topology), ..Params::default() }, &ctx());
         d.on_ack(&ack(100 * US, 10 * US, 1000, 62_000));
         assert_close(d.tau(), 20e-6);
+    }
+
+    /// A flow whose own base RTT (5 µs) is below the scenario's τ (20 µs, the topology's largest).
+    fn short_path_ctx() -> CcContext {
+        CcContext { path_rtt: 5e-6, ..ctx() }
+    }
+
+    #[test]
+    fn tau_defaults_to_the_flows_own_base_rtt() {
+        // Eq. 8's τ is the base RTT of the flow's path: Γ_norm = 1 at an empty queue.
+        let mut c = ThetaPowerTcp::new(Params::default(), &short_path_ctx());
+        assert_close(c.tau(), 5e-6);
+        assert_close(c.cwnd(), 25e9 * 5e-6 / 8.0); // cwnd_init = HostBw·τ
+        c.on_ack(&ack(100 * US, 5 * US, 1000, 62_000));
+        c.on_ack(&ack(110 * US, 5 * US, 2000, 63_000)); // RTT = τ, flat: Γ_norm = Γs = 1
+        assert_close(c.smoothed_power(), 1.0);
+        // with the scenario's τ the same empty path reads as Γ = 5/20 and the window opens
+        let mut t = ThetaPowerTcp::new(Params { tau: Some(Tau::Topology), ..Params::default() }, &short_path_ctx());
+        t.on_ack(&ack(100 * US, 5 * US, 1000, 62_000));
+        t.on_ack(&ack(120 * US, 5 * US, 2000, 63_000));
+        assert_close(t.smoothed_power(), 0.25);
+        // the Linux variant keeps the configured τ (its eBPF law is configured with one), and
+        // rdma-hw always tracks the minimum RTT from the scenario's τ
+        let l = ThetaPowerTcp::new(Params { law: Law::Linux, ..Params::default() }, &short_path_ctx());
+        assert_close(l.tau(), 20e-6);
+        let r = ThetaPowerTcp::new(Params { law: Law::RdmaHw, ..Params::default() }, &short_path_ctx());
+        assert_close(r.tau(), 20e-6);
+        let p: Params = check("theta-powertcp", &serde_json::json!({"tau": "path"}), "cc").unwrap();
+        assert_eq!(p.tau, Some(Tau::Path));
+    }
+
+    #[test]
+    fn a_non_positive_smoothed_power_holds_the_window_or_takes_it_to_one_mss() {
+        // RTT falls 30 µs in 1 µs: θ̇ + 1 = −29, Γ_norm = −29·20/20, Γs = (1·19 − 29·1)/20 = −0.5
+        let run = |nonpositive_power| {
+            let p = Params { nonpositive_power, beta_bytes: Some(1000.0), init_cwnd_bytes: Some(10_000.0), ..Params::default() };
+            let mut c = ThetaPowerTcp::new(p, &ctx());
+            c.on_ack(&ack(100 * US, 50 * US, 1000, 62_000));
+            c.on_ack(&ack(101 * US, 20 * US, 2000, 63_000));
+            assert_close(c.smoothed_power(), -0.5);
+            let at_negative = c.cwnd();
+            // 20 µs later a flat RTT of 20 µs: Δt = τ, so Γs = Γ_norm = 1, and the update that
+            // "hold" deferred happens here (lastUpdated was not advanced)
+            c.on_ack(&ack(121 * US, 20 * US, 3000, 64_000));
+            assert_close(c.smoothed_power(), 1.0);
+            (at_negative, c.cwnd())
+        };
+        let (held, next) = run(NonPositivePower::Hold);
+        assert_eq!(held, 10_000.0); // not the cap (62 500 B), which `.max(1e-9)` gave
+        assert_close(next, 0.9 * (10_000.0 + 1000.0) + 0.1 * 10_000.0);
+        let (floored, next) = run(NonPositivePower::Mss);
+        assert_eq!(floored, 1000.0);
+        // the window updated at 101 µs, so lastUpdated = 63 000 and the ACK at 3000 is inside
+        // that RTT: no update
+        assert_eq!(next, 1000.0);
+        let p: Params = check("theta-powertcp", &serde_json::json!({"nonpositive_power": "mss"}), "cc").unwrap();
+        assert_eq!(p.nonpositive_power, NonPositivePower::Mss);
     }
 
     #[test]

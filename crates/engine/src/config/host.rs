@@ -34,6 +34,10 @@ crate::section! {
             key "rto", Type::Time, Range::POSITIVE,
             "Retransmission timeout.",
             source "ours: 1 ms (datacenter RTO; Linux's minimum is 200 ms)";
+        rto_backoff: bool = true,
+            key "rto_backoff", Type::Bool, Range::ANY,
+            "Exponential backoff of the retransmission timeout: each consecutive timeout of a flow doubles the next wait (rto, 2·rto, 4·rto, … up to 120 s); an ACK of new data sets it back to rto. false: every timeout waits rto.",
+            source "RFC 6298 §5.5; Linux (tcp_retransmit_timer doubles icsk_rto up to TCP_RTO_MAX = 120 s, tcp_ack_update_rtt resets icsk_backoff) and ns-3 (TcpSocketBase doubles m_rto) both back off";
         nack_interval_ps: u64 = 500_000_000,
             key "nack_interval", Type::Time, Range::ANY,
             "Minimum spacing of NACKs for the same expected sequence.",

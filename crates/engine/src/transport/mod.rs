@@ -83,6 +83,21 @@ pub struct Timers {
     pub cc_version: u32,
     pub rto_deadline: Time,
     pub rto_pending: bool,
+    /// Consecutive timeouts since new data was last acknowledged (Linux's `icsk_backoff`).
+    pub rto_backoff: u32,
+}
+
+/// Linux's `TCP_RTO_MAX`: a backed-off retransmission timeout stops doubling at 120 s.
+pub const RTO_MAX: Time = 120 * crate::time::SEC;
+
+/// The retransmission timeout after `backoff` consecutive timeouts: `rto`·2^backoff up to
+/// [`RTO_MAX`] (never below `rto`) with `host.rto_backoff`, else `rto` (RFC 6298 §5.5).
+#[inline]
+pub fn rto_after(host: &HostConfig, backoff: u32) -> Time {
+    if !host.rto_backoff || backoff == 0 {
+        return host.rto_ps;
+    }
+    host.rto_ps.saturating_mul(1u64 << backoff.min(62)).min(RTO_MAX.max(host.rto_ps))
 }
 
 /// Outcome counters of one flow.
@@ -127,7 +142,7 @@ impl Endpoint {
                 cc,
             },
             rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX },
-            timers: Timers { cc_at: None, cc_version: 0, rto_deadline: 0, rto_pending: false },
+            timers: Timers { cc_at: None, cc_version: 0, rto_deadline: 0, rto_pending: false, rto_backoff: 0 },
             stats: FlowStats::default(),
             homa,
             info,
@@ -275,7 +290,7 @@ impl Transport {
     /// The retransmission timer of `fid` fired. Returns the host whose NIC should be served, if any.
     pub fn rto(&mut self, core: &mut Core, fid: FlowId) -> Option<HostId> {
         let now = core.sched.now;
-        let rto = self.wire.host.rto_ps;
+        let host = self.wire.host;
         let f = &mut self.flows[fid as usize];
         f.timers.rto_pending = false;
         if f.stats.done || f.tx.snd_nxt == f.tx.snd_una {
@@ -291,7 +306,9 @@ impl Transport {
         f.tx.cc.on_timeout(now);
         f.tx.refresh();
         f.tx.next_send = now;
-        f.timers.rto_deadline = now + rto;
+        // the retransmission waits twice as long as the timeout that sent it (Linux, ns-3)
+        f.timers.rto_backoff = f.timers.rto_backoff.saturating_add(1);
+        f.timers.rto_deadline = now + rto_after(&host, f.timers.rto_backoff);
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;
@@ -336,5 +353,24 @@ impl Transport {
             }
         }
         hosts
+    }
+}
+
+#[cfg(test)]
+mod rto_tests {
+    use super::*;
+    use crate::time::{MS, SEC};
+
+    #[test]
+    fn the_backed_off_rto_doubles_up_to_linuxs_maximum() {
+        let mut h = HostConfig { rto_ps: MS, ..HostConfig::default() };
+        let waits: Vec<Time> = (0..4).map(|b| rto_after(&h, b)).collect();
+        assert_eq!(waits, vec![MS, 2 * MS, 4 * MS, 8 * MS]);
+        assert_eq!(rto_after(&h, 17), 120 * SEC); // 2^17 ms = 131 s: capped at TCP_RTO_MAX
+        assert_eq!(rto_after(&h, u32::MAX), 120 * SEC);
+        h.rto_ps = 200 * SEC; // an rto above the cap is never shortened
+        assert_eq!(rto_after(&h, 3), 200 * SEC);
+        h = HostConfig { rto_ps: MS, rto_backoff: false, ..HostConfig::default() };
+        assert_eq!(rto_after(&h, 5), MS);
     }
 }

@@ -1,7 +1,7 @@
 //! The sending side: data packets out, ACKs and NACKs in, the congestion controller in between.
 
 use super::multipath::NO_CONN;
-use super::Transport;
+use super::{rto_after, Transport};
 use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
@@ -58,10 +58,10 @@ impl Transport {
         f.tx.cc.on_send(now, payload);
         if !f.timers.rto_pending {
             f.timers.rto_pending = true;
-            f.timers.rto_deadline = now + w.host.rto_ps;
+            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
             core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         } else if was_idle {
-            f.timers.rto_deadline = now + w.host.rto_ps;
+            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
         }
         let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
@@ -89,6 +89,7 @@ impl Transport {
         if p.seq > f.tx.snd_una {
             newly = p.seq - f.tx.snd_una;
             f.tx.snd_una = p.seq;
+            f.timers.rto_backoff = 0; // new data acknowledged: a valid RTT sample ends the backoff
             f.timers.rto_deadline = now + rto;
             if f.tx.snd_nxt < f.tx.snd_una {
                 f.tx.snd_nxt = f.tx.snd_una;
