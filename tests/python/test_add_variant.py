@@ -13,6 +13,9 @@ from cli_helpers import dccsim
 pytestmark = pytest.mark.engine
 
 
+N = len(resolve("powertcp-incast").variants())  # the added variant's index: after the paper's
+
+
 def test_an_added_variant_runs_beside_the_papers_and_leaves_their_claims_unchanged(tmp_path):
     plain = dccsim("run", "powertcp-incast", "--out", tmp_path / "plain", "--no-figures", "--json")
     added = dccsim(
@@ -21,7 +24,7 @@ def test_an_added_variant_runs_beside_the_papers_and_leaves_their_claims_unchang
         "--add-variant",
         "Mine=dctcp",
         "--set",
-        "experiment.variants[7].cc.g=0.5",
+        f"experiment.variants[{N}].cc.g=0.5",
         "--out",
         tmp_path / "added",
         "--no-figures",
@@ -52,4 +55,4 @@ def test_a_malformed_add_variant_is_one_line(bad):
 def test_an_unknown_algorithm_names_the_variants_field():
     with pytest.raises(ScenarioError) as e:
         resolve("powertcp-incast", (), ("X=powertcpp",))
-    assert e.value.field == "experiment.variants[7].cc.algorithm"
+    assert e.value.field == f"experiment.variants[{N}].cc.algorithm"

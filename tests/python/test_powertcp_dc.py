@@ -131,10 +131,10 @@ def test_a_failing_variant_is_reported_with_its_name(tmp_path, monkeypatch):
     scn = small("powertcp-websearch", variants=["PowerTCP 60%", "HPCC 60%"])
     real = runner.engine.run
 
-    def fail_hpcc(cfg):
+    def fail_hpcc(cfg, progress=None):
         if cfg["cc"]["algorithm"] == "hpcc":
             raise ScenarioError("cc.eta", "must lie in (0, 1]")
-        return real(cfg)
+        return real(cfg, progress)
 
     monkeypatch.setattr(runner.engine, "run", fail_hpcc)
     with pytest.raises(ScenarioError) as e:

@@ -29,6 +29,7 @@ def test_valid_scenario_resolves_to_engine_json(base):
         "start_ps": 0,
         "pcap": [],
         "pcap_max": 1_000_000,
+        "trace": [],
     }
     assert cfg["base_rtt_ps"] is None
     assert cfg["switch"] == {
@@ -310,6 +311,7 @@ def test_powertcp_incast_matches_the_paper_setup():
         "start_ps": 0,
         "pcap": [],
         "pcap_max": 1_000_000,
+        "trace": [],
     }
 
 

@@ -62,7 +62,7 @@ def test_the_simulator_side_of_a_kernel_control_runs_linux_rto():
         assert scn.host.rto_ps == 200_000_000_000
         assert scn.cc.algorithm == sim
     assert simside.sim_cc("linux-dctcp", {"g": 0.125}, sc.host_rate_bps, 1) == {
-        "variant": "linux",
+        "law": "linux",
         "g": 0.125,
     }
     step = simside.sim_ecn(

@@ -34,7 +34,7 @@ type Check = fn(&Config, &Network) -> Result<(), ConfigError>;
 
 /// Every layer's check, in the order their errors are reported: after the config's own
 /// (`Config::validate`: each section's keys and rules) and the topology's (`Network::build`).
-const CHECKS: &[Check] = &[crate::fabric::circuit::check, crate::traffic::check, check_links, check_int_switches];
+const CHECKS: &[Check] = &[crate::fabric::circuit::check, check_voq, crate::traffic::check, check_links, check_int_switches];
 
 /// Validate `cfg` against its topology and build every part of the simulator.
 pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
@@ -154,6 +154,22 @@ fn check_links(_: &Config, net: &Network) -> Result<(), ConfigError> {
         if p.rate_bps == 0 {
             return Err(ConfigError::new("topology", format!("link {} (port {i}) has zero rate", p.name)));
         }
+    }
+    Ok(())
+}
+
+/// A ToR's VOQ holds at least one full data packet (else every packet for that rack is dropped).
+fn check_voq(cfg: &Config, _: &Network) -> Result<(), ConfigError> {
+    let crate::config::Topology::Rdcn { circuit, .. } = &cfg.topology else { return Ok(()) };
+    let packet = Wire::new(&cfg.host, cfg.switch.int_enabled).largest_data_packet();
+    if circuit.voq_bytes < packet {
+        return Err(ConfigError::new(
+            "topology.voq",
+            format!(
+                "must hold at least one full data packet ({packet} B), got {} B: every packet for another rack would be dropped",
+                circuit.voq_bytes
+            ),
+        ));
     }
     Ok(())
 }

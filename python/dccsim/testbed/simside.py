@@ -22,6 +22,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from ..scenario.to_engine import ecn_to_engine
 from . import kernel_cc
 
 
@@ -167,7 +168,7 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         "tau_ps": tau_ps,
         "rto_ps": scn.host.rto_ps,
         "cc": cc.to_engine(),
-        "ecn": dataclasses.asdict(ecn) if ecn is not None else dataclasses.asdict(scn.switch.ecn),
+        "ecn": ecn_to_engine(ecn if ecn is not None else scn.switch.ecn),  # {"kind", fields}
     }
     (Path(out) / "matched.json").write_text(json.dumps(matched, indent=1, sort_keys=True) + "\n")
     return Path(out), matched

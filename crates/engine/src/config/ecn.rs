@@ -168,6 +168,17 @@ impl Ecn {
         }
     }
 
+    /// The largest queue length (bytes) at which this marking starts to mark (None: never marks).
+    pub fn first_mark_bytes(&self) -> Option<u64> {
+        match self {
+            Ecn::None => None,
+            Ecn::Step(s) => Some(s.k_bytes),
+            Ecn::Red(r) => Some(r.kmin_bytes),
+            Ecn::Curve(c) => Some(c.tmin_bytes),
+            Ecn::RedByRate(r) => r.rules.iter().map(|x| x.kmin_bytes).max(),
+        }
+    }
+
     /// Every kind's section, for the front (`config::sections`).
     pub fn sections() -> Vec<serde_json::Value> {
         vec![StepEcn::describe(), RedEcn::describe(), CurveEcn::describe(), RedByRateEcn::describe(), RateRed::describe()]
