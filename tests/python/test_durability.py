@@ -19,27 +19,7 @@ pytestmark = pytest.mark.engine
 
 # Variant "fast" runs at 1 Gbps (≈ 0.1 s of engine time), "slow" at 100 Gbps for 5 s of simulated
 # time (minutes of engine time): a signal sent while "slow" runs finds "fast" finished.
-LONG = """
-duration = "5s"
-[topology]
-kind = "star"
-hosts = 9
-host_rate = "100Gbps"
-host_delay = "1us"
-[cc]
-algorithm = "dctcp"
-[switch.ecn]
-kind = "step"
-k = "65KB"
-[[flows]]
-src = [1, 2, 3, 4, 5, 6, 7, 8]
-dst = 0
-[experiment]
-variants = [
-  { name = "fast", cc = { algorithm = "dctcp" }, topology = { host_rate = "1Gbps" } },
-  { name = "slow", cc = { algorithm = "dctcp" } },
-]
-"""
+LONG = (Path(__file__).parent / "data" / "two-speeds.toml").read_text()
 SMALL = Path(__file__).parent / "data" / "incast-small.toml"
 # The engine checks for signals every 65536 events (crates/engine/src/sim.rs POLL_EVENTS): about
 # 20 ms at this machine's 3-4 M events/s, 100 ms if the two shared cores are busy. Writing the

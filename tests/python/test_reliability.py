@@ -32,27 +32,7 @@ LONG_FIGURE = (
     .replace('interval = "1us"', 'interval = "100us"')
 )
 # Variant "fast" finishes in a fraction of a second, "slow" runs for minutes (test_durability.py).
-TWO_SPEEDS = """
-duration = "5s"
-[topology]
-kind = "star"
-hosts = 9
-host_rate = "100Gbps"
-host_delay = "1us"
-[cc]
-algorithm = "dctcp"
-[switch.ecn]
-kind = "step"
-k = "65KB"
-[[flows]]
-src = [1, 2, 3, 4, 5, 6, 7, 8]
-dst = 0
-[experiment]
-variants = [
-  { name = "fast", cc = { algorithm = "dctcp" }, topology = { host_rate = "1Gbps" } },
-  { name = "slow", cc = { algorithm = "dctcp" } },
-]
-"""
+TWO_SPEEDS = (Path(__file__).parent / "data" / "two-speeds.toml").read_text()
 # Ctrl-C's promise (docs/python-front.md, "Signals"): the engine polls for signals every 65536
 # events (≈ 20-100 ms here); stopping the figure worker and the variant workers and removing the
 # staging directory take < 0.1 s; measured 0.1-0.3 s on the 2 shared cores. Before issue 27 a

@@ -26,3 +26,20 @@ def testbed_missing() -> str | None:
 
 
 needs_testbed = pytest.mark.skipif(testbed_missing() is not None, reason=str(testbed_missing()))
+
+
+# the CLI run as a user would, and the simulator for the --compare side
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+
+
+def _engine_missing():
+    try:
+        from dccsim import engine
+
+        engine.require()
+    except Exception as e:  # noqa: BLE001
+        return f"simulator engine not built: {e}"
+    return None
+
+
+needs_engine = pytest.mark.skipif(_engine_missing() is not None, reason=str(_engine_missing()))

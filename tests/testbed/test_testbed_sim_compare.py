@@ -2,28 +2,11 @@
 and `dccsim compare` of the two, in one command."""
 
 import json
-import os
 import subprocess
 import sys
 
-import pytest
 
-from tb_helpers import ROOT, needs_testbed
-
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
-
-
-def _engine_missing():
-    try:
-        from dccsim import engine
-
-        engine.require()
-    except Exception as e:  # noqa: BLE001
-        return f"simulator engine not built: {e}"
-    return None
-
-
-needs_engine = pytest.mark.skipif(_engine_missing() is not None, reason=str(_engine_missing()))
+from tb_helpers import ENV, needs_engine, needs_testbed
 
 
 @needs_engine
