@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import recorded
-from tb_helpers import ROOT, needs_testbed
+from tb_helpers import ROOT, needs_engine, needs_testbed
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 
@@ -24,19 +24,6 @@ CASES = [
     ("testbed-shared-4", "shared", "3500ms", "300Mbps"),
     ("testbed-incast-8", "incast", "1500ms", "300Mbps"),
 ]
-
-
-def _engine_missing():
-    try:
-        from dccsim import engine
-
-        engine.require()
-    except Exception as e:  # noqa: BLE001
-        return f"simulator engine not built: {e}"
-    return None
-
-
-needs_engine = pytest.mark.skipif(_engine_missing() is not None, reason=str(_engine_missing()))
 
 
 def check_metrics(analysis: str, m: dict, flows: int) -> None:
