@@ -50,6 +50,8 @@ bins), ``hold`` (amp-fig6: bins the settled level must hold).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 
 import numpy as np
@@ -218,7 +220,7 @@ def _ms(x):
     return "—" if x is None else f"{x * 1e3:.2f} ms"
 
 
-class Amp(Base):
+class Amp(Base, ABC):
     """What every AMP figure shares: the keys, the checks, the connections and the bottleneck's
     series its metrics start from, the report's claim lines, the figure's frame. A figure
     supplies `_metrics`, `_claims`, and where it differs `_table`, `_plot` and `_axes`."""
@@ -255,17 +257,17 @@ class Amp(Base):
         out: dict = {"packets_dropped": (engine_summary or {}).get("packets_dropped")}
         return out | self._metrics(scenario, variant, tables, conns, (t, q, tx), _pkt(scenario))
 
+    @abstractmethod
     def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
         """The figure's metrics; series = the bottleneck's (time, queue, tx bytes)."""
-        raise NotImplementedError
 
     def claims(self, scenario, metrics: dict) -> list[dict]:
         got = {v.slug: (v, metrics[v.slug]) for v in scenario.variants() if metrics.get(v.slug)}
         return self._claims(scenario, got)
 
+    @abstractmethod
     def _claims(self, scenario, got: dict) -> list[dict]:
         """Claim rows from {slug: (variant, metrics)} of the variants that ran."""
-        raise NotImplementedError
 
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
         lines = self._table(scenario, metrics)
@@ -441,7 +443,7 @@ class Fig2(Amp):
         ax.set_ylabel("mean FCT (ms)")
 
 
-class _Share(Amp):
+class _Share(Amp, ABC):
     """Fig. 4 and Fig. 9/10: each connection's goodput over the second half (and second quarter),
     Jain's index, the bottleneck's median queue. A figure supplies `_row`, its claim per variant."""
 
@@ -478,8 +480,8 @@ class _Share(Amp):
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
         return rows
 
-    def _row(self, scenario, v, m: dict, best) -> tuple[str, str, str]:
-        raise NotImplementedError
+    @abstractmethod
+    def _row(self, scenario, v, m: dict, best) -> tuple[str, str, str]: ...
 
 
 class Fig4(_Share):

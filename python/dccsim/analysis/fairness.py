@@ -33,6 +33,8 @@ Claims (``[experiment] paper``):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from .base import Base, ByPaper
@@ -80,7 +82,7 @@ def _ms(ps):
     return "—" if ps is None else f"{ps / 1e9:.2f} ms"
 
 
-class Fairness(Base):
+class Fairness(Base, ABC):
     """What every fairness figure shares: keys, checks, the per-phase metrics, the report and the
     figure. A figure supplies `_row`, its claim for one variant, and may add `_overall` rows."""
 
@@ -142,8 +144,8 @@ class Fairness(Base):
         rows = [self._row(scenario, v, m) for v, m in ran(scenario, metrics)]
         return rows + self._overall(scenario, metrics)
 
-    def _row(self, scenario, v, m: dict) -> dict:
-        raise NotImplementedError
+    @abstractmethod
+    def _row(self, scenario, v, m: dict) -> dict: ...
 
     def _overall(self, scenario, metrics: dict) -> list[dict]:
         """Claim rows over all variants together (none unless the figure has one)."""

@@ -37,6 +37,8 @@ Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from ..errors import ScenarioError
@@ -77,7 +79,7 @@ def _frac(cond: list) -> str:
     return "holds" if cond and all(cond) else "partly holds" if any(cond) else "differs"
 
 
-class Poseidon(Base):
+class Poseidon(Base, ABC):
     """What every Poseidon figure shares: keys, checks, the per-stage metrics, the claim table,
     the figure's frame. A figure supplies `_row` (its claim for one variant) and, where it
     differs, `_draw`; Fig. 17a also measures the last flow's convergence (`CONVERGENCE`)."""
@@ -160,10 +162,10 @@ class Poseidon(Base):
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
         return rows
 
+    @abstractmethod
     def _row(self, alg: str, m: dict, st: list, by_alg: dict) -> tuple[str, str, str]:
         """(claim, measured, verdict) of one variant: its algorithm, metrics and stages, beside
         the metrics of every algorithm that ran."""
-        raise NotImplementedError
 
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
         head = ("variant", "paper claim", "ours", "verdict")

@@ -24,6 +24,8 @@ bottleneck with 150 µs RTT.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import textwrap
 
 import numpy as np
@@ -112,7 +114,7 @@ def _cell(s: dict) -> str:
     return f"{s['value']:.0f}" + ("" if s["meaningful"] else "*")
 
 
-class TbtcpDc(Base):
+class TbtcpDc(Base, ABC):
     """What both TBTCP testbed figures share: keys, the pairs TBTCP × DCTCP the claims compare,
     the report's and the figure's frame. A figure supplies `_metrics`, `_pair_rows`, `_table` and
     `_draw`."""
@@ -134,8 +136,8 @@ class TbtcpDc(Base):
         out.update(self._metrics(scenario, tables))
         return out
 
-    def _metrics(self, scenario, tables) -> dict:
-        raise NotImplementedError
+    @abstractmethod
+    def _metrics(self, scenario, tables) -> dict: ...
 
     def claims(self, scenario, metrics: dict) -> list[dict]:
         rows = []
@@ -143,9 +145,9 @@ class TbtcpDc(Base):
             rows += self._pair_rows(f"{t.name} vs {d.name}", metrics[t.slug], metrics[d.slug])
         return rows
 
+    @abstractmethod
     def _pair_rows(self, who: str, mt: dict, md: dict) -> list[dict]:
         """The claim rows of TBTCP's metrics `mt` against one DCTCP variant's `md`."""
-        raise NotImplementedError
 
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
         vs = [v for v in scenario.variants() if v.slug in metrics]
@@ -154,8 +156,8 @@ class TbtcpDc(Base):
         lines += claim_lines(claim_rows)
         return "\n".join(lines)
 
-    def _table(self, vs: list, metrics: dict) -> list[str]:
-        raise NotImplementedError
+    @abstractmethod
+    def _table(self, vs: list, metrics: dict) -> list[str]: ...
 
     def figure(self, scenario, series: dict, path) -> None:
         from ..plots import new_figure, save
@@ -168,8 +170,8 @@ class TbtcpDc(Base):
         fig.tight_layout()
         save(fig, path)
 
-    def _draw(self, ax, scenario, series: dict) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _draw(self, ax, scenario, series: dict) -> None: ...
 
 
 class Fig16(TbtcpDc):
