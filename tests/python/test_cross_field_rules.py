@@ -50,8 +50,8 @@ def _run(tmp_path, text):
 )
 def test_an_ecn_threshold_the_buffer_cannot_reach_is_refused(tmp_path, ecn):
     p = _run(tmp_path, STAR + f'[switch]\nbuffer = "100KB"\necn = {ecn}\n')
-    assert_input_error(p, "switch.ecn")
-    assert "never marks" in p.stderr
+    assert_input_error(p, "switch.buffer")
+    assert "never marks" in p.stderr and "switch.ecn" in p.stderr
 
 
 def test_a_threshold_inside_the_buffer_runs(tmp_path):

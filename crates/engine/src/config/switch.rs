@@ -43,8 +43,8 @@ crate::section! {
     rules {
         "pfc.reserve": |s| s.pfc.as_ref().is_none_or(|p| p.reserve_bytes < s.buffer_bytes),
             "must be smaller than the switch buffer";
-        "ecn": |s| s.ecn.first_mark_bytes().is_none_or(|k| k < s.buffer_bytes),
-            "marks only above a queue the switch buffer cannot hold (a threshold ≥ switch.buffer never marks)";
+        "buffer": |s| s.ecn.first_mark_bytes().is_none_or(|k| k < s.buffer_bytes),
+            "must be above switch.ecn's marking threshold (k, kmin or tmin): a marker whose threshold the buffer cannot reach never marks";
     }
 }
 
