@@ -94,7 +94,7 @@ def test_show_of_a_catalog_experiment(tmp_path):
 @pytest.mark.parametrize(
     "item, field",
     [
-        ("switch.bufer=2MiB", "switch.bufer: unknown key; allowed: buffer,"),
+        ("switch.bufer=2MiB", "switch.bufer: unknown key (did you mean 'buffer'?); allowed: buffer,"),
         ("switch.buffer=lots", "switch.buffer: cannot read 'lots' as a size"),
         ("cc.algorithm=nosuch", "cc.algorithm:"),
         ("experiment.variants[5].name=x", "experiment.variants[5]: no such element"),

@@ -79,7 +79,10 @@ def test_unknown_topology_kind_lists_allowed(base):
 def test_unknown_key(base):
     base["topology"]["hostz"] = 3
     e = err(base)
-    assert str(e) == "topology.hostz: unknown key; allowed: kind, hosts, host_rate, host_delay"
+    assert (
+        str(e)
+        == "topology.hostz: unknown key (did you mean 'hosts'?); allowed: kind, hosts, host_rate, host_delay"
+    )
 
 
 @pytest.mark.parametrize(

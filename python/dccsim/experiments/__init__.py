@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..errors import ScenarioError
 from ..scenario import Scenario, load, loads
+from ..scenario.fields import did_you_mean
 from ..targets import is_scenario_file
 
 
@@ -27,7 +28,10 @@ def list_experiments() -> list[str]:
 def text(name: str) -> str:
     files = _files()
     if name not in files:
-        raise ScenarioError("experiment", f"unknown experiment {name!r}; allowed: {', '.join(sorted(files))}")
+        hint = did_you_mean(name, files)
+        raise ScenarioError(
+            "experiment", f"unknown experiment {name!r}{hint}; allowed: {', '.join(sorted(files))}"
+        )
     return files[name].read_text(encoding="utf-8")
 
 

@@ -19,7 +19,9 @@ class Table:
         self.data, self.prefix = data, prefix
         for k in data:
             if k not in allowed:
-                raise ScenarioError(self.f(k), f"unknown key; allowed: {', '.join(allowed)}")
+                raise ScenarioError(
+                    self.f(k), f"unknown key{did_you_mean(k, allowed)}; allowed: {', '.join(allowed)}"
+                )
 
     def f(self, key: str) -> str:
         return f"{self.prefix}.{key}" if self.prefix else key
@@ -34,6 +36,16 @@ class Table:
 
     def opt(self, key: str, conv, default):
         return conv(self.data[key], self.f(key)) if key in self.data else default
+
+
+def did_you_mean(given, allowed) -> str:
+    """`" (did you mean 'nack_interval'?)"` for a near miss of one of `allowed`, else ""."""
+    import difflib
+
+    if not isinstance(given, str):
+        return ""
+    close = difflib.get_close_matches(given, [str(a) for a in allowed], n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def show(v) -> str:
@@ -133,7 +145,9 @@ def number(v, f):
 def choice(allowed):
     def conv(v, f):
         if not isinstance(v, str) or v not in allowed:
-            raise ScenarioError(f, f"unknown value {v!r}; allowed: {', '.join(allowed)}")
+            raise ScenarioError(
+                f, f"unknown value {v!r}{did_you_mean(v, allowed)}; allowed: {', '.join(allowed)}"
+            )
         return v
 
     return conv
