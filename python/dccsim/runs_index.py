@@ -1,5 +1,6 @@
-"""The run index: an embedded DuckDB database (`<root>/catalog.duckdb`, root `runs/` by
-default; `DCCSIM_CATALOG=path` or `--catalog PATH` to choose another) listing every run and sweep
+"""The run index: an embedded DuckDB database (`catalog.duckdb`: one per user or project, wherever
+a command runs from — `catalog_path`; `DCCSIM_CATALOG=path`, `DCCSIM_HOME=dir` or `--catalog
+PATH` to choose another) listing every run and sweep
 point with its scenario parameters, summary metrics, claims and the paths of its Parquet tables.
 The Parquet files are not copied: views read them on demand, so a query across hundreds of runs
 does not load them into memory. Schema and migrations: docs/results.md. (Named the run index,
@@ -7,7 +8,7 @@ not the catalog, which is the list of named experiments in `dccsim.experiments`;
 the `--catalog` option keep their released names.)
 
 Registration is two-phase. A finished run writes one small JSON record into
-`<root>/catalog.inbox/` (no DuckDB import, no database lock, so parallel runs never contend);
+`catalog.inbox/` beside the database (no DuckDB import, no database lock, so parallel runs never contend);
 `connect()` imports the inbox under the database's lock before answering. A record whose run
 directory is gone is dropped.
 """
@@ -54,10 +55,23 @@ MIGRATIONS = {
 
 
 def catalog_path(path=None) -> Path:
+    """The run index every command of this user or project shares, wherever it runs from:
+    `path` (`--catalog`), else `$DCCSIM_CATALOG`, else `$DCCSIM_HOME/catalog.duckdb`, else the
+    nearest project's (`runs/catalog.duckdb` in the working directory or the closest parent that
+    has one), else the user's data directory (`$XDG_DATA_HOME/dccsim/`, default
+    `~/.local/share/dccsim/`)."""
     if path:
         return Path(path)
-    env = os.environ.get("DCCSIM_CATALOG")
-    return Path(env) if env else DEFAULT_ROOT / "catalog.duckdb"
+    if os.environ.get("DCCSIM_CATALOG"):
+        return Path(os.environ["DCCSIM_CATALOG"])
+    if os.environ.get("DCCSIM_HOME"):
+        return Path(os.environ["DCCSIM_HOME"]) / "catalog.duckdb"
+    here = Path.cwd()
+    for d in (here, *here.parents):
+        if (d / DEFAULT_ROOT / "catalog.duckdb").is_file():
+            return d / DEFAULT_ROOT / "catalog.duckdb"
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "dccsim" / "catalog.duckdb"
 
 
 def run_id(run_dir) -> str:
