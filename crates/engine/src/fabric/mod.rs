@@ -101,6 +101,11 @@ impl Fabric {
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;
         let arrive = p.free_at + p.delay;
+        if let Some(d) = core.sched.defer.as_deref_mut() {
+            if d.holds_packet(now, port, arrive, pkt) {
+                return; // a link between partitions: its far end takes the packet at the window's end
+            }
+        }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
@@ -162,6 +167,8 @@ impl Fabric {
         if let Some(&(t, next)) = p.link.front() {
             core.sched.at(t, EvKind::LinkArrive, port, 0);
             core.pool.prefetch(next);
+        } else if let Some(d) = core.sched.defer.as_deref_mut() {
+            d.link_emptied(port, core.sched.now); // the partitioned schedule keys a packet still in flight to it
         }
         match p.peer {
             Node::Host(h) => Handoff::Deliver(h, pkt),
