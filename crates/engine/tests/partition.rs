@@ -82,4 +82,25 @@ fn debug_one() {
     let name = Path::new(&path).file_name().unwrap().to_string_lossy().into_owned();
     let r = run(Path::new(&path), parts).expect("runs");
     println!("same: {} {:?}", r.0 == expected[&name], r.1);
+    println!("have {}\nwant {}", r.0, expected[&name]);
+}
+
+#[test]
+#[ignore]
+fn debug_series() {
+    let path = std::env::var("CFG").unwrap();
+    let parts: u32 = std::env::var("PARTS").unwrap().parse().unwrap();
+    let cfg = Config::from_json(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let a = dccsim_engine::run(&cfg).unwrap();
+    let (b, _) = run_emulated(&cfg, parts, "x").unwrap();
+    let (x, y) = (&a.flow_series, &b.flow_series);
+    println!("len {} {}", x.time_ps.len(), y.time_ps.len());
+    for i in 0..x.time_ps.len().min(y.time_ps.len()) {
+        let r1 = (x.time_ps[i], x.flow_id[i], x.cwnd_bytes[i], x.rate_bps[i], x.bytes_acked[i]);
+        let r2 = (y.time_ps[i], y.flow_id[i], y.cwnd_bytes[i], y.rate_bps[i], y.bytes_acked[i]);
+        if r1 != r2 {
+            println!("row {i}: seq {r1:?} part {r2:?}");
+            break;
+        }
+    }
 }

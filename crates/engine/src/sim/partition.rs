@@ -104,7 +104,8 @@ impl Plan {
 }
 
 /// The order of the partitioned schedule, computable by each partition alone: (time, insertion
-/// time, epoch, source rank, sequence). `epoch` counts the global events processed before the
+/// time, the insertion times of the inserting event's `DEPTH - 1` nearest ancestors, epoch,
+/// source rank, sequence). `epoch` counts the global events processed before the
 /// insertion (they run at barriers), `src` is 0 for global events and arming, 1 + p for partition
 /// p, and `seq` counts the source's insertions. On one partition this is the sequential engine's
 /// (time, insertion) order, because insertion order sorts by insertion time and, at one insertion
@@ -112,7 +113,8 @@ impl Plan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     time: Time,
-    sent: Time,
+    /// Insertion time, then the insertion times of the inserting event's ancestors.
+    sent: [Time; DEPTH],
     epoch: u64,
     src: u16,
     seq: u64,
@@ -146,11 +148,16 @@ impl Ord for Keyed {
 
 const NO_PKT: PktId = PktId::MAX;
 
+/// Insertion times of an event and its ancestors that its key carries.
+const DEPTH: usize = 4;
+
 /// The partitioned schedule's queue (`Scheduler::defer` takes every insertion): events keyed by
 /// `Key`, and what crosses partitions held until its window ends.
 pub struct Deferral {
     /// Partition of the event being processed (`GLOBAL` while arming and for global events).
     pub current: u16,
+    /// Insertion times of the event being processed and its ancestors (its key's `sent`).
+    lineage: [Time; DEPTH],
     /// End of the current window (exclusive).
     window_end: Time,
     epoch: u64,
@@ -197,7 +204,9 @@ impl Deferral {
         let src = self.rank();
         let seq = self.seq[src as usize];
         self.seq[src as usize] += 1;
-        Key { time, sent: now, epoch: self.epoch, src, seq }
+        let mut sent = [now; DEPTH];
+        sent[1..].copy_from_slice(&self.lineage[..DEPTH - 1]);
+        Key { time, sent, epoch: self.epoch, src, seq }
     }
 
     /// Queue `e` (called by `Scheduler::at`), or hold it if it belongs to another partition.
@@ -302,6 +311,7 @@ impl Simulator {
         let net = &self.fabric.net;
         let deferral = Deferral {
             current: GLOBAL,
+            lineage: [0; DEPTH],
             window_end: plan.lookahead,
             epoch: 0,
             seq: vec![0; plan.parts as usize + 1],
@@ -337,6 +347,7 @@ impl Simulator {
                 d.queue.pop();
                 let ev = k.ev;
                 d.current = d.owner(ev.kind(), ev.id());
+                d.lineage = k.key.sent;
                 match d.current {
                     GLOBAL => {
                         prof.global_events += 1;
@@ -376,7 +387,7 @@ impl Simulator {
                 let p = &mut self.fabric.ports[port];
                 if p.link.is_empty() {
                     let key = match d.emptied[port] {
-                        Some(e) if e.sent >= k.key.sent => Key { time: k.key.time, ..e },
+                        Some(e) if e.sent[0] >= k.key.sent[0] => Key { time: k.key.time, ..e },
                         _ => k.key,
                     };
                     d.queue.push(Keyed { key, ev: k.ev, pkt: NO_PKT });
