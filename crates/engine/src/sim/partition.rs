@@ -9,15 +9,14 @@
 //! exchanges, at the window's end, what crossed a partition boundary: packets put on a link to
 //! another partition and events (PFC frames) for another partition's ports.
 //!
-//! `run_emulated` executes exactly that schedule in one event loop: an event or a packet for
-//! another partition is *held* (`Deferral`) and inserted only when the window ends, in
-//! (send time, source partition, emission) order — what a parallel engine that merges its
-//! partitions' outboxes in partition order inserts. Within a window partitions do not interact,
-//! so each partition sees the same sequence of events as it would on its own core; the results
-//! are therefore those of the parallel engine, and comparing them with the sequential run's
-//! (`tests/partition.rs`) tests whether this exchange order preserves the sequential engine's
-//! results. The run also counts each window's events per partition: the input of the scaling
-//! model (`Profile::model`).
+//! `run_emulated` executes exactly that schedule in one event loop. Every event is keyed by
+//! `Key`, which each partition can compute alone (no global insertion counter); an event or a
+//! packet for another partition is *held* (`Deferral`) and handed over only when the window ends.
+//! Within a window partitions do not interact, so each partition sees the events it would see on
+//! its own core, in the same order: the results are those of the parallel engine, and comparing
+//! them with the sequential run's (`tests/partition.rs`) tests whether the key reproduces the
+//! sequential engine's order (docs/parallel.md has the argument and the results). The run also
+//! counts each window's events per partition: the input of the scaling model (`Profile::model`).
 
 use std::collections::BinaryHeap;
 
