@@ -39,15 +39,9 @@ class CcSpec:
 @dataclass(frozen=True)
 class Topology:
     kind: str
-    values: dict  # field -> int (counts, bits/s, ps); custom: "links" -> tuple[Link]
-
-
-@dataclass(frozen=True)
-class Link:
-    a: str
-    b: str
-    rate_bps: int
-    delay_ps: int
+    # scenario key (config/topology.rs) -> value in the engine's units (counts, bits/s, ps, bytes);
+    # custom: "links" -> tuple of Link records; rdcn: "matchings" -> tuple of tuples
+    values: dict
 
 
 @dataclass(frozen=True)
@@ -67,14 +61,20 @@ def Ecn(kind: str = "none", **values):
 
 
 def __getattr__(name: str):
-    """`Switch`, `Pfc`, `Host`, `Metrics`: the records of the engine-declared sections
+    """`Switch`, `Pfc`, `Host`, `Metrics`, `Link`: the records of the engine-declared sections
     (scenario/schema.py), made on first use (they need the compiled engine's schema)."""
     if name in _SECTIONS:
         return schema.record_class(_SECTIONS[name])
     raise AttributeError(name)
 
 
-_SECTIONS = {"Switch": "switch", "Pfc": "switch.pfc", "Host": "host", "Metrics": "metrics"}
+_SECTIONS = {
+    "Switch": "switch",
+    "Pfc": "switch.pfc",
+    "Host": "host",
+    "Metrics": "metrics",
+    "Link": "topology.link",
+}
 
 
 def _section(name: str):
