@@ -8,7 +8,7 @@ import pytest
 
 from dccsim import topology as topo
 from dccsim.errors import ScenarioError
-from dccsim.scenario import docs, parse, schema, toml_out
+from dccsim.scenario import docs, front_sections, parse, schema, toml_out, workload
 
 pytestmark = pytest.mark.engine
 
@@ -220,3 +220,93 @@ def test_the_docs_tables_are_generated_from_the_declarations():
     assert stale != text and docs.render(stale) == text
     for name in schema.sections():
         assert f"#### {docs._place(name)[0]}\n" in text
+
+
+# [workload]: declared once in the front (scenario/front_sections.py); a valid table of each kind
+# (its required keys) on the FatTree example, to vary one key of
+WORKLOAD = {
+    "permutation": {},
+    "poisson": {"stop": "100us", "cdf": "websearch", "load": 0.5},
+    "incast": {"stop": "100us", "incast": {"rate": 100, "size": "100KB", "fan_in": 2}},
+    "jobs": {"stop": "100us", "clients": 2, "response": "10KB", "fan_in": 4},  # 8 hosts: fan_in <= 7
+    "replay": {"file": "earlier/flows_input.parquet"},
+}
+SUBTABLE = {  # a valid [workload.<table>] and the poisson workload it sits in
+    "workload.incast": ({"rate": 100, "size": "100KB", "fan_in": 2}, {}),
+    "workload.rotating_incast": ({"senders": 2, "size": "10KB", "rate": "1Gbps"}, {"sending_racks": 2}),
+}
+
+
+def _workload(table: dict):
+    t = parse._topology({"kind": "fattree", **TOPOLOGY["fattree"]})
+    return workload.parse(table, t, topo.host_count(t.kind, t.values))
+
+
+def test_every_workload_kind_has_an_example_with_its_required_keys():
+    assert set(WORKLOAD) == set(front_sections.WORKLOAD_KINDS)
+    for kind, example in WORKLOAD.items():
+        needed = {key for key, k in front_sections.keys("workload", kind).items() if k.required}
+        assert needed <= set(example), kind
+
+
+@pytest.mark.parametrize("kind", list(WORKLOAD))
+def test_every_workload_key_round_trips_from_its_declared_default(kind):
+    w = _workload({"kind": kind, **WORKLOAD[kind]})
+    for key, k in front_sections.keys("workload", kind).items():
+        if key not in WORKLOAD[kind] and k.type not in ("table", "tables"):
+            v = w
+            for part in k.field.split("."):
+                v = getattr(v, part)
+            assert v == k.default, key
+    written = toml_out._workload_dict(w)
+    assert _workload(written) == w
+
+
+@pytest.mark.parametrize("kind", list(WORKLOAD))
+def test_every_workload_bound_is_refused_with_its_dotted_key(kind):
+    checked = 0
+    for key, k in front_sections.keys("workload", kind).items():
+        if k.type not in ("size", "time", "rate", "count", "number"):
+            continue
+        for x in _outside(k):
+            with pytest.raises(ScenarioError) as e:
+                _workload({"kind": kind, **WORKLOAD[kind], key: x})
+            assert e.value.field == f"workload.{key}", e.value
+            checked += 1
+    assert checked or kind == "replay"
+
+
+@pytest.mark.parametrize("name", list(SUBTABLE))
+def test_every_key_of_a_workload_table_round_trips_and_is_bounded(name):
+    table, extra = SUBTABLE[name]
+    key = name.split(".")[1]
+    base = {"kind": "poisson", **WORKLOAD["poisson"], **extra}
+    w = _workload({**base, key: table})
+    assert _workload({**base, key: toml_out._workload_dict(w)[key]}) == w
+    checked = 0
+    for k in front_sections.keys(name).values():
+        if k.type not in ("size", "time", "rate", "count", "number"):
+            continue
+        for x in _outside(k):
+            with pytest.raises(ScenarioError) as e:
+                _workload({**base, key: {**table, k.key: x}})
+            assert e.value.field == f"{name}.{k.key}", e.value
+            checked += 1
+    assert checked
+
+
+def test_top_level_bounds_name_their_key():
+    base = {
+        "duration": "1ms",
+        "topology": {"kind": "star", **TOPOLOGY["star"]},
+        "cc": {"algorithm": "dctcp"},
+        "flows": [{"src": 0, "dst": 1}],
+    }
+    assert parse.from_dict(base).seed == front_sections.keys("scenario")["seed"].default
+    for key, value in (("seed", 2**64), ("seed", -1), ("duration", 0), ("base_rtt", 0)):
+        with pytest.raises(ScenarioError) as e:
+            parse.from_dict({**base, key: value})
+        assert e.value.field == key, e.value
+    with pytest.raises(ScenarioError) as e:
+        parse.from_dict({k: v for k, v in base.items() if k != "flows"})
+    assert e.value.field == "flows" and "no flows" in e.value.message

@@ -772,21 +772,32 @@ def read(
     return out
 
 
+def _plain(section: Optional[str]) -> bool:
+    """A section declared here whose keys every table takes (not a kind-tagged one)."""
+    return section in DECLARED and not any(k.kinds for k in DECLARED[section][0])
+
+
 def to_toml(section: str, obj, kind: Optional[str] = None, special: Optional[dict] = None) -> dict:
     """`obj`'s values of a section's keys (attribute paths) as TOML with exact units; absent
     (None) values left out, `special[key](value)` for a key the type alone does not write, a
-    table key without one left to the caller."""
+    table key of a plain section declared here written by that section, any other table key
+    left to the caller."""
     from .schema import to_toml_value
 
     out: dict[str, Any] = {}
     special = special or {}
     for key, k in keys(section, kind).items():
-        if k.type in ("table", "tables") and key not in special:
+        if k.type in ("table", "tables") and key not in special and not _plain(k.section):
             continue
         v = obj
         for part in k.field.split("."):
             v = getattr(v, part) if v is not None else None
         if v is None:
             continue
-        out[key] = special[key](v) if key in special else to_toml_value(k, v)
+        if key in special:
+            out[key] = special[key](v)
+        elif k.type == "table":  # a table of a section declared here ([workload.incast])
+            out[key] = to_toml(k.section, v)
+        else:
+            out[key] = to_toml_value(k, v)
     return out

@@ -136,7 +136,5 @@ def _workload_dict(wl) -> dict:
     special = {
         "cc": _cc_dict,
         "load": lambda x: list(x) if isinstance(x, tuple) else x,
-        "incast": lambda x: front_sections.to_toml("workload.incast", x),
-        "rotating_incast": lambda x: front_sections.to_toml("workload.rotating_incast", x),
     }
     return {"kind": wl.kind, **front_sections.to_toml("workload", wl, wl.kind, special)}
