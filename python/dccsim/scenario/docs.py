@@ -45,7 +45,7 @@ def _range(k: schema.Key) -> str:
         return " | ".join(f'`"{c}"`' for c in k.choices)
     if k.min is None and k.max is None:
         return ""
-    fmt = _FORMAT.get(k.type, lambda x: f"{x:g}")
+    fmt = _FORMAT.get(k.type, lambda x: f"{int(x)}" if k.type == "count" else f"{x:g}")
 
     def end(x):
         return fmt(int(x)) if k.type in _FORMAT else fmt(x)
@@ -58,6 +58,8 @@ def _range(k: schema.Key) -> str:
 
 
 def _type(k: schema.Key) -> str:
+    if k.section is None and k.type in ("table", "tables"):
+        return {"table": "table", "tables": "list of tables"}[k.type]  # a section documented above
     return {
         "table": f"table (`[{k.section}]`)",
         "tables": f"list of tables (`[{k.section}]`)",
