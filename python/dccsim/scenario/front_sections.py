@@ -26,14 +26,13 @@ from typing import Any, Callable, Optional
 
 from .. import units
 from ..errors import ScenarioError
-from .fields import Table, boolean, choice, integer, number, rate, size, string, time
+from .fields import MAX_SEED, Table, boolean, choice, integer, number, rate, size, string, time
 from .schema import Key, Section
 
 _UNIT = {"size": "B", "time": "ps", "rate": "bit/s"}
 INF = math.inf
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
 MAX_REQUEST_RATE = 1e9  # requests per second: beyond any host
-MAX_SEED = 2**64 - 1  # the engine's seed is a u64
 WORKLOAD_KINDS = ("permutation", "poisson", "incast", "jobs", "replay")
 ARRIVALS = ("poisson", "incast", "jobs")  # the kinds with a [start, stop) of arrivals
 RACKED = ("poisson", "incast")  # the kinds that send from racks
