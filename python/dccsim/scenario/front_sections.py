@@ -518,6 +518,18 @@ WORKLOAD_RULES = (
     ),
 )
 
+# A rule the draws decide: checked where the Poisson arrivals are drawn (workloads/generate.py,
+# `poisson`) with the run's seed (`--seed` changes the draws), named `workload.arrival_rate`
+# when the workload gives that instead of load; listed with the section's rules.
+NO_POISSON_FLOW = Rule(
+    "load",
+    "must give at least one Poisson arrival in [workload.start, workload.stop) with the run's seed "
+    "(issue 27: a run without generated traffic is a mistake, not a result): raise it or lengthen workload.stop",
+    lambda v, n_flows: n_flows > 0,
+    ("poisson",),
+)
+DRAWN = {"workload": (NO_POISSON_FLOW,)}
+
 INCAST = (
     _k(
         "rate",
@@ -687,7 +699,10 @@ def sections() -> dict[str, Section]:
         name: Section(
             name,
             keys,
-            tuple((r.key, r.message + (f" ({', '.join(r.kinds)})" if r.kinds else "")) for r in rules),
+            tuple(
+                (r.key, r.message + (f" ({', '.join(r.kinds)})" if r.kinds else ""))
+                for r in rules + DRAWN.get(name, ())
+            ),
         )
         for name, (keys, rules) in DECLARED.items()
     }
