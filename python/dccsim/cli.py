@@ -233,10 +233,27 @@ def cmd_import(args) -> int:
         if args.flows:
             raise ScenarioError("--flows", "hpcc-flows reads FILE as the flow file")
         flow_path = args.file
-    flow_list = flows.load(flow_path) if flow_path else []
+    if topo.ignored_from:
+        print(
+            f"dccsim: warning: {topo.ignored_from}: not read: it follows the {len(topo.links)} links the "
+            "first line announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    flow_list, unread = flows.load(flow_path) if flow_path else ([], "")
+    if unread:
+        print(
+            f"dccsim: warning: {unread}: not read: it follows the {len(flow_list)} flows the first line "
+            "announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    if not flow_list:
+        print(
+            "dccsim: note: no flows given: the scenario runs a permutation of long flows ([workload])",
+            file=sys.stderr,
+        )
     name = Path(args.out).stem if args.out else Path(args.file).stem
     table = flows.scenario(topo, flow_list, name, str(flow_path))
-    text = _scenario_text(table, args.file, flow_path)
+    text = _scenario_text(table, *dict.fromkeys((args.topology or args.file, flow_path)))
     if args.out:
         from .results import write_text
 

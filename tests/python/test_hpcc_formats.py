@@ -61,7 +61,9 @@ def test_hosts_are_the_non_switch_nodes_in_id_order(tmp_path):
     # a switch numbered first: node 1 is h0, node 2 is h1
     t = hpcc_topology.load(_write(tmp_path, "t.txt", "3 1 2\n0\n0 1 10Gbps 1us 0\n0 2 10Gbps 1us 0\n"))
     assert t.hosts == (1, 2) and t.name(0) == "s0" and t.name(2) == "h1"
-    table = flows.scenario(t, flows.load(_write(tmp_path, "f.txt", "1\n2 1 3 100 1000 0.000000001\n")), "x")
+    got, unread = flows.load(_write(tmp_path, "f.txt", "1\n2 1 3 100 1000 0.000000001\n"))
+    assert unread == ""
+    table = flows.scenario(t, got, "x")
     assert table["flows"] == [{"src": 1, "dst": 0, "size": "1000B", "start": "1ns"}]
 
 
@@ -241,3 +243,15 @@ def test_artifact_is_the_old_name_of_powertcp_ns3_with_a_warning(capsys):
     assert new["switch"]["buffer_bytes"] == 4 * 2**20 and new["switch"]["int_bytes_mode"] == "rx"
     _, again = _cfg("artifact")
     assert capsys.readouterr().err == ""  # once per run
+
+
+def test_text_after_the_announced_links_is_reported_not_read(tmp_path):
+    # the artifact's own mix/topology.txt has more links and notes below the announced ones;
+    # the simulator reads no further, and neither does the import (it says so)
+    p = dccsim("import", "hpcc-topology", _write(tmp_path, "t.txt", TOPO + "0 9 1Gbps 1us 0\nnotes here\n"))
+    assert p.returncode == 0, p.stderr
+    assert f"{tmp_path / 't.txt'}:7: not read" in p.stderr
+    scn = loads(p.stdout)
+    assert len(scn.topology.values["links"]) == 4
+    # no flow file: a permutation of long flows, said on stderr
+    assert scn.workload.kind == "permutation" and "no flows given" in p.stderr

@@ -11,7 +11,8 @@ picoseconds.
 `scenario(topology, flows)` is the dccsim scenario of both files: the custom topology, the flows
 as a static list ([[flows]]), HPCC's defaults (`[fabric] profile = "hpcc-ns3"`, `[cc] algorithm
 = "hpcc"`, run.py's `--cc hp` default) and the run's end at run.py's SIMULATOR_STOP_TIME (4 s),
-or 1 s after the last start when that is later.
+or 1 s after the last start when that is later. Without flows (a topology alone) the scenario
+runs a permutation of long flows (`[workload] kind = "permutation"`) until flows are added.
 """
 
 from __future__ import annotations
@@ -62,13 +63,32 @@ def parse(t: Tokens) -> list[Flow]:
     return out
 
 
-def load(path) -> list[Flow]:
-    return parse(read(path))
+def load(path) -> tuple[list[Flow], str]:
+    """(the flows, "FILE:LINE" where text the simulator never reads begins, or ""): ReadFlowInput
+    reads the announced count of flows and no further."""
+    t = read(path)
+    out = parse(t)
+    left = t.rest()
+    return out, f"{t.path}:{left[0][0]}" if left else ""
 
 
 def scenario(topo, flows: list[Flow], name: str, path: str = "flows") -> dict:
     """The scenario table (as `scenario.from_dict` reads it) of a topology and its flows."""
     last = max((f.start_ps for f in flows), default=0)
+    if flows:
+        traffic = {
+            "flows": [
+                {
+                    "src": topo.host_of(f.src, f"{path}:{f.line}"),
+                    "dst": topo.host_of(f.dst, f"{path}:{f.line}"),
+                    "size": f"{f.size}B",
+                    "start": format_time_exact(f.start_ps),
+                }
+                for f in flows
+            ]
+        }
+    else:  # no flow file: a permutation of long flows, so that the scenario runs as it is
+        traffic = {"workload": {"kind": "permutation"}}
     return {
         "name": name,
         "description": f"imported from the HPCC/PowerTCP ns-3 simulators' files ({name}); "
@@ -77,13 +97,5 @@ def scenario(topo, flows: list[Flow], name: str, path: str = "flows") -> dict:
         "fabric": {"profile": "hpcc-ns3"},
         "topology": topo.scenario_table(),
         "cc": {"algorithm": "hpcc"},
-        "flows": [
-            {
-                "src": topo.host_of(f.src, f"{path}:{f.line}"),
-                "dst": topo.host_of(f.dst, f"{path}:{f.line}"),
-                "size": f"{f.size}B",
-                "start": format_time_exact(f.start_ps),
-            }
-            for f in flows
-        ],
+        **traffic,
     }
