@@ -131,3 +131,35 @@ def test_the_edited_title_reaches_the_figure(incast_tables):
     edited = _short_incast(resolve_overrides(*raw, ("switch.dt_alpha=0.5",), ()))
     fig = _drawn(incast.ANALYSIS, edited, _incast_series(edited, *incast_tables))
     assert "edited from catalog experiment 'powertcp-incast'" in fig._suptitle.get_text().replace("\n", " ")
+
+
+def test_fixed_scale_is_a_scenario_key_written_and_read_back():
+    from dccsim.scenario import dump_toml, loads
+
+    scn = figure_layout.with_fixed_scale(experiments.get("powertcp-incast"))
+    text = dump_toml(scn)
+    assert "fixed_scale = true" in text
+    assert loads(text).experiment.fixed_scale
+    assert "fixed_scale" not in dump_toml(experiments.get("powertcp-incast"))
+    # a scenario without [experiment] gets one holding only the key
+    plain = dataclasses.replace(scn, experiment=None)
+    assert figure_layout.with_fixed_scale(plain).experiment.fixed_scale
+
+
+def test_fixed_scale_flag_reaches_the_run(tmp_path):
+    from cli_helpers import dccsim
+
+    out = tmp_path / "o"
+    p = dccsim(
+        "run",
+        "powertcp-incast",
+        "--variant",
+        "hpcc",
+        "--fixed-scale",
+        "--no-figures",
+        "--quiet",
+        "--out",
+        out,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "fixed_scale = true" in (out / "scenario.toml").read_text()
