@@ -99,6 +99,9 @@ class Fairness(Base, ABC):
     }
     REQUIRED = ("bin", "paper")
     FIGURE = "fairness.png"
+    PARALLEL_FIGURE = (
+        True  # a grid of one panel per variant (10 in Fig. 5): half drawn by each of two processes
+    )
 
     def check(self, scn) -> None:
         """Nothing beyond the family's check (flow sampling, paper, bin)."""
