@@ -39,7 +39,13 @@ def _shown_ports(tables) -> list[tuple[int, str, int]]:
     ps = tables["port_series"]
     sp = column(ps, "port", np.int64)
     q = column(ps, "queue_bytes", np.int64)
-    peak = {int(p): int(q[sp == p].max(initial=0)) for p in ids}
+    # every port's peak in one pass (a "*" of a large fabric lists thousands of ports)
+    peak = dict.fromkeys((int(p) for p in ids), 0)
+    if len(sp):
+        uniq, inv = np.unique(sp, return_inverse=True)
+        top = np.zeros(len(uniq), dtype=np.int64)
+        np.maximum.at(top, inv.reshape(-1), q)
+        peak.update(zip(uniq.tolist(), top.tolist()))
     names, rates = column(ports, "name", object), column(ports, "rate_bps", np.int64)
     order = sorted(range(len(ids)), key=lambda i: (-peak[int(ids[i])], i))[:MAX_LINES]
     return [(int(ids[i]), str(names[i]), int(rates[i])) for i in sorted(order)]
