@@ -103,6 +103,10 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
+    if args.fixed_scale:
+        from .figure_layout import with_fixed_scale
+
+        scn = with_fixed_scale(scn)
     out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
@@ -196,7 +200,92 @@ def cmd_query(args) -> int:
 def cmd_figures(args) -> int:
     from .redraw import draw
 
-    print(draw(args.dir))
+    print(draw(args.dir, fixed_scale=args.fixed_scale))
+    return 0
+
+
+IMPORTS = ("hpcc-topology", "hpcc-flows", "hpcc-fct")
+EXPORTS = ("hpcc-fct",)
+
+
+def cmd_import(args) -> int:
+    from .hpcc import fct, flows, topology
+
+    topo = topology.load(args.topology) if args.topology else None
+    if args.format == "hpcc-fct":
+        if not args.out:
+            raise ScenarioError("--out", "hpcc-fct writes a flow table; name it, e.g. --out fct.parquet")
+        cols = fct.read(args.file, topo)
+        fct.write_table(_out_arg(args.out), cols)
+        print(f"{len(cols['flow_id'])} flow records -> {args.out}", file=sys.stderr)
+        return 0
+    if args.format == "hpcc-topology":
+        if args.topology:
+            raise ScenarioError(
+                "--topology", "hpcc-topology reads FILE as the topology; use --flows for a flow file"
+            )
+        topo, flow_path = topology.load(args.file), args.flows
+    else:
+        if topo is None:
+            raise ScenarioError(
+                "--topology", "hpcc-flows needs the simulator's topology file (the flows name its nodes)"
+            )
+        if args.flows:
+            raise ScenarioError("--flows", "hpcc-flows reads FILE as the flow file")
+        flow_path = args.file
+    if topo.ignored_from:
+        print(
+            f"dccsim: warning: {topo.ignored_from}: not read: it follows the {len(topo.links)} links the "
+            "first line announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    flow_list, unread = flows.load(flow_path) if flow_path else ([], "")
+    if unread:
+        print(
+            f"dccsim: warning: {unread}: not read: it follows the {len(flow_list)} flows the first line "
+            "announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    if not flow_list:
+        print(
+            "dccsim: note: no flows given: the scenario runs a permutation of long flows ([workload])",
+            file=sys.stderr,
+        )
+    name = Path(args.out).stem if args.out else Path(args.file).stem
+    table = flows.scenario(topo, flow_list, name, str(flow_path))
+    text = _scenario_text(table, *dict.fromkeys((args.topology or args.file, flow_path)))
+    if args.out:
+        from .results import write_text
+
+        write_text(Path(_out_arg(args.out)), text)
+        print(f"scenario with {len(topo.hosts)} hosts, {len(flow_list)} flows -> {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _scenario_text(table: dict, *sources) -> str:
+    """The imported scenario as TOML, checked as `dccsim run` would read it."""
+    import tomli_w
+
+    from .scenario import from_dict
+
+    from_dict(table, default_name=table["name"])  # every field checked before anything is written
+    head = "".join(f"# imported from {s} (dccsim import)\n" for s in sources if s)
+    return head + tomli_w.dumps(table)
+
+
+def cmd_export(args) -> int:
+    from .hpcc import fct, topology
+
+    topo = topology.load(args.topology) if args.topology else None
+    text = fct.export_run(args.dir, args.variant, topo)
+    if args.out:
+        from .results import write_text
+
+        write_text(Path(_out_arg(args.out)), text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -330,6 +419,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
     s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
     s.add_argument(
+        "--fixed-scale",
+        action="store_true",
+        help="figures' axes from the scenario (buffer, line rate), not the data, to compare runs "
+        "([experiment] fixed_scale = true)",
+    )
+    s.add_argument(
         "--jobs",
         type=int,
         metavar="N",
@@ -371,7 +466,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw a run's figure from its files (a run made with --no-figures, or interrupted)",
     )
     s.add_argument("dir", metavar="RUN-DIR")
+    s.add_argument(
+        "--fixed-scale",
+        action="store_true",
+        help="axes from the scenario (buffer, line rate), not the data, to compare runs",
+    )
     s.set_defaults(func=cmd_figures)
+
+    s = sub.add_parser(
+        "import",
+        help="a scenario or flow records from the HPCC/PowerTCP ns-3 simulators' files (docs/python-front.md)",
+    )
+    s.add_argument("format", choices=IMPORTS, metavar="FORMAT", help=f"one of: {', '.join(IMPORTS)}")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument(
+        "--topology", metavar="TOPOLOGY.txt", help="the simulator's topology file (node ids -> hosts)"
+    )
+    s.add_argument("--flows", metavar="FLOW.txt", help="hpcc-topology: also this flow file")
+    s.add_argument(
+        "--out",
+        "-o",
+        metavar="PATH",
+        help="where to write (scenario: default stdout; hpcc-fct: a .parquet, required)",
+    )
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("export", help="a run's results in another simulator's format (--format hpcc-fct)")
+    s.add_argument("dir", metavar="RUN-DIR")
+    s.add_argument(
+        "--format", required=True, choices=EXPORTS, metavar="FORMAT", help=f"one of: {', '.join(EXPORTS)}"
+    )
+    s.add_argument(
+        "--variant", metavar="NAME", help="the variant to export (needed when the run has several)"
+    )
+    s.add_argument(
+        "--topology", metavar="TOPOLOGY.txt", help="map hosts back to this topology file's node ids"
+    )
+    s.add_argument("--out", "-o", metavar="FILE", help="where to write (default stdout)")
+    s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("report", help="self-contained HTML page of a run or sweep directory")
     s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import engine, figure_file, limits, outdir, results
-from .analysis import ANALYSES
+from .analysis import ANALYSES, DEFAULT
 from .errors import ScenarioError
 from .scenario import Scenario, Variant, dump_toml
 
@@ -195,7 +195,9 @@ def _figure_tables(analysis, tables: dict) -> dict:
 
 
 def _analysis(scn: Scenario):
-    analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
+    """The scenario's analysis; a scenario that names none gets the overview's default figures."""
+    name = scn.experiment.analysis if scn.experiment and scn.experiment.analysis else DEFAULT
+    analysis = ANALYSES.get(name)
     if analysis is not None and scn.metrics.interval_ps == 0 and analysis.NEEDS_SAMPLES:
         analysis = None  # nothing was sampled, so there is nothing to analyse
     return analysis
@@ -270,7 +272,9 @@ def run(
         "experiment": scn.name,
         "title": scn.experiment.title if scn.experiment else "",
         "seed": scn.seed,
-        "analysis": scn.experiment.analysis if analysis else None,
+        "analysis": (scn.experiment.analysis if scn.experiment and scn.experiment.analysis else DEFAULT)
+        if analysis
+        else None,
         "order": [],
         "runs": {},
         "claims": [],

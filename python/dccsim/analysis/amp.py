@@ -294,8 +294,9 @@ class Amp(Base, ABC):
         self._axes(ax, scenario)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
-        ax.set_title(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
     def _plot(self, ax, scenario, variant, tables, m: dict) -> None:

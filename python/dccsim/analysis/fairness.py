@@ -42,9 +42,11 @@ from .common import (
     as_frame,
     as_frames,
     claim_lines,
+    column,
     converge_time,
     goodput,
     jain,
+    line_rate,
     ran,
     require_binned_flow_sampling,
 )
@@ -97,6 +99,9 @@ class Fairness(Base, ABC):
     }
     REQUIRED = ("bin", "paper")
     FIGURE = "fairness.png"
+    PARALLEL_FIGURE = (
+        True  # a grid of one panel per variant (10 in Fig. 5): half drawn by each of two processes
+    )
 
     def check(self, scn) -> None:
         """Nothing beyond the family's check (flow sampling, paper, bin)."""
@@ -165,26 +170,43 @@ class Fairness(Base, ABC):
         return "\n".join(lines)
 
     def figure(self, scenario, series: dict, path) -> None:
-        """One panel per variant: binned goodput of every flow (Gbps) vs time."""
-        from ..plots import new_figure, save
+        """One panel per variant in a grid (figure_layout): binned goodput of every flow (Gbps)
+        vs time, the phase boundaries, the fair share (line rate / active flows) and the line
+        rate; one goodput axis for every panel (to the line rate with `fixed_scale`)."""
+        from .. import figure_layout as lay
+        from ..plots import save
 
         p = scenario.experiment.params
         n = len(series)
-        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, sharey=True)
-        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        first = next(iter(series.values()))
+        rate = line_rate(scenario, first[1], p.get("bottleneck"))
+        flows = sorted(
+            {int(f) for _, t, _ in series.values() for f in np.unique(column(t["flows"], "flow_id"))}
+        )
+        labels = len(flows) + 2 * (rate is not None)
+        fig, axes, ncols = lay.grid(n, scenario, sharex=True, sharey=True, legend_labels=labels)
+        for k, (ax, (slug, (variant, tables, m))) in enumerate(zip(axes, series.items())):
             fs = as_frame(tables["flow_series"])
             tb, g = goodput(fs, p["bin"], int(fs["time_ps"].max()))
             for fid, x in g.items():
-                ax.plot(tb / 1e9, x / 1e9, lw=0.9, label=f"flow {fid}")
+                ax.plot(tb / 1e9, x / 1e9, lw=0.9, color=f"C{flows.index(fid) % 10}", label=f"flow {fid}")
             for ph in m["phases"]:
-                ax.axvline(ph["start_ps"] / 1e9, color="0.8", lw=0.5)
-            ax.set_title(variant.name, fontsize=10)
-            ax.set_xlabel("time (ms)")
+                ax.axvline(ph["start_ps"] / 1e9, color="0.85", lw=0.5, zorder=0)
+            if rate is not None:
+                lay.reference(ax, rate / 1e9, f"line rate {rate / 1e9:g} Gbps")
+                xs = [x for ph in m["phases"] for x in (ph["start_ps"] / 1e9, ph["end_ps"] / 1e9)]
+                ys = [rate / 1e9 / len(ph["flows"]) for ph in m["phases"] for _ in (0, 1)]
+                ax.plot(xs, ys, color="k", lw=0.8, ls=":", label="fair share (line rate / active flows)")
+            ax.set_title(variant.name, fontsize=lay.FONT)
+            if k >= n - ncols:
+                ax.set_xlabel("time (ms)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel("goodput (Gbps)", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
-        axes[0][0].set_ylabel("goodput (Gbps)")
-        axes[0][0].legend(fontsize=7)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
-        fig.tight_layout()
+            ax.set_ylim(bottom=0)
+        if lay.fixed_scale(scenario) and rate is not None:
+            axes[0].set_ylim(0, rate / 1e9 * 1.1)
+        lay.legend(fig, axes)
         save(fig, path)
 
 

@@ -35,9 +35,11 @@ PS_PER_MS = 10**9
 THRESHOLD = 0.10  # recovery: below 10 % of the peak ...
 HOLD_PS = PS_PER_MS // 10  # ... for at least 0.1 ms
 WINDOW_PS = PS_PER_MS  # throughput window [t0, t0 + 1 ms]
-# The plot's throughput is averaged over 10 µs: at 25 Gbps a 1 µs sample holds only ~3 packets,
-# so per-sample rates would jump between 0 and line rate with packet granularity.
-PLOT_AVG_PS = 10 * 10**6
+# The plot's throughput is averaged over bins of 20 µs: at 25 Gbps a 1 µs sample holds only ~3
+# packets, so per-sample rates would jump between 0 and line rate with packet granularity, and
+# with every variant in one panel (the overlay) 10-µs averages still blur into a band; a 20-µs
+# bin (~57 packets) keeps a dip of the paper's size (tens of µs) visible.
+PLOT_AVG_PS = 20 * 10**6
 # Series longer than this are cut to each bucket's min and max: a 3.6-inch panel at 120 dpi is
 # ~430 pixels wide, so 1000 buckets keep every peak the figure can show.
 PLOT_POINTS = 1000
@@ -176,7 +178,6 @@ class Incast(Base):
     KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
     REQUIRED = ("t0", "bottleneck")
     FIGURE = "incast.png"
-    PARALLEL_FIGURE = True  # one panel per variant (7 with twin axes): drawn half by each of two processes
     FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
 
     def check(self, scn) -> None:
@@ -298,74 +299,59 @@ class Incast(Base):
         return "\n".join(lines)
 
     def figure(self, scenario, series: dict, path) -> None:
-        """One panel per variant: throughput (Gbps, left) and queue (KB, right) vs time - t0 (ms).
+        """The paper's overlay: the bottleneck's queue (KB, top) and throughput (Gbps, bottom) vs
+        time − t0 (ms), every variant a line in both panels, one legend; references: the line
+        rate and, without PFC, the Dynamic Thresholds limit. The queue axis is shared by every
+        variant (fitted to the highest peak), or with `fixed_scale` the limit or buffer.
 
         `series` maps slug -> (variant, tables, metrics dict)."""
-        from ..plots import decimate, margins, new_figure, save
+        from .. import figure_layout as lay
+        from ..plots import decimate, save
 
         p = scenario.experiment.params
         t0 = p["t0"]
-        n = len(series)
-        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False, fixed_titles=True)
         qmax = 1.0
         data = []
         for slug, (variant, tables, m) in series.items():
             t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], p["bottleneck"])
-            tt = t[t - PLOT_AVG_PS >= t[0]]
-            gbps = (
-                (tx[len(t) - len(tt) :] - np.interp(tt - PLOT_AVG_PS, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
-            )
+            edges = np.arange(t[0], t[-1] + 1, PLOT_AVG_PS)
+            tt = (edges[1:] + edges[:-1]) / 2  # each bin's mean rate at its middle
+            gbps = np.diff(np.interp(edges, t, tx)) * 8 / (PLOT_AVG_PS / 1e12) / 1e9
             data.append((variant, t, q, tt, gbps, rate, m))
             qmax = max(qmax, float(q.max()) / 1e3)
         limit = dt_limit(scenario)
         limit = None if limit is None else limit / 1e3
-        for ax, (variant, t, q, tt, gbps, rate, m) in zip(axes[0], data):
-            ax2 = ax.twinx()
-            ax.plot(
-                *decimate((tt - t0) / PS_PER_MS, gbps, PLOT_POINTS),
-                color="tab:blue",
-                lw=0.8,
-                label="throughput",
-            )
-            ax2.plot(
-                *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), color="tab:red", lw=1.0, label="queue"
-            )
-            if limit is not None and limit <= qmax * 1.15:
-                ax2.axhline(limit, color="0.5", lw=0.8, ls="--")
-                ax2.text(
-                    2.45 if t[-1] - t0 >= 2.45 * PS_PER_MS else (t[-1] - t0) / PS_PER_MS,
-                    limit,
-                    "DT limit",
-                    color="0.4",
-                    fontsize=7,
-                    ha="right",
-                    va="bottom",
-                )
-            if m.get("packets_dropped"):
-                ax.text(
-                    0.03,
-                    0.04,
-                    f"{m['packets_dropped']} drops",
-                    transform=ax.transAxes,
-                    fontsize=8,
-                    color="0.3",
-                )
-            # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
-            ax.set_xlim(max(-0.5, (t[0] - t0) / PS_PER_MS), min(2.5, (t[-1] - t0) / PS_PER_MS))
-            # throughput tops out at ~3/4 of the panel and the queue axis at the top, so a queue held at
-            # the DT limit does not hide behind a throughput line at line rate
-            ax.set_ylim(0, rate / 1e9 * 1.3)
-            ax2.set_ylim(0, qmax * 1.15)
-            ax.set_title(variant.name, fontsize=11)
-            ax.set_xlabel("time − t0 (ms)")
-            ax.set_ylabel("throughput (Gbps)", color="tab:blue")
-            ax2.set_ylabel("queue (KB)", color="tab:red")
-            ax.tick_params(axis="y", colors="tab:blue")
-            ax2.tick_params(axis="y", colors="tab:red")
+        fixed = lay.fixed_scale(scenario)
+        # the DT limit is drawn (and in the legend) only where the queue axis reaches it
+        show_limit = limit is not None and (fixed or limit <= qmax * 1.15)
+        fig, (axq, axt) = lay.stacked(2, scenario, legend_labels=len(data) + 1 + show_limit)
+        lo, hi = 0.0, 0.0
+        for i, (variant, t, q, tt, gbps, rate, m) in enumerate(data):
+            style = {"color": f"C{i % 10}", "ls": ("-", "--", ":")[(i // 10) % 3]}
+            drops = m.get("packets_dropped")
+            label = variant.name + (f" ({drops} drops)" if drops else "")
+            axq.plot(*decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), lw=1.1, label=label, **style)
+            axt.plot((tt - t0) / PS_PER_MS, gbps, lw=0.9, **style)
+            lo = min(lo, (t[0] - t0) / PS_PER_MS)
+            hi = max(hi, (t[-1] - t0) / PS_PER_MS)
+        rate = data[0][5]
+        lay.reference(axt, rate / 1e9, f"line rate {rate / 1e9:g} Gbps")
+        if show_limit:
+            lay.reference(axq, limit, "DT limit α/(1+α)·buffer", ls=":")
+        # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
+        axt.set_xlim(max(-0.5, lo), min(2.5, hi))
+        if fixed:  # from the scenario only: the most one port can queue, whatever the run did
+            cap = limit if limit is not None else scenario.switch.buffer_bytes / 1e3
+            axq.set_ylim(0, cap * 1.05)
+        else:
+            axq.set_ylim(0, max(qmax * 1.1, limit * 1.05 if show_limit else 0.0))
+        axt.set_ylim(0, rate / 1e9 * 1.15)
+        axq.set_ylabel("queue (KB)", fontsize=lay.FONT)
+        axt.set_ylabel("throughput (Gbps)", fontsize=lay.FONT)
+        axt.set_xlabel(f"time − t0 (ms), queue and throughput of {p['bottleneck']}", fontsize=lay.FONT)
+        for ax in (axq, axt):
             ax.grid(alpha=0.3)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
-        # room for the tick labels and axis labels on both sides of every panel, title and suptitle
-        margins(fig, left=0.55, right=0.6, bottom=0.45, top=0.55, gap=1.35)
+        lay.legend(fig, [axq, axt])
         save(fig, path)
 
 

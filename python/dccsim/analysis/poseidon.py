@@ -178,21 +178,20 @@ class Poseidon(Base, ABC):
     def figure(self, scenario, series: dict, path) -> None:
         from ..plots import save
 
-        fig = self._draw(scenario, series)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
-        save(fig, path)
+        save(self._draw(scenario, series), path)
 
     def _draw(self, scenario, series: dict):
-        """One panel per variant: goodput of every flow over time (victim bold)."""
-        from ..plots import new_figure
+        """One panel per variant in a grid (figure_layout): goodput of every flow over time
+        (victim bold red), the line's goodput for reference; one goodput axis for all."""
+        from .. import figure_layout as lay
 
         p = scenario.experiment.params
         victim = int(p.get("victim", 0))
         n = len(series)
-        fig, axes = new_figure(1, n, figsize=(3.8 * n, 3.0), squeeze=False)
+        fig, axes, ncols = lay.grid(n, scenario, sharex=True, sharey=True, legend_labels=4)
         avg = max(p["bin"], scenario.duration_ps // 400)
-        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        top = 0.0
+        for k, (ax, (slug, (variant, tables, m))) in enumerate(zip(axes, series.items())):
             fs = as_frame(tables["flow_series"])
             tb, g = goodput(fs, avg, int(fs["time_ps"].max()))
             for fid, y in g.items():
@@ -202,13 +201,19 @@ class Poseidon(Base, ABC):
                     lw=2.0 if fid == victim else 0.5,
                     color="tab:red" if fid == victim else None,
                     zorder=3 if fid == victim else 2,
+                    label=f"victim (flow {victim})" if fid == victim else "other flows" if k == 0 else "_",
                 )
             self._mark(ax, m)
-            ax.set_ylim(0, m["line_goodput_bps"] / 1e9 * 1.1)
-            ax.set_title(variant.name, fontsize=11)
-            ax.set_xlabel("time (ms)")
-            ax.set_ylabel("goodput (Gbps); victim red")
+            lay.reference(ax, m["line_goodput_bps"] / 1e9, "line goodput", ls="-.")
+            top = max(top, m["line_goodput_bps"] / 1e9 * 1.1)
+            ax.set_title(variant.name, fontsize=lay.FONT)
+            if k >= n - ncols:
+                ax.set_xlabel("time (ms)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel("goodput (Gbps)", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
+        axes[0].set_ylim(0, top)
+        lay.legend(fig, axes)
         return fig
 
     def _mark(self, ax, m: dict) -> None:
@@ -257,6 +262,7 @@ class Fig14(Poseidon):
                 colors="k",
                 linestyles="--",
                 lw=0.8,
+                label="victim's max-min share",
             )
 
 
@@ -323,9 +329,9 @@ class _PerStage(Poseidon):
     STAGE_KEY = ""
 
     def _draw(self, scenario, series: dict):
-        from ..plots import new_figure
+        from .. import figure_layout as lay
 
-        fig, ax = new_figure(figsize=(4.8, 3.4))
+        fig, (ax,), _ = lay.grid(1, scenario, panel_w=5.0, panel_h=3.0)
         key = self.STAGE_KEY
         for slug, (variant, tables, m) in series.items():
             n = [s["flows"] for s in m["stages"]]

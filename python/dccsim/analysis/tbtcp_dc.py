@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-import textwrap
 
 import numpy as np
 
@@ -166,8 +165,9 @@ class TbtcpDc(Base, ABC):
         self._draw(ax, scenario, series)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-        ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
     @abstractmethod

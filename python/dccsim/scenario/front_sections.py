@@ -122,7 +122,7 @@ SCENARIO = (  # [topology] first: a file without it is named for it, not for its
         "fabric",
         "table",
         None,
-        'A named fabric (`profile = "artifact"`) under this file\'s [switch] and [host].',
+        'A named simulator\'s fabric and controller defaults (`profile = "powertcp-ns3"` or "hpcc-ns3") under this file\'s [switch], [host] and controller tables.',
         "none",
     ),
     _k(

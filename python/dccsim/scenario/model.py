@@ -228,6 +228,8 @@ class Experiment:
     analysis: Optional[str] = None
     variants: tuple = ()
     params: dict = field(default_factory=dict)  # analysis-specific keys, resolved
+    # figures: axes from the scenario (buffer, line rate) instead of the data (figure_layout.py)
+    fixed_scale: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
-from . import cc_params, front_sections, schema, workload
+from . import cc_params, front_sections, profiles, schema, workload
 from .fields import (
     Table,
     boolean,
@@ -36,32 +36,10 @@ from .model import (
     Variant,
 )
 
-# `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
-# in docs/scenario.md); keys given in [switch] or [host] override it.
-ARTIFACT_PROFILE = {
-    "switch": {
-        "buffer": "4MiB",
-        "int_bytes": "rx",
-        "pfc": True,
-        "ecn": {
-            "kind": "red_by_rate",
-            "rules": [
-                {"rate": "25Gbps", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
-                {"rate": "50Gbps", "kmin": "200KB", "kmax": "800KB", "pmax": 0.2},
-                {"rate": "100Gbps", "kmin": "400KB", "kmax": "1600KB", "pmax": 0.2},
-            ],
-        },
-    },
-    # the PowerTCP study's scripts: no NIC window for DCQCN and TIMELY (`windowCheck=0`), the
-    # maxBdp window for every other controller (docs/scenario.md, docs/models.md cross-check);
-    # TIMELY's packets carry the simulator's 8-byte TS header (int-header.cc, IntHeader::TS)
-    "host": {"nic": "rdma-study", "ts_header": "8B"},
-}
-FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
-EXPERIMENT_KEYS = ("title", "analysis", "variants")
+EXPERIMENT_KEYS = ("title", "analysis", "variants", "fixed_scale")
 VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc", "added")
 
 
@@ -242,22 +220,6 @@ def _ecn(data, prefix: str = "switch.ecn"):
         Table(rest, prefix, ("kind",))
         return Ecn()
     return schema.read(schema.ECN + kind, rest, prefix)
-
-
-def _with_profile(data: dict) -> dict:
-    """Apply `[fabric] profile`: its [switch] and [host] values under the file's own."""
-    fabric = data.get("fabric")
-    if fabric is None:
-        return data
-    t = Table(fabric, "fabric", ("profile",))
-    profile = FABRIC_PROFILES[t.req("profile", choice(tuple(FABRIC_PROFILES)))]
-    out = dict(data)
-    for section, values in profile.items():
-        given = data.get(section, {})
-        if not isinstance(given, dict):
-            raise ScenarioError(section, "must be a table")
-        out[section] = {**values, **given}
-    return out
 
 
 def _host(data):
@@ -474,7 +436,11 @@ def _experiment(
         if key in data:
             params[key] = {"time": time, "str": string, "number": number}[typ](data[key], t.f(key))
     return Experiment(
-        title=t.opt("title", string, ""), analysis=analysis, variants=tuple(variants), params=params
+        title=t.opt("title", string, ""),
+        analysis=analysis,
+        variants=tuple(variants),
+        params=params,
+        fixed_scale=t.opt("fixed_scale", boolean, False),
     )
 
 
@@ -566,7 +532,7 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         if k.type in ("table", "tables")
     }
     top = front_sections.read("scenario", data, "", special={**tables, "name": _name, "base_rtt": _base_rtt})
-    data = _with_profile(data)
+    data = profiles.apply(data)
     algorithms = known_algorithms()
     topology = _topology(data["topology"])
     n_hosts = topo.host_count(topology.kind, topology.values)

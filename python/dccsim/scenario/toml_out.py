@@ -72,6 +72,8 @@ def to_dict(s: Scenario) -> dict:
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}
+        if x.fixed_scale:
+            xd["fixed_scale"] = True
         if x.analysis:
             xd["analysis"] = x.analysis
             from ..analysis import ANALYSES

@@ -4,10 +4,10 @@ use crate::schema::{Range, Type};
 
 crate::section! {
     pub struct MetricsConfig ("metrics") {
-        interval_ps: u64 = 0,
+        interval_ps: u64 = 10_000_000,
             key "interval", Type::Time, Range::ANY,
-            "Sampling interval of the time series; 0 = no sampling.",
-            source "ours: off";
+            "Sampling interval of the time series of the listed ports and (with flows) of every flow; 0 = no sampling. Nothing is sampled when no port is listed and flows is off.",
+            source "ours: 10 µs, about one base RTT of the catalog's FatTree (4.7 µs within a rack, 29 µs across pods): a queue building up within an RTT shows, at 100 000 samples per listed port per simulated second";
         ports: Vec<String> = vec![],
             key "ports", Type::Names, Range::ANY,
             "Egress ports to sample, \"<node>-><peer>\" (e.g. \"tor0->h16\"), or \"*\" for all.",

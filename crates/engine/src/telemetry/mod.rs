@@ -37,9 +37,11 @@ impl Telemetry {
         Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None }
     }
 
-    /// Schedule the first sample.
+    /// Schedule the first sample, if there is anything to sample (listed ports, flows, traced
+    /// variables): the interval has a default, so an unmonitored run must not pay for samples.
     pub fn arm(&self, core: &mut Core) {
-        if self.interval > 0 {
+        let anything = !self.monitored.is_empty() || self.flows || self.tracer.is_some();
+        if self.interval > 0 && anything {
             core.sched.at(self.start, EvKind::Sample, 0, 0);
         }
     }
