@@ -65,11 +65,12 @@ def coverage(trace: PortTrace, seen: int, lost: int, tx0: int) -> dict:
     deq_bytes = int(trace.length[deq].sum())
     enq_bytes = int(trace.length[~deq].sum())
     out = {
+        "sent_bytes": sent,
         "ring": round(1 - lost / seen, 6) if seen else None,
         "dequeue": round(min(1.0, deq_bytes / sent), 6) if sent > 0 else None,
         "enqueue": round(min(1.0, enq_bytes / deq_bytes), 6) if deq_bytes > 0 else None,
     }
-    known = [v for v in out.values() if v is not None]
+    known = [out[k] for k in ("ring", "dequeue", "enqueue") if out[k] is not None]
     out["coverage"] = min(known) if known else None
     return out
 

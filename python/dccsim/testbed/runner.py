@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..units import parse_size
-from . import bpfctl, qmon, topology
+from . import bpfctl, cpuload, qmon, topology
 from .netlink import QdiscStats
 from .scenario import Scenario
 from .topology import Port, host_addr, ns_name
@@ -306,12 +306,21 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace, build_dir) -
     with tempfile.TemporaryDirectory(prefix="dccsim-qmon-") as tmp:
         rec = Path(tmp) / "queue.bin"
         with qmon.Monitor(build_dir, [p.ifindex for p in ports], rec) as mon:
+            cpu0 = cpuload.cpu_times()
             res, t0_ns, t_end, tx0, sampled = _drive_flows(
                 sc, alg, ports, senders, stats, stop, log, tau_ns, pace
             )
+            cpu = cpuload.shares(cpu0, cpuload.cpu_times())
         traces = qmon.load(rec)
     _port_results(res, sc, ports, traces, mon.counts, t0_ns, t_end, tx0)
     res.summary["queue_monitor_skipped_runs"] = mon.skipped
+    util = {
+        p.name: res.summary["queue"][p.name]["sent_bytes"] * 8 / (p.rate_bps * t_end)
+        for p in topology.switch_ports(ports)
+    }
+    res.summary["cpu"] = {**cpu, **cpuload.verdict(cpu, util, res.summary["packets_dropped"])}
+    if res.summary["cpu"]["cpu_bound"]:
+        log(res.summary["cpu"]["reason"])
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     gaps = np.diff(np.asarray([0.0, *sampled, t_end]))
     res.summary["flow_sampler"] = {
