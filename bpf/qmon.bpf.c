@@ -63,7 +63,7 @@ static __always_inline int record(struct Qdisc *q, __u32 packets, __u32 len)
 	e->qlen = BPF_CORE_READ(q, q.qlen);
 	e->packets = packets;
 	e->len = len;
-	e->pad = 0;
+	e->cpu = bpf_get_smp_processor_id();
 	e->tx_bytes = 0;
 	bpf_core_read(&e->tx_bytes, sizeof(e->tx_bytes), &q->bstats.bytes);
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);

@@ -14,7 +14,7 @@ struct dccsim_qmon_event {
 	__u32 qlen;     /* the qdisc's backlog in packets after this packet (q.qlen) */
 	__u32 packets;  /* 0: an enqueue; n > 0: a dequeue of n packets (a bulk dequeue) */
 	__u32 len;      /* bytes this record enqueued or dequeued (qdisc_pkt_len, a list summed) */
-	__u32 pad;
+	__u32 cpu;      /* the CPU that enqueued or dequeued it (bpf_get_smp_processor_id) */
 };
 
 /* per monitored port: events the programs saw, and those the ring buffer had no room for */

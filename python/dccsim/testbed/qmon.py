@@ -30,7 +30,7 @@ EVENT = np.dtype(
         ("qlen", "<u4"),
         ("packets", "<u4"),
         ("len", "<u4"),
-        ("pad", "<u4"),
+        ("cpu", "<u4"),
     ]
 )
 PERCENTILES = (0.5, 0.9, 0.99)
