@@ -140,13 +140,6 @@ def main(argv: list[str]) -> int:
         if (args.quiet or args.json)
         else (lambda s: print(f"[testbed] {s}", file=sys.stderr))
     )
-    if capped:
-        print(
-            f"dccsim testbed: host rate {sc.host_rate_bps / 1e6:g} Mbps instead of the scenario's "
-            f"{capped / 1e6:g} Mbps: this machine's {cpuload.os.cpu_count()} CPUs forward about "
-            f"{cpuload.LINK_BOUND_BPS_PER_CPU / 1e6:g} Mbps each link-bound (set --host-rate to override)",
-            file=sys.stderr,
-        )
     out = args.out or Path("runs") / f"{sc.name}-testbed"
     # the results are written to a staging directory beside `out` and moved into place only when
     # complete (python/dccsim/outdir.py): a failed or interrupted run leaves `out` as it was
@@ -156,6 +149,13 @@ def main(argv: list[str]) -> int:
         staging = outdir.prepare(out, force=args.force, scenario_text=sc.text)
     except outdir.OutputError as e:
         return _err(str(e), 2)
+    if capped:
+        print(
+            f"dccsim testbed: host rate {sc.host_rate_bps / 1e6:g} Mbps instead of the scenario's "
+            f"{capped / 1e6:g} Mbps: this machine's {cpuload.os.cpu_count()} CPUs forward about "
+            f"{cpuload.LINK_BOUND_BPS_PER_CPU / 1e6:g} Mbps each link-bound (set --host-rate to override)",
+            file=sys.stderr,
+        )
     committed = False
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     t_wall = time.time()
