@@ -90,9 +90,13 @@ def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_te
     assert matched["cc"]["params"]["law"] == "linux"
     sim = json.loads((out.parent / "shared4-sim" / "summary.json").read_text())["runs"]["powertcp"]["engine"]
     assert sim["sim_time_ps"] == 1_500_000_000_000
-    # The simulator's link is the bottleneck: ≥ 85% of 1.5 s at 1 Gbps (PowerTCP holds ~94% goodput
-    # there). The testbed on a 2-core machine is CPU-bound near 1 Gbps (0.6-0.9 Gbps measured), so
-    # only require that its sender moved a third of the line rate.
-    assert sim["bytes_delivered"] * 8 >= 0.85 * 1.5e9
+    # Without --host-rate the rate is the scenario's 1 Gbps capped at what the machine runs
+    # link-bound (testbed/cpuload.py: 300 Mbps on 2 cores), on both sides. The simulator's link is
+    # the bottleneck: >= 85% of 1.5 s at that rate (PowerTCP holds ~94% goodput there). The testbed
+    # shares the machine's CPUs with other work, so only require that its sender moved a third of it.
+    from dccsim.testbed.cpuload import default_rate_cap_bps
+
+    rate = min(1e9, default_rate_cap_bps())
+    assert sim["bytes_delivered"] * 8 >= 0.85 * 1.5 * rate
     tb = summary["runs"]["powertcp"]["engine"]
-    assert tb["bytes_delivered"] * 8 >= 0.33 * 1.5e9
+    assert tb["bytes_delivered"] * 8 >= 0.33 * 1.5 * rate

@@ -73,6 +73,41 @@ def sim_tau_ps(scn) -> int:
     return int(engine.run(cfg)["summary"]["base_rtt_ps"])
 
 
+CALIBRATION_STEP_PS = 1_000_000  # 1 us: the second host delay of calibrate()'s linear solve
+
+
+def _with_host_delay(scn, delay_ps: int):
+    values = dict(scn.topology.values)
+    values["host_delay"] = delay_ps
+    return dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values))
+
+
+def calibrate(scn, target_tau_ps: int) -> tuple[object, dict]:
+    """The scenario with its host links' delay set so that the simulator's base RTT is the testbed's
+    measured τ (issue 29 item 4), and what was done. The base RTT is linear in the host delay (each
+    round trip crosses a fixed number of host links), so two engine probes (sim_tau_ps) solve it;
+    the delay cannot go below 0, so a τ under the simulator's zero-delay RTT (serialization
+    alone) is matched as closely as it can be and said so. Every link delay of the path that is not
+    a host link (two-path's path delays) keeps the scenario's value."""
+    d0 = int(scn.topology.values.get("host_delay", 0))
+    tau0 = sim_tau_ps(scn)
+    tau1 = sim_tau_ps(_with_host_delay(scn, d0 + CALIBRATION_STEP_PS))
+    slope = (tau1 - tau0) / CALIBRATION_STEP_PS
+    want = d0 + (target_tau_ps - tau0) / slope if slope > 0 else d0
+    delay = max(0, round(want))
+    out = _with_host_delay(scn, delay)
+    tau = sim_tau_ps(out)
+    return out, {
+        "testbed_tau_ps": int(target_tau_ps),
+        "scenario_tau_ps": int(tau0),
+        "scenario_host_delay_ps": d0,
+        "host_delay_ps": delay,
+        "tau_ps": int(tau),
+        "matched": abs(tau - target_tau_ps) <= max(1, slope),  # to the picosecond of delay
+        "note": "" if want >= 0 else "the testbed's tau is below the simulator's zero-delay RTT",
+    }
+
+
 def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
     """The engine's parameters of the Linux law for the testbed's [cc] table `tb`."""
     if alg in ("powertcp", "theta-powertcp"):
@@ -140,8 +175,12 @@ def sim_ecn(scn, alg: str, tb_ecn: dict, tau_ps: int):
     return None
 
 
-def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> tuple[Path, dict]:
-    """Run the simulator's side into OUT; returns (OUT, what was matched)."""
+def run(
+    sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False, calibrated: bool = True
+) -> tuple[Path, dict]:
+    """Run the simulator's side into OUT; returns (OUT, what was matched). `calibrated`: the
+    simulator's host delay is set so that its base RTT is the testbed's τ (calibrate), so both
+    sides' control laws, β, BDP caps and TBTCP curve use the same τ; else the scenario's delays."""
     from .. import runner
     from ..errors import ScenarioError
     from ..scenario import CcSpec, Experiment, Variant
@@ -150,6 +189,9 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         scn = _scenario(sc, alg)
     except (ScenarioError, ValueError) as e:
         raise SimSideError(f"the simulator cannot load the scenario: {e}") from None
+    calibration = None
+    if calibrated and testbed_params.get("tau_ns") and scn.base_rtt_ps is None:
+        scn, calibration = calibrate(scn, int(testbed_params["tau_ns"]) * 1000)
     tau_ps = sim_tau_ps(scn)
     cc = CcSpec(sim_algorithm(alg), sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
     ecn = sim_ecn(scn, alg, testbed_params.get("ecn") or {}, tau_ps)
@@ -169,6 +211,7 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         "rto_ps": scn.host.rto_ps,
         "cc": cc.to_engine(),
         "ecn": ecn_to_engine(ecn if ecn is not None else scn.switch.ecn),  # {"kind", fields}
+        "calibration": calibration,
     }
     (Path(out) / "matched.json").write_text(json.dumps(matched, indent=1, sort_keys=True) + "\n")
     return Path(out), matched

@@ -293,8 +293,8 @@ impl Transport {
         let host = self.wire.host;
         let f = &mut self.flows[fid as usize];
         f.timers.rto_pending = false;
-        if f.stats.done || f.tx.snd_nxt == f.tx.snd_una {
-            return None;
+        if f.stats.done || f.tx.snd_una >= f.tx.high_sent {
+            return None; // nothing outstanding
         }
         if now < f.timers.rto_deadline {
             f.timers.rto_pending = true;

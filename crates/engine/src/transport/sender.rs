@@ -36,7 +36,10 @@ impl Transport {
         if seq < f.tx.high_sent {
             f.stats.retransmits += 1;
         }
-        let was_idle = f.tx.snd_nxt == f.tx.snd_una;
+        // nothing outstanding (everything sent was acknowledged): a go-back-N resend after a NACK
+        // (snd_nxt pulled back to snd_una) is not idle, and must not restart a running timer
+        // (RFC 6298 §5.1), or NACKs arriving faster than the RTO would postpone it forever
+        let was_idle = f.tx.snd_una >= f.tx.high_sent;
         f.tx.snd_nxt += payload;
         // the window is the limit if it has no room for another full packet now
         f.tx.cwnd_limited = (f.tx.snd_nxt - f.tx.snd_una + w.payload) as f64 > f.tx.cwnd;
