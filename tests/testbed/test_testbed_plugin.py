@@ -16,7 +16,7 @@ from tb_helpers import ROOT, needs_testbed
 from test_testbed_flows import JOIN_PS, SCENARIO, SETTLE_PS, _median
 
 EXAMPLE = ROOT / "examples" / "delay_aimd.bpf.c"
-DCTCP = ROOT / "examples" / "dctcp.bpf.c"
+DCTCP = ROOT / "bpf" / "laws" / "dctcp.bpf.c"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 
 
@@ -44,7 +44,8 @@ def test_plugin_parameters_are_checked_before_running(tmp_path):
 
 @needs_testbed
 def test_dctcp_plugin_runs_in_the_kernel_and_reacts(tmp_path, clean_testbed):
-    """examples/dctcp.bpf.c (bpf/cc_math.h's DCTCP) with step marking at 20 packets."""
+    """bpf/laws/dctcp.bpf.c (the law of the testbed's `--cc dctcp`, default RFC 8257 reading) with
+    step marking at 20 packets."""
     from dccsim.testbed.cli import main
 
     sc = tmp_path / "s.toml"
