@@ -66,6 +66,15 @@ CCM_INLINE ccm_s64 ccm_sdiv(ccm_s64 a, ccm_u64 b)
 }
 CCM_INLINE ccm_s64 ccm_smax(ccm_s64 a, ccm_s64 b) { return a > b ? a : b; }
 
+/* signed a / unsigned b rounded to the nearest (an EWMA's truncations would otherwise add up to
+ * one unit per step divided by its weight); b == 0 gives 0 */
+CCM_INLINE ccm_s64 ccm_sdiv_round(ccm_s64 a, ccm_u64 b)
+{
+	if (b == 0)
+		return 0;
+	return a < 0 ? -(ccm_s64)(((ccm_u64)(-a) + b / 2) / b) : (ccm_s64)(((ccm_u64)a + b / 2) / b);
+}
+
 /* cond ? a : b on two values already loaded: written as a mask (with a compiler barrier on both)
  * so that clang does not turn `cond ? x->f : x->g` into one load from a computed address, which
  * the simulator's plugin checker refuses (every access at a constant offset) */

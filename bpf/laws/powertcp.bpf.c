@@ -161,7 +161,7 @@ static __always_inline int measure(struct dccsim_ctx *c, struct power_state *s)
 	/* line 33: Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ, Δt capped at τ, both floored */
 	best_dt = ccm_min(best_dt, tau);
 	norm = ccm_smax((__s64)best, floor);
-	sm = (__s64)((s->smooth * (tau - best_dt) + (__u64)norm * best_dt) / tau);
+	sm = (__s64)((s->smooth * (tau - best_dt) + (__u64)norm * best_dt + tau / 2) / tau); /* rounded */
 	s->smooth = (__u64)ccm_smax(sm, floor);
 	return 1;
 }

@@ -137,7 +137,7 @@ static __always_inline void smooth_with(struct dccsim_ctx *c, struct theta_state
 	__u64 d = ccm_min(dt, tau);
 
 	norm = ccm_smax(norm, floor);
-	s->smooth = ccm_sdiv(s->smooth * (__s64)(tau - d) + norm * (__s64)d, tau);
+	s->smooth = ccm_sdiv_round(s->smooth * (__s64)(tau - d) + norm * (__s64)d, tau);
 	s->smooth = ccm_smax(s->smooth, floor);
 }
 
