@@ -169,8 +169,11 @@ def compare_args(sc, alg: str, sim_out: Path, tb_out: Path) -> list[str]:
     """`dccsim compare` arguments: simulator first, testbed second; the experiment's bottleneck and
     incast start when it names them."""
     from ..scenario import loads
+    from ..scenario.model import slugify
 
-    args = [f"{sim_out}:{alg}", f"{tb_out}:{alg}"]
+    # the simulator's variant directory is the slug of the name (a plugin's `delay_aimd` is
+    # `delay-aimd` there); the testbed's run keeps the name
+    args = [f"{sim_out}:{slugify(alg)}", f"{tb_out}:{alg}"]
     try:
         exp = loads(sc.text, default_name=sc.name).experiment
     except ValueError:
