@@ -58,7 +58,10 @@ def test_dctcp_plugin_runs_in_the_kernel_and_reacts(tmp_path, clean_testbed):
     assert run["bytes_delivered"] * 8 / (run["sim_time_ps"] / 1e12) > 0.18e9
     assert run["ecn_marked"] > 0
     params = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["dctcp"]["testbed_params"]
-    assert params["kernel_cc"] == "dccsim_plugin" and params["plugin_params"] == [4, 10, 2]
+    # the declared defaults, raw (value × 2^shift): law 0 (rfc), g = 1/16, α0 = 1, IW 10 MSS,
+    # ai 1 MSS/RTT, no ceiling
+    assert params["kernel_cc"] == "dccsim_plugin"
+    assert params["plugin_params"] == [0, 1 << 16, 1 << 20, 10 << 10, 1 << 20, 0]
     fs = pq.read_table(out / "dctcp" / "flow_series.parquet").to_pylist()
     solo = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and SETTLE_PS <= r["time_ps"] < JOIN_PS]
     shared = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and r["time_ps"] >= JOIN_PS + SETTLE_PS]
