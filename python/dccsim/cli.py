@@ -72,6 +72,16 @@ def with_pcap(scn, ports):
     return from_dict(d, default_name=scn.name)
 
 
+def with_log(scn, specs):
+    """The scenario with `specs` (`cc:flow=3,node=h2`) added to `metrics.log` (checked by the engine)."""
+    from .scenario import from_dict, to_dict
+
+    d = to_dict(scn)
+    m = d.setdefault("metrics", {})
+    m["log"] = list(m.get("log", [])) + list(specs)
+    return from_dict(d, default_name=scn.name)
+
+
 def with_plugin(scn, path: str):
     """The scenario with its controller replaced by the plugin at `path` (compiled if a .c) and its
     experiment's variants dropped: one run of the plugin on the scenario's network and flows."""
@@ -107,6 +117,8 @@ def cmd_run(args) -> int:
         from .figure_layout import with_fixed_scale
 
         scn = with_fixed_scale(scn)
+    if args.log:
+        scn = with_log(scn, args.log)
     out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
@@ -125,6 +137,7 @@ def cmd_run(args) -> int:
     _register(out)
     if not args.quiet:
         _say_pcaps(out, summary)
+        _say_logs(out, summary)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -144,6 +157,15 @@ def _say_pcaps(out: Path, summary: dict) -> None:
     if pcaps:
         where = ", ".join(pcaps) if len(pcaps) <= 3 else f"{out}/<variant>/packets.pcap ({len(pcaps)} files)"
         print(f"dccsim: packets captured: {where} (Wireshark: -X lua_script:{LUA})", file=sys.stderr)
+
+
+def _say_logs(out: Path, summary: dict) -> None:
+    """One stderr line naming the debug logs the run wrote (--log)."""
+    logs = [out / slug / "log.txt" for slug in summary.get("runs", {})]
+    logs = [p for p in logs if p.is_file()]
+    for p in logs:
+        n = sum(1 for _ in p.open())
+        print(f"dccsim: debug log: {p} ({n} lines)", file=sys.stderr)
 
 
 def _out_arg(value: str) -> str:
@@ -405,6 +427,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--plugin",
         metavar="FILE",
         help="run this congestion-control plugin (.bpf.c or .o, docs/plugins.md) instead of the scenario's controllers",
+    )
+    s.add_argument(
+        "--log",
+        action="append",
+        metavar="COMPONENT[:flow=N,node=hN]",
+        help="write a per-event debug log of COMPONENT (cc) for the matching flows/nodes to "
+        "<variant>/log.txt (e.g. cc:flow=3, cc:node=h2); repeatable",
     )
     s.add_argument(
         "--pcap",

@@ -5,6 +5,9 @@ import json
 import subprocess
 import sys
 
+import pytest
+from dccsim.errors import ScenarioError
+
 
 from tb_helpers import ENV, needs_engine, needs_testbed
 
@@ -28,6 +31,17 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
         "s": 1.0,
         "rai_alpha": 0.2,
         "qcd_min_cwnd_mss": 3.0,
+    }
+    # the law is [cc] law (default linux) on both sides; the paper's law has no power floor
+    assert simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)["law"] == "paper"
+    assert "power_floor" not in simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)
+    with pytest.raises(ScenarioError, match="cc.law"):
+        simside.sim_cc("dctcp", {"law": "paper"}, sc.host_rate_bps, tau)
+    # Swift: the simulator's keys, and a base target of the side's own τ + 25 µs unless given
+    assert simside.sim_cc("swift", {}, sc.host_rate_bps, tau) == {"base_target_us": round(tau / 1e6 + 25, 3)}
+    assert simside.sim_cc("swift", {"base_target_us": 300, "ai": 2}, sc.host_rate_bps, tau) == {
+        "base_target_us": 300.0,
+        "ai": 2.0,
     }
     # the testbed's marker when the scenario has none: DCTCP's K as recorded, TBTCP's curve with BDP = C·τ
     step = simside.sim_ecn(scn, "dctcp", {"ecn_kind": "step", "k_bytes": 30280}, tau)

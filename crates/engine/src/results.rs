@@ -168,4 +168,6 @@ pub struct Results {
     pub pfc_deadlock: Vec<String>,
     /// The ToRs' VOQ byte counters of an rdcn topology (all zero otherwise).
     pub voq: crate::fabric::circuit::VoqCounters,
+    /// The debug log's lines (`[metrics] log`, telemetry/log.rs; empty = off).
+    pub log: String,
 }

@@ -173,6 +173,8 @@ pub fn to_py_tables(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("summary", s)?;
     // the ports of a PFC deadlock cycle, in wait order (empty: none)
     out.set_item("pfc_deadlock", r.pfc_deadlock.clone())?;
+    // the debug log's text (`[metrics] log`; empty: off)
+    out.set_item("log", r.log.clone())?;
     for (name, cols) in tables(r) {
         let t = PyDict::new(py);
         for (col, data) in cols {

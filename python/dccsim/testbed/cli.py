@@ -99,10 +99,6 @@ def main(argv: list[str]) -> int:
         if args.plugin is not None:
             from .. import plugins
 
-            if args.compare:
-                raise ValueError(
-                    "--compare: not available with --plugin yet (run the simulator with dccsim run --plugin)"
-                )
             alg = plugins.display_name("plugin:" + args.plugin.name.removesuffix(".c"))
         else:
             alg = bpfctl.canonical(args.cc)
@@ -247,7 +243,13 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
     quiet = args.quiet or args.json
     try:
         _, matched = simside.run(
-            sc, alg, testbed_params, sim_out, quiet=True, calibrated=not args.no_calibrate
+            sc,
+            alg,
+            testbed_params,
+            sim_out,
+            quiet=True,
+            calibrated=not args.no_calibrate,
+            plugin=args.plugin,
         )
     except Exception as e:  # noqa: BLE001  the testbed run is written; say why the sim side is not
         return _err(f"simulator side of --compare failed: {type(e).__name__}: {e}", 1)

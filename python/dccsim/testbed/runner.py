@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..units import parse_size
-from . import bpfctl, cpuload, qmon, topology
+from . import bpfctl, cpuload, laws, qmon, topology
 from .netlink import QdiscStats
 from .scenario import Scenario
 from .topology import Port, host_addr, ns_name
@@ -162,10 +162,15 @@ def run(
         pace=bool(p.get("pace", True)),
     )
     bpfctl.set_cc_cfg(**params)
-    if plugin is not None:
+    if plugin is not None or alg in bpfctl.ALGORITHMS:
         from ..plugins import raw_params
 
-        raw = raw_params(plugin, {k: v for k, v in p.items() if k != "plugin"})
+        if plugin is not None:
+            raw = raw_params(plugin, {k: v for k, v in p.items() if k != "plugin"})
+        else:  # the algorithm's law plugin (bpf/laws/), with the testbed's [cc] keys mapped onto it
+            law_params = laws.plugin_params(alg, p, host_bdp, tau_ns)
+            raw = raw_params(bpfctl.law_source(alg), law_params)
+            params["law"] = laws.law(alg, p)
         bpfctl.set_plugin_params(raw, rate, tau_ns)
         params["plugin_params"] = raw
 

@@ -32,6 +32,10 @@ crate::section! {
             key "trace", Type::Names, Range::ANY,
             "Controllers' internal variables recorded per flow at every sample into trace.parquet (e.g. [\"smoothed_power\", \"alpha\"]; [\"*\"] = every variable each controller reports; docs/results.md lists them).",
             source "ours: none";
+        log: Vec<String> = vec![],
+            key "log", Type::Names, Range::ANY,
+            "Debug log into log.txt: one line per event of a component, filtered, e.g. [\"cc:flow=3,node=h2\"] (components: cc; filters: flow, node; `dccsim run --log`).",
+            source "ours: off";
     }
     rules {
         "trace": |s| s.trace.is_empty() || s.interval_ps > 0, "needs metrics.interval > 0 (the trace is sampled with the time series)";

@@ -2,6 +2,7 @@
 //! flow records and counters assembled into `Results` at the end.
 
 pub mod capture;
+pub mod log;
 pub mod trace;
 
 use crate::core::{Core, FlowId, PortId};
@@ -23,6 +24,8 @@ pub struct Telemetry {
     deadlock: Vec<PortId>,
     /// Controllers' variables to record at every sample (`[metrics] trace`; None = off).
     pub tracer: Option<trace::Tracer>,
+    /// The debug log (`[metrics] log`; empty = off).
+    pub log: log::Log,
 }
 
 impl Telemetry {
@@ -34,7 +37,7 @@ impl Telemetry {
             out.ports.name.push(info.name.clone());
             out.ports.rate_bps.push(info.rate_bps);
         }
-        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None }
+        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None, log: log::Log::default() }
     }
 
     /// Schedule the first sample, if there is anything to sample (listed ports, flows, traced
@@ -144,6 +147,7 @@ impl Telemetry {
             t.retransmits.push(f.stats.retransmits);
             t.timeouts.push(f.stats.timeouts);
         }
+        self.out.log = self.log.take();
         self.out
     }
 }
