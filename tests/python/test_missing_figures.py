@@ -19,6 +19,8 @@ FIGURES = {
     "tbtcp-scaling": "TBTCP Fig. 14",
     "tbtcp-dctcp-k": "TBTCP Fig. 15",
     "tbtcp-fairness-testbed": "TBTCP Fig. 18",
+    "poseidon-brownfield-m9": "Poseidon Fig. 20(b), M = 9",
+    "poseidon-brownfield-n9": "Poseidon Fig. 20(b), N = 9",
 }
 VERDICTS = ("holds", "partly holds", "differs", "n/a")
 
@@ -155,3 +157,16 @@ def test_tbtcp_fig8_and_fig18_phases(tmp_path):
     assert len(m["phases"]) >= 6
     assert all("utilization_pct" in ph for ph in m["phases"])
     assert _verdicts(s)["TBTCP"][0]["claim"].startswith("the bottleneck reaches 100 %")
+
+
+@pytest.mark.engine
+def test_poseidon_fig20b_judges_the_brownfield_victim_per_stage(tmp_path):
+    def short(t):
+        t = t.replace('duration = "15ms"', 'duration = "6ms"')
+        return t.replace('start = "5ms"', 'start = "2ms"').replace('start = "10ms"', 'start = "4ms"')
+
+    s, _ = _run("poseidon-brownfield-n9", tmp_path, short)
+    rows = _verdicts(s)
+    assert rows["Poseidon (INT at s1 only)"][0]["claim"].startswith("bottleneck at the rack with INT")
+    assert "M=2,N=9" in rows["Poseidon (INT at s1 only)"][0]["measured"]
+    assert rows["Poseidon (INT everywhere)"][0]["claim"].startswith("(INT everywhere, reference)")
