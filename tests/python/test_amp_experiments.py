@@ -158,6 +158,10 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
     # 1 MB alone takes 0.8 ms at 10 Gbps; beside the long flows the full run's p99 is 4.4 ms
     assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
     assert m["long_goodput_bps"] > 1e9
+    # Fig. 13(c): every layer of the fat-tree is sampled (metrics.ports = ["*"])
+    u = m["utilization_pct_by_layer"]
+    assert set(u) == {"edge", "aggregation", "core"}
+    assert all(0 < x <= 100 for x in u.values())
 
 
 def _jobs_until(t: str, stop_ms: int) -> str:

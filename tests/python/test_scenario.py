@@ -258,12 +258,13 @@ def test_variants():
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
         ("θ-PowerTCP (artifact, min-rtt)", "theta-powertcp-artifact-min-rtt", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc"),
+        ("TIMELY", "timely", "timely"),
         ("Homa", "homa", "homa"),
     ]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
     assert scn.to_engine_config("PowerTCP (tcp-advanced)")["cc"]["params"] == {"law": "tcp-advanced"}
     with pytest.raises(ScenarioError) as e:
-        scn.variant("timely")
+        scn.variant("swift")
     assert e.value.field == "variant" and "PowerTCP" in e.value.message
 
 

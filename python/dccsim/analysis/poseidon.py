@@ -9,6 +9,12 @@ link: rate × payload / (payload + header + INT header).
 Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for queue and RTT),
 ``victim`` (flow id, default 0).
 
+* ``poseidon-fig20b`` (brownfield fairness): the stages of poseidon-fig14 with INT only at the
+  destination rack (variants with ``brownfield = true`` and ``int_switches``). In a stage with
+  N > M > 0 (the bottleneck at the rack with INT) the victim "reach[es] the fair rate": within
+  ±15 % of its share; with M > N > 0 (the bottleneck at the rack without INT) it gets "a little
+  more bandwidth", "bounded": holds for 1–1.5× its share (our reading), partly holds within ±15 %.
+  A variant without ``brownfield`` is the full-INT reference (within ±15 % in every such stage).
 * ``poseidon-fig14`` (multi-hop): the victim's goodput in each stage against its max-min share
   line/max(M+1, N+1), where N = active flows to the victim's destination (other than the victim)
   and M = active flows to any other destination (the topology makes those share the victim's
@@ -266,6 +272,61 @@ class Fig14(Poseidon):
             )
 
 
+BROWN_MORE = 1.5  # fig20b: "a little more bandwidth" and "bounded": above the share, at most 1.5×
+
+
+class Fig20b(Poseidon):
+    """Brownfield fairness, Fig. 20(b): INT only at the destination rack. Where the victim's
+    bottleneck is that rack (N > M) it gets its share; where it is the source rack without INT
+    (M > N) brownfield Poseidon gives it "a little more" than its share, bounded."""
+
+    PAPER = "poseidon-fig20b"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = []
+        for v in scenario.variants():
+            m = metrics.get(v.slug)
+            if m is None:
+                continue
+            st = [s for s in m["stages"] if s["M"] > 0 and s["N"] > 0 and s["M"] != s["N"]]
+            if not (v.cc.params or {}).get("brownfield"):
+                claim, measured, verdict = self._row(v.cc.algorithm, m, st, {})
+                rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+                continue
+            for s in st:
+                r = s["victim_bps"] / s["share_bps"]
+                measured = (
+                    f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps ({r:.2f}×)"
+                )
+                if s["N"] > s["M"]:
+                    claim = "bottleneck at the rack with INT: the victim reaches the fair rate"
+                    verdict = (
+                        "holds" if abs(r - 1) <= SHARE_TOL else "differs"
+                    ) + f" (within ±{SHARE_TOL:.0%})"
+                else:
+                    claim = "bottleneck at the rack without INT: a little more than the share for the victim, bounded"
+                    verdict = (
+                        "holds"
+                        if 1 < r <= BROWN_MORE
+                        else "partly holds: fair, no extra"
+                        if abs(r - 1) <= SHARE_TOL
+                        else "differs"
+                    ) + f" (holds for 1–{BROWN_MORE:g}× the share)"
+                rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+        return rows
+
+    def _row(self, alg: str, m: dict, st: list, by_alg: dict) -> tuple[str, str, str]:
+        """The full-INT reference: the victim gets its share in every stage with M ≠ N."""
+        r = [s["victim_bps"] / s["share_bps"] for s in st]
+        measured = "; ".join(
+            f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps" for s in st
+        )
+        verdict = _frac([abs(x - 1) <= SHARE_TOL for x in r]) + f" (within ±{SHARE_TOL:.0%})"
+        return "(INT everywhere, reference) the victim gets its share", measured, verdict
+
+    _mark = Fig14._mark
+
+
 class Fig15(Poseidon):
     """Reverse path: the victim's goodput while other flows load its ACKs' path."""
 
@@ -395,6 +456,7 @@ class Fig18(_PerStage):
 
 ANALYSIS = ByPaper(
     Fig14(),
+    Fig20b(),
     Fig15(),
     Fig17a(),
     Fig17b(),
