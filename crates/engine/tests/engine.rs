@@ -134,7 +134,7 @@ fn step_ecn_marks_hold_dctcp_queue_near_k() {
     assert!(q(&with_marks) < 60_000.0, "DCTCP queue {} should sit near K = 20 KB", q(&with_marks));
 }
 
-fn err(cfg: &Config) -> ConfigError {
+fn err(cfg: &Config) -> dccsim_engine::Error {
     dccsim_engine::run(cfg).err().expect("must be rejected")
 }
 

@@ -74,7 +74,13 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-_SECTIONS = {"Switch": "switch", "Pfc": "switch.pfc", "Host": "host", "Metrics": "metrics"}
+_SECTIONS = {
+    "Switch": "switch",
+    "Pfc": "switch.pfc",
+    "Host": "host",
+    "Metrics": "metrics",
+    "Engine": "engine",
+}
 
 
 def _section(name: str):
@@ -245,6 +251,7 @@ class Scenario:
     workload: Optional[Workload] = None
     metrics: Any = _section("metrics")
     experiment: Optional[Experiment] = None
+    engine: Any = _section("engine")  # how the engine runs it ([engine] check)
 
     @property
     def host_count(self) -> int:
@@ -362,6 +369,8 @@ class Scenario:
             "flows": self._variant_flows(variant),
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": schema.to_engine(self.metrics),
+            # only when set: the engine's default is the same, and stored configs stay as they were
+            **({"engine": schema.to_engine(self.engine)} if self.engine != schema.record("engine") else {}),
         }
 
 

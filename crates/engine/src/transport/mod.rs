@@ -106,6 +106,8 @@ pub struct FlowStats {
     pub started: bool,
     pub done: bool,
     pub end: Time,
+    /// When its first data packet was sent (None: not yet; `crate::invariants`).
+    pub first_tx: Option<Time>,
     pub retransmits: u64,
     pub timeouts: u64,
 }

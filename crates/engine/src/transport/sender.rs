@@ -37,6 +37,7 @@ impl Transport {
             f.stats.retransmits += 1;
         }
         let was_idle = f.tx.snd_nxt == f.tx.snd_una;
+        f.stats.first_tx.get_or_insert(now);
         f.tx.snd_nxt += payload;
         // the window is the limit if it has no room for another full packet now
         f.tx.cwnd_limited = (f.tx.snd_nxt - f.tx.snd_una + w.payload) as f64 > f.tx.cwnd;
