@@ -351,6 +351,16 @@ mod tests {
     }
 
     #[test]
+    fn timers_as_long_as_time_itself_never_fire_and_keep_the_queue_sane() {
+        // found by tests/fuzz_config.rs: host.rto = u64::MAX ps wrapped the deadline into the past
+        let mut cfg = star(false);
+        cfg.host.rto_ps = u64::MAX;
+        cfg.host.nack_interval_ps = u64::MAX;
+        cfg.metrics.interval_ps = u64::MAX;
+        assert_eq!(broken(&cfg, none), None);
+    }
+
+    #[test]
     fn port_and_link_conservation_fail_on_a_miscounted_packet_or_byte() {
         let cfg = star(false);
         let bump = |what: fn(&mut crate::fabric::port::EgressPort)| {

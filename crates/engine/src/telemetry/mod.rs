@@ -71,7 +71,7 @@ impl Telemetry {
                 tracer.sample(now, id as FlowId, f.tx.cc.as_ref(), &mut self.out.trace);
             }
         }
-        let next = now + self.interval;
+        let next = now.saturating_add(self.interval);
         if next <= self.end {
             core.sched.at(next, EvKind::Sample, 0, 0);
         }

@@ -59,10 +59,10 @@ impl Transport {
         f.tx.cc.on_send(now, payload);
         if !f.timers.rto_pending {
             f.timers.rto_pending = true;
-            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
+            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
             core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         } else if was_idle {
-            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
+            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
         }
         let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
@@ -91,7 +91,7 @@ impl Transport {
             newly = p.seq - f.tx.snd_una;
             f.tx.snd_una = p.seq;
             f.timers.rto_backoff = 0; // new data acknowledged: a valid RTT sample ends the backoff
-            f.timers.rto_deadline = now + rto;
+            f.timers.rto_deadline = now.saturating_add(rto);
             if f.tx.snd_nxt < f.tx.snd_una {
                 f.tx.snd_nxt = f.tx.snd_una;
             }
