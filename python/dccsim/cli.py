@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import termination
-from .errors import EngineUnavailable, ScenarioError
+from .errors import EngineUnavailable, InvariantViolation, ScenarioError
 from .usage import OneLineParser
 
 EXIT_USAGE = 2
+EXIT_FAILED = 1  # the run itself failed (an end-of-run invariant of the engine does not hold)
 
 
 def _fail(message: str) -> int:
@@ -82,6 +83,13 @@ def with_log(scn, specs):
     return from_dict(d, default_name=scn.name)
 
 
+def with_check(scn):
+    """The scenario with the engine's end-of-run invariants checked (`[engine] check = true`)."""
+    import dataclasses
+
+    return dataclasses.replace(scn, engine=dataclasses.replace(scn.engine, check=True))
+
+
 def with_plugin(scn, path: str):
     """The scenario with its controller replaced by the plugin at `path` (compiled if a .c) and its
     experiment's variants dropped: one run of the plugin on the scenario's network and flows."""
@@ -119,6 +127,8 @@ def cmd_run(args) -> int:
         scn = with_fixed_scale(scn)
     if args.log:
         scn = with_log(scn, args.log)
+    if args.check:
+        scn = with_check(scn)
     out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
@@ -405,6 +415,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output directory (default runs/<file or experiment name>-seed<N>)")
     s.add_argument("--force", action="store_true", help="replace an output directory that holds another run")
     s.add_argument(
+        "--check",
+        action="store_true",
+        help="check the engine's end-of-run invariants (conservation, lossless, flow records; [engine] check)",
+    )
+    s.add_argument(
         "--memory-limit",
         metavar="SIZE",
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
@@ -606,6 +621,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(str(e))
     except EngineUnavailable as e:
         return _fail(f"engine: {e}")
+    except InvariantViolation as e:
+        print(f"dccsim: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if termination.received() else "interrupted"
         print(f"dccsim: {what}{': ' + str(e) if str(e) else ''}", file=sys.stderr)

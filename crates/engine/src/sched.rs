@@ -89,6 +89,8 @@ pub struct Scheduler {
     far_seq: u64,
     pub now: Time,
     pub processed: u64,
+    /// Events ever scheduled (= processed + pending; `crate::invariants`).
+    pub scheduled: u64,
 }
 
 impl Default for Scheduler {
@@ -110,6 +112,7 @@ impl Scheduler {
             far_seq: 0,
             now: 0,
             processed: 0,
+            scheduled: 0,
         }
     }
 
@@ -119,6 +122,7 @@ impl Scheduler {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(id <= MAX_ID, "event id out of range");
         let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux };
+        self.scheduled += 1;
         let slot = time >> SLOT_BITS;
         if slot == self.cur_slot {
             // later than every queued event of equal time: insert after them
@@ -190,6 +194,11 @@ impl Scheduler {
         }
         sort_slot(&mut self.cur, &mut self.spare);
         true
+    }
+
+    /// Every event not yet popped, in no particular order (end-of-run checks).
+    pub fn pending(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.cur[self.head..].iter().chain(self.slots.iter().flatten()).chain(self.far.iter().map(|f| &f.0))
     }
 
     /// The `k`-th event after the one just popped, if it is in the current slot (for

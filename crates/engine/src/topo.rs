@@ -69,6 +69,30 @@ impl Builder {
     }
 }
 
+/// The nodes and links `t` builds, counted before building it (in u64, saturating: the counts of
+/// a mistyped topology must neither overflow nor be allocated).
+fn size(t: &Topology) -> (u64, u64) {
+    let n = |x: u32| x as u64;
+    match *t {
+        Topology::Star { hosts, .. } => (n(hosts) + 1, n(hosts)),
+        Topology::Dumbbell { left, right, .. } => (n(left) + n(right) + 2, n(left) + n(right) + 1),
+        Topology::Fattree { pods, tors_per_pod, aggs_per_pod, cores, servers_per_tor, .. } => {
+            let tors = n(pods).saturating_mul(n(tors_per_pod));
+            let hosts = tors.saturating_mul(n(servers_per_tor));
+            let aggs = n(pods).saturating_mul(n(aggs_per_pod));
+            let (cores, core_links) = if pods > 1 { (n(cores), aggs.saturating_mul(n(cores) / n(aggs_per_pod).max(1))) } else { (0, 0) };
+            let nodes = hosts.saturating_add(tors).saturating_add(aggs).saturating_add(cores);
+            (nodes, hosts.saturating_add(tors.saturating_mul(n(aggs_per_pod))).saturating_add(core_links))
+        }
+        Topology::Rdcn { tors, servers_per_tor, .. } => {
+            let hosts = n(tors) * n(servers_per_tor);
+            (hosts + n(tors) + 2, hosts + 2 * n(tors))
+        }
+        Topology::TwoPath { senders, receivers, .. } => (n(senders) + n(receivers) + 6, n(senders) + n(receivers) + 6),
+        Topology::Custom { hosts, switches, ref links } => (n(hosts) + n(switches), links.len() as u64),
+    }
+}
+
 impl Network {
     /// The network with its routes.
     pub fn build(t: &Topology) -> Result<Network, ConfigError> {
@@ -80,6 +104,12 @@ impl Network {
     /// Nodes and ports only, without routes: what a front end needs to know about a topology
     /// (how many hosts, which node names exist) at the cost of building it.
     pub fn graph(t: &Topology) -> Result<Network, ConfigError> {
+        let (nodes, links) = size(t);
+        let max = crate::sched::MAX_ID as u64; // events carry a node's or port's index
+        if nodes > max || links.saturating_mul(2) > max {
+            let ports = links.saturating_mul(2);
+            return Err(ConfigError::new("topology", format!("{nodes} nodes and {ports} ports; at most {max} of each")));
+        }
         let (b, hosts) = match *t {
             Topology::Star { hosts, host_rate_bps, host_delay_ps } => {
                 let mut b = Builder::new(hosts);

@@ -142,6 +142,7 @@ fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
         ("pfc_paused_ps", s.pfc_paused_ps),
         ("pfc_deadlock_at_ps", s.pfc_deadlock_at_ps),
         ("capture_overflow", s.capture_overflow),
+        ("pfc_overflow_drops", s.pfc_overflow_drops),
     ]
 }
 

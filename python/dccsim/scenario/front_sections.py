@@ -164,6 +164,15 @@ SCENARIO = (  # [topology] first: a file without it is named for it, not for its
         section="metrics",
     ),
     _k(
+        "engine",
+        "engine",
+        "table",
+        None,
+        "How the engine runs the scenario (end-of-run invariant checks).",
+        "the engine's defaults",
+        section="engine",
+    ),
+    _k(
         "experiment",
         "experiment",
         "table",

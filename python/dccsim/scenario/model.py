@@ -74,6 +74,7 @@ _SECTIONS = {
     "Host": "host",
     "Metrics": "metrics",
     "Link": "topology.link",
+    "Engine": "engine",
 }
 
 
@@ -247,6 +248,7 @@ class Scenario:
     workload: Optional[Workload] = None
     metrics: Any = _section("metrics")
     experiment: Optional[Experiment] = None
+    engine: Any = _section("engine")  # how the engine runs it ([engine] check)
 
     @property
     def host_count(self) -> int:
@@ -364,6 +366,8 @@ class Scenario:
             "flows": self._variant_flows(variant),
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": schema.to_engine(self.metrics),
+            # only when set: the engine's default is the same, and stored configs stay as they were
+            **({"engine": schema.to_engine(self.engine)} if self.engine != schema.record("engine") else {}),
         }
 
 

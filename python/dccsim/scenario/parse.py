@@ -555,6 +555,9 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         flows=flows,
         workload=wl,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else schema.record("metrics"),
+        engine=schema.read("engine", data["engine"], "engine")
+        if "engine" in data
+        else schema.record("engine"),
         experiment=_experiment(data["experiment"], algorithms, cc, topology, data.get("workload"), base_dir)
         if "experiment" in data
         else None,

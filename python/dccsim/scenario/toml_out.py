@@ -69,6 +69,8 @@ def to_dict(s: Scenario) -> dict:
     if s.workload is not None:
         out["workload"] = _workload_dict(s.workload)
     out["metrics"] = schema.to_toml("metrics", s.metrics)
+    if s.engine != schema.record("engine"):
+        out["engine"] = schema.to_toml("engine", s.engine)
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}

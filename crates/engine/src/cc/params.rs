@@ -344,6 +344,19 @@ macro_rules! cc_params {
 
 pub(crate) use cc_params;
 
+/// A rate-based law keeps its rate in [min_rate, line rate]: a minimum above the sender's line
+/// rate contradicts it (TIMELY's clamp would fail). Errors name `cc.<key>`.
+pub fn check_min_rate(key: &str, min_rate_bps: f64, ctx: &super::CcContext) -> Result<(), ConfigError> {
+    if min_rate_bps > ctx.host_rate_bps {
+        let line = ctx.host_rate_bps;
+        return Err(ConfigError::new(
+            &format!("cc.{key}"),
+            format!("must not exceed the sender's line rate ({line} bit/s), got {min_rate_bps}"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ use crate::schema::{self, Section};
 
 mod closed_loop;
 mod ecn;
+mod engine;
 mod host;
 mod metrics;
 mod pfc;
@@ -17,6 +18,7 @@ mod switch;
 mod topology;
 pub use closed_loop::{ClosedLoop, NextDestination};
 pub use ecn::{CurveEcn, Ecn, RateRed, RedByRateEcn, RedEcn, StepEcn};
+pub use engine::EngineConfig;
 pub use host::{HostConfig, NicModel};
 pub use metrics::MetricsConfig;
 pub use pfc::{IngressPool, PfcConfig, PfcModel};
@@ -51,6 +53,9 @@ pub struct Config {
     /// off by default. Never ends early when there is no finite flow.
     #[serde(default)]
     pub stop_when_done: bool,
+    /// How the engine runs it (`[engine]`: the end-of-run checks).
+    #[serde(default)]
+    pub engine: EngineConfig,
 }
 
 fn one() -> u64 {
@@ -119,7 +124,7 @@ pub fn sections() -> Vec<serde_json::Value> {
     let mut all = Topology::sections();
     all.extend([SwitchConfig::describe(), PfcConfig::describe()]);
     all.extend(Ecn::sections());
-    all.extend([HostConfig::describe(), MetricsConfig::describe()]);
+    all.extend([HostConfig::describe(), MetricsConfig::describe(), EngineConfig::describe()]);
     all
 }
 
@@ -153,6 +158,7 @@ pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), Conf
         "switch.ecn.rule" => read::<RateRed>(json, prefix),
         "host" => read::<HostConfig>(json, prefix),
         "metrics" => read::<MetricsConfig>(json, prefix),
+        "engine" => read::<EngineConfig>(json, prefix),
         _ => Err(ConfigError::new("section", format!("unknown section {section:?}"))),
     }
 }
@@ -180,6 +186,7 @@ impl Config {
         self.switch.ecn.check("switch.ecn")?;
         self.host.check("host")?;
         self.metrics.check("metrics")?;
+        self.engine.check("engine")?;
         for (i, f) in self.flows.iter().enumerate() {
             if f.size_bytes == Some(0) {
                 return Err(ConfigError::new(&format!("flows[{i}].size"), "must be > 0 (omit it for a long flow)"));

@@ -11,6 +11,7 @@ use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, HostId};
 use crate::fabric::{Fabric, Handoff};
+use crate::invariants::Violation;
 use crate::nic::Nics;
 use crate::packet::Kind;
 use crate::packet::PktId;
@@ -34,7 +35,16 @@ pub struct Simulator {
     tau: Time,
     /// `stop_when_done`: the number of finite flows whose completion ends the run (0 = off).
     stop_after_completed: u64,
+    /// Check the end-of-run invariants (`[engine] check`; always in debug builds).
+    check: bool,
+    /// Unit tests of the invariants: break some state just before they are checked.
+    #[cfg(test)]
+    pub(crate) tamper: Option<Tamper>,
 }
+
+/// A test's change to the state a run ends with (`invariants` tests).
+#[cfg(test)]
+pub(crate) type Tamper = Box<dyn FnOnce(&mut Core, &mut Fabric, &mut Transport, Time)>;
 
 impl Simulator {
     pub fn new(cfg: &Config) -> Result<Simulator, ConfigError> {
@@ -50,6 +60,9 @@ impl Simulator {
             duration: cfg.duration_ps,
             tau,
             stop_after_completed,
+            check: cfg.engine.check || cfg!(debug_assertions),
+            #[cfg(test)]
+            tamper: None,
         })
     }
 
@@ -58,14 +71,15 @@ impl Simulator {
         self.tau
     }
 
-    pub fn run(self) -> Results {
-        self.run_polled(&mut |_| false).0
+    pub fn run(self) -> Result<Results, Violation> {
+        Ok(self.run_polled(&mut |_| false)?.0)
     }
 
     /// Run, calling `stop(now)` every `POLL_EVENTS` events with the simulated time (a progress
     /// report, a Ctrl-C check); when it returns true the run ends at the current simulated time.
-    /// Returns the results and whether the run reached its duration.
-    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> (Results, bool) {
+    /// Returns the results and whether the run reached its duration, or the first broken
+    /// invariant when they are checked.
+    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -78,7 +92,7 @@ impl Simulator {
                 poll_in = POLL_EVENTS;
                 let now = self.core.sched.now;
                 if stop(now) {
-                    return (self.finish(now), false);
+                    return Ok((self.finish(now)?, false));
                 }
             }
             let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
@@ -131,20 +145,28 @@ impl Simulator {
                     if let Some(cycle) = fabric.pfc_deadlock(core) {
                         let now = core.sched.now;
                         self.telemetry.deadlock(now, cycle);
-                        return (self.finish(now), true);
+                        return Ok((self.finish(now)?, true));
                     }
                 }
             }
             if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
                 let now = self.core.sched.now;
-                return (self.finish(now), true);
+                return Ok((self.finish(now)?, true));
             }
         }
-        (self.finish(until), true)
+        Ok((self.finish(until)?, true))
     }
 
-    fn finish(self, until: Time) -> Results {
-        self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau)
+    #[allow(unused_mut)] // mutated only by the unit tests' tamper hook
+    fn finish(mut self, until: Time) -> Result<Results, Violation> {
+        #[cfg(test)]
+        if let Some(t) = self.tamper.take() {
+            t(&mut self.core, &mut self.fabric, &mut self.transport, until);
+        }
+        if self.check {
+            crate::invariants::check(&self.core, &self.fabric, &self.transport, until)?;
+        }
+        Ok(self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau))
     }
 }
 
