@@ -12,14 +12,15 @@
 //! insertion order, every far event of a slot was inserted before any wheel event of it (the
 //! slot enters the horizon only once, as time advances) — so a *stable* sort by time gives
 //! (time, insertion) order. Events scheduled into the current slot while it is served (an ACK
-//! serialised in under a slot) were inserted after every event already sorted there; they wait
-//! in a small heap of their own (`late`) and win no tie against the sorted ones. Only the heaps,
+//! serialised in under a slot) were inserted after every event already sorted there: into a
+//! slot of few pending events they are inserted in order, into a crowded one they wait in a
+//! small heap of their own (`late`) and win no tie against the sorted ones. Only the heaps,
 //! which are not stable, keep a sequence number. An event is 16 bytes.
 //!
 //! The slot's occupancy grows with the fabric's event rate (≈ 30 events at 256 hosts with 25G
 //! NICs, thousands at 8192 hosts with 100G ones), so nothing done per event may cost in
-//! proportion to it: a late event is a heap push (it was a sorted insert into the slot, a memmove
-//! of half the slot), and the slot sort is linear at every size (`sort_slot`).
+//! proportion to it: a late event into a crowded slot is a heap push (not a sorted insert, a
+//! memmove of half the slot), and the slot sort is linear at every size (`sort_slot`).
 
 use std::collections::BinaryHeap;
 
@@ -32,6 +33,9 @@ const SLOT_BITS: u32 = 13;
 const WHEEL: u64 = 2048;
 /// Bits of an event's id (the kind takes the top 4 bits of the same word).
 const ID_BITS: u32 = 28;
+/// Pending events of the current slot above which a new event of it goes to the late heap
+/// instead of a sorted insert (which moves half of them).
+const LATE_AFTER: usize = 64;
 /// Largest id an event can carry (port, flow or host index).
 pub const MAX_ID: u32 = (1 << ID_BITS) - 1;
 
@@ -135,9 +139,18 @@ impl Scheduler {
         let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux };
         let slot = time >> SLOT_BITS;
         if slot == self.cur_slot {
-            // after every sorted event of equal time (they were inserted earlier)
-            self.late.push(FarEvent(e, self.far_seq));
-            self.far_seq += 1;
+            // after every pending event of equal time (they were inserted earlier): a sorted
+            // insert while few are pending (a short memmove), else the late heap; once the heap
+            // holds one, every later event of the slot goes there too, so that each sorted event
+            // was inserted before each late one
+            let pending = self.cur.len() - self.head;
+            if self.late.is_empty() && pending <= LATE_AFTER {
+                let i = self.head + self.cur[self.head..].partition_point(|x| x.time <= time);
+                self.cur.insert(i, e);
+            } else {
+                self.late.push(FarEvent(e, self.far_seq));
+                self.far_seq += 1;
+            }
         } else if slot < self.cur_slot + WHEEL {
             let i = (slot % WHEEL) as usize;
             self.slots[i].push(e);
@@ -271,32 +284,44 @@ fn sort_slot(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut Vec<u32>
     let n = cur.len();
     if n > 8 {
         let sub_bits = (usize::BITS - (n / 4).leading_zeros()).clamp(MIN_SUB_BITS, SLOT_BITS);
-        let shift = SLOT_BITS - sub_bits;
-        let mask = (1u64 << sub_bits) - 1;
-        let sub = |e: &Event| ((e.time >> shift) & mask) as usize;
-        counts.clear();
-        counts.resize(1 << sub_bits, 0);
-        for e in cur.iter() {
-            counts[sub(e)] += 1;
+        if sub_bits == MIN_SUB_BITS {
+            scatter(cur, spare, &mut [0; 1 << MIN_SUB_BITS], MIN_SUB_BITS);
+        } else {
+            counts.clear();
+            counts.resize(1 << sub_bits, 0);
+            scatter(cur, spare, counts, sub_bits);
         }
-        let mut sum = 0u32;
-        for c in counts.iter_mut() {
-            let k = *c;
-            *c = sum;
-            sum += k;
-        }
-        if spare.len() < n {
-            spare.resize(n, cur[0]);
-        }
-        for e in cur.iter() {
-            let b = sub(e);
-            spare[counts[b] as usize] = *e;
-            counts[b] += 1;
-        }
-        spare.truncate(n);
-        std::mem::swap(cur, spare);
     }
     insertion_sort_by_time(cur);
+}
+
+/// The stable counting pass of `sort_slot`: `cur`'s events by their sub-slot of
+/// 2^(SLOT_BITS - sub_bits) ps (`counts`: 2^sub_bits zeros), through `spare`.
+#[inline]
+fn scatter(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut [u32], sub_bits: u32) {
+    let n = cur.len();
+    let shift = SLOT_BITS - sub_bits;
+    let mask = (1u64 << sub_bits) - 1;
+    let sub = |e: &Event| ((e.time >> shift) & mask) as usize;
+    for e in cur.iter() {
+        counts[sub(e)] += 1;
+    }
+    let mut sum = 0u32;
+    for c in counts.iter_mut() {
+        let k = *c;
+        *c = sum;
+        sum += k;
+    }
+    if spare.len() < n {
+        spare.resize(n, cur[0]);
+    }
+    for e in cur.iter() {
+        let b = sub(e);
+        spare[counts[b] as usize] = *e;
+        counts[b] += 1;
+    }
+    spare.truncate(n);
+    std::mem::swap(cur, spare);
 }
 
 /// Stable insertion sort by time: cheap when few events are out of order.
@@ -429,6 +454,40 @@ mod tests {
                 assert_eq!(got, want, "n = {n}, distinct = {distinct}");
             }
         }
+    }
+
+    #[test]
+    fn events_into_a_crowded_current_slot_keep_time_and_insertion_order() {
+        // hundreds of events per slot, and while a slot is served new events into it (many
+        // pending: the late heap; few pending: a sorted insert) with ties, against a model
+        // ordered by (time, insertion number)
+        let mut s = Scheduler::new();
+        let mut model = std::collections::BTreeSet::new();
+        let mut x = 3u64;
+        let mut seq = 0u32;
+        let slot_ps = 1u64 << SLOT_BITS;
+        for round in 0..40_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pushes = if round % 500 < 250 { 3 } else { 1 };
+            for k in 0..pushes {
+                let r = (x >> (20 + 8 * k)) % 1000;
+                // a few distinct instants in this slot and the next two: many ties
+                let t = if r < 600 { (s.now / slot_ps + r % 3) * slot_ps + (r % 4) * 100 } else { s.now };
+                let t = t.max(s.now);
+                s.at(t, EvKind::Sample, seq, 0);
+                model.insert((t, seq));
+                seq += 1;
+            }
+            if round % 3 != 0 {
+                let e = s.pop_until(u64::MAX).unwrap();
+                let want = model.pop_first().unwrap();
+                assert_eq!((e.time, e.id()), want, "round {round}");
+            }
+        }
+        while let Some(e) = s.pop_until(u64::MAX) {
+            assert_eq!((e.time, e.id()), model.pop_first().unwrap());
+        }
+        assert!(model.is_empty());
     }
 
     #[test]
