@@ -276,6 +276,10 @@ impl Network {
             self.host_down[d] = up ^ 1;
         }
         let e_count = self.edges.len();
+        // per port, its peer's index among switches (u32::MAX: a host): 4 B per port read in the
+        // loops below, which visit every switch port once per edge switch (PortInfo, with its
+        // name, is ≈ 70 B and misses the cache at 65 536 hosts)
+        let peer_sw: Vec<u32> = self.ports.iter().map(|p| if (p.peer as usize) < h { u32::MAX } else { p.peer - h as u32 }).collect();
         self.edge_dist = vec![u16::MAX; e_count * s];
         self.routes = vec![(0, 0); s * e_count];
         let (mut frontier, mut next) = (Vec::new(), Vec::new());
@@ -291,10 +295,10 @@ impl Network {
                 next.clear();
                 for &u in &frontier {
                     for &p in &self.nodes[u as usize].ports {
-                        let v = self.ports[p as usize].peer as usize;
-                        if v >= h && dist[v - h] == u16::MAX {
-                            dist[v - h] = level;
-                            next.push(v as u32);
+                        let v = peer_sw[p as usize];
+                        if v != u32::MAX && dist[v as usize] == u16::MAX {
+                            dist[v as usize] = level;
+                            next.push(v + h as u32);
                         }
                     }
                 }
@@ -311,8 +315,8 @@ impl Network {
                 }
                 let start = self.route_ports.len();
                 for &p in &self.nodes[sw].ports {
-                    let v = self.ports[p as usize].peer as usize;
-                    if v >= h && dist[v - h] != u16::MAX && dist[v - h] + 1 == ds {
+                    let v = peer_sw[p as usize];
+                    if v != u32::MAX && dist[v as usize] != u16::MAX && dist[v as usize] + 1 == ds {
                         self.route_ports.push(p);
                     }
                 }
