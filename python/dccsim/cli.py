@@ -582,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--scale",
         action="store_true",
-        help="also the 1024- and 8192-host FatTrees and websearch at load 0.6 (minutes each)",
+        help="also the 1024-, 8192- and 65 536-host FatTrees and websearch at load 0.6 (minutes each)",
     )
     s.set_defaults(func=cmd_bench)
 

@@ -72,6 +72,25 @@ pub fn run_polled(cfg: &Config, stop: &mut dyn FnMut(time::Time) -> bool) -> Res
     Ok(sim::Simulator::new(cfg)?.run_polled(stop)?)
 }
 
+/// Wall-clock seconds of a run's two phases (for benchmarks; never part of the results).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PhaseTimes {
+    /// Checks, topology, routes, flow setup (`Simulator::new`).
+    pub build_s: f64,
+    /// The event loop and the collection of the results.
+    pub simulate_s: f64,
+}
+
+/// `run_polled`, also returning how long the build and the simulation took.
+pub fn run_polled_timed(cfg: &Config, stop: &mut dyn FnMut(time::Time) -> bool) -> Result<(Results, bool, PhaseTimes), Error> {
+    let t0 = std::time::Instant::now();
+    let sim = sim::Simulator::new(cfg)?;
+    let build_s = t0.elapsed().as_secs_f64();
+    let t1 = std::time::Instant::now();
+    let (r, done) = sim.run_polled(stop)?;
+    Ok((r, done, PhaseTimes { build_s, simulate_s: t1.elapsed().as_secs_f64() }))
+}
+
 /// Same as `run`, from the engine's JSON input.
 pub fn run_json(json: &str) -> Result<Results, Error> {
     run(&Config::from_json(json)?)

@@ -46,13 +46,21 @@ fn run<'py>(py: Python<'py>, config_json: &str, progress: Option<PyObject>) -> P
     let cfg = Config::from_json(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut raised: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
-        catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled(&cfg, &mut |now| poll(now, progress.as_ref(), &mut raised))))
+        catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled_timed(&cfg, &mut |now| poll(now, progress.as_ref(), &mut raised))))
     });
     if let Some(e) = raised {
         return Err(e);
     }
     match outcome {
-        Ok(Ok((r, _completed))) => to_py_tables(py, r),
+        Ok(Ok((r, _completed, times))) => {
+            let out = to_py_tables(py, r)?;
+            // wall-clock phases (benchmarks; not a result: the front writes only the tables)
+            let t = PyDict::new(py);
+            t.set_item("build_s", times.build_s)?;
+            t.set_item("simulate_s", times.simulate_s)?;
+            out.set_item("phase_times", t)?;
+            Ok(out)
+        }
         Ok(Err(Error { violation: Some(v), .. })) => Err(InvariantViolation::new_err(v.to_string())),
         Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
         Err(p) => Err(PyRuntimeError::new_err(format!("internal engine error (please report): {}", panic_message(p)))),
