@@ -30,6 +30,7 @@ def test_valid_scenario_resolves_to_engine_json(base):
         "pcap": [],
         "pcap_max": 1_000_000,
         "trace": [],
+        "log": [],
     }
     assert cfg["base_rtt_ps"] is None
     assert cfg["switch"] == {
@@ -316,6 +317,7 @@ def test_powertcp_incast_matches_the_paper_setup():
         "pcap": [],
         "pcap_max": 1_000_000,
         "trace": [],
+        "log": [],
     }
 
 

@@ -144,9 +144,8 @@ fn err(cfg: &Config) -> dccsim_engine::Error {
 fn a_topology_too_large_to_address_is_refused_before_it_is_built() {
     let mut c = common::star(2, 25_000_000_000, US, "dctcp", serde_json::json!({}));
     c.topology = Topology::Star { hosts: u32::MAX, host_rate_bps: 25_000_000_000, host_delay_ps: US };
-    let e = err(&c);
-    assert_eq!(e.field, "topology");
-    assert!(e.message.contains("4294967296 nodes"), "{e}");
+    // a count beyond its declared range is refused by the schema first, naming the key
+    assert_eq!(err(&c).field, "topology.hosts");
     let (g, u) = (25_000_000_000, US);
     c.topology = Topology::Fattree {
         pods: 1 << 16,
