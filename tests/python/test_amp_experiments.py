@@ -9,6 +9,7 @@ import pytest
 
 from dccsim.experiments import get, list_experiments, text
 from dccsim.scenario import dump_toml, loads
+from cli_helpers import run_catalog_edited
 
 AMP = (
     "amp-incast",
@@ -67,11 +68,7 @@ def test_incast_episodes_follow_the_papers_pattern():
         assert {f.subflows for f in fs} == {4} and len({f.size_bytes for f in fs}) == 1
 
 
-def _run(name, tmp_path, edit=lambda s: s, variants=None):
-    from dccsim import runner
-
-    scn = loads(edit(text(name)), default_name=name)
-    return runner.run(scn, tmp_path / name, variants=variants, progress=False, argv=["test"]), scn
+_run = run_catalog_edited
 
 
 def _first_episodes(t: str, n: int) -> str:

@@ -5,10 +5,12 @@ full run (docs/experiments.md gives those)."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-from dccsim.experiments import get, list_experiments, text
-from dccsim.scenario import loads
+from dccsim.experiments import get, list_experiments
+from cli_helpers import run_catalog_edited
 
 FIGURES = {
     "powertcp-homa-overcommit-255": "PowerTCP App. D Fig. 10",
@@ -34,12 +36,7 @@ def test_every_figure_is_a_catalog_experiment_that_quotes_its_paper():
         assert len(scn.variants()) >= 2 or name == "tbtcp-fairness", name
 
 
-def _run(name, tmp_path, edit=lambda s: s, variants=None, figures=False):
-    from dccsim import runner
-
-    scn = loads(edit(text(name)), default_name=name)
-    out = runner.run(scn, tmp_path / name, variants=variants, progress=False, argv=["test"], figures=figures)
-    return out, scn
+_run = functools.partial(run_catalog_edited, figures=False)
 
 
 def _verdicts(s) -> dict:
