@@ -64,24 +64,6 @@ static __always_inline void dcc_rx_event(struct sock *sk, __u32 ev)
 		tp->ecn_flags &= ~DCC_TCP_ECN_DEMAND_CWR;
 }
 
-/* PowerTCP family: window w (w units) paced at w / tau (the paper's pacing); snd_cwnd is the window
- * rounded up to whole packets, so the sub-packet part of the window acts through the pacing rate. */
-static __always_inline void dcc_set_power_window(struct sock *sk, __u64 w, __u64 tau_ns, __u32 pace)
-{
-	struct tcp_sock *tp = dcc_tp(sk);
-	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
-	__u64 bytes = ccm_w_bytes(w);
-	__u64 pkts = (bytes + mss - 1) / mss;
-
-	if (pkts < 1)
-		pkts = 1;
-	if (pkts > tp->snd_cwnd_clamp)
-		pkts = tp->snd_cwnd_clamp;
-	tp->snd_cwnd = (__u32)pkts;
-	if (pace && tau_ns)
-		sk->sk_pacing_rate = bytes * 1000000000ULL / tau_ns;
-}
-
 /* tcp_is_cwnd_limited(): grow the window only when it limits the flight (as the kernel does for
  * cong_avoid; cong_control controllers must check it themselves). */
 static __always_inline int dcc_cwnd_limited(struct sock *sk)
@@ -93,33 +75,6 @@ static __always_inline int dcc_cwnd_limited(struct sock *sk)
 	if (tp->snd_cwnd < tp->snd_ssthresh)
 		return tp->snd_cwnd < 2 * tp->max_packets_out;
 	return 0;
-}
-
-static __always_inline void dcc_power_params(struct ccm_power_params *p, struct dccsim_cc_cfg *c,
-					     __u32 mss)
-{
-	p->tau_ns = c->tau_ns;
-	p->host_bdp = c->host_bdp;
-	p->beta = c->beta;
-	p->gamma_fp = c->gamma_fp;
-	p->floor_fp = c->floor_fp;
-	p->mss = mss;
-}
-
-/* PowerTCP family start: window HostBw*tau (line rate in the first RTT), paced when configured */
-static __always_inline void dcc_power_start(struct sock *sk, struct ccm_power_state *st)
-{
-	struct dccsim_cc_cfg *c = dcc_cfg();
-	struct ccm_power_params p = {};
-
-	__builtin_memset(st, 0, sizeof(*st));
-	if (!c)
-		return;
-	dcc_power_params(&p, c, dcc_tp(sk)->mss_cache);
-	ccm_power_init(st, &p, dcc_tp(sk)->snd_nxt);
-	if (c->pace)
-		sk->sk_pacing_status = SK_PACING_NEEDED;
-	dcc_set_power_window(sk, st->cwnd, p.tau_ns, c->pace);
 }
 
 /* ssthresh and undo_cwnd of a controller that sets the window itself in cong_control: keep it */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Control-law arithmetic of the dccsim testbed congestion controls, in integer/fixed-point
- * arithmetic only.  The same header compiles into the BPF struct_ops programs (cc_*.bpf.c) and into
- * the userspace unit test (test/test_cc_math.c) that checks it against tests/vectors/cc_vectors.json.
+ * Fixed-point helpers of the control laws in bpf/laws/ (the plugins that the simulator runs and that
+ * the testbed builds into struct_ops, docs/plugins.md), integer arithmetic only: the laws
+ * themselves live in those files, once each.  crates/engine/tests/vectors.rs runs them against
+ * the simulator's native controllers and tests/vectors/cc_vectors.json.
  *
  * Units (see docs/testbed.md):
  *   - windows are kept in 1/1024 byte ("w" units, CCM_W_SHIFT) so that small per-ACK increments
@@ -55,6 +56,59 @@ CCM_INLINE ccm_u64 ccm_mulfp(ccm_u64 a, ccm_u64 f)
 /* TCP sequence comparison a >= b modulo 2^32 */
 CCM_INLINE int ccm_seq_ge(ccm_u32 a, ccm_u32 b) { return (ccm_s32)(a - b) >= 0; }
 
+/* signed a / unsigned b, rounded toward zero as C does, without a signed division instruction
+ * (BPF before -mcpu=v4 has none); b == 0 gives 0 as the BPF ISA does */
+CCM_INLINE ccm_s64 ccm_sdiv(ccm_s64 a, ccm_u64 b)
+{
+	if (b == 0)
+		return 0;
+	return a < 0 ? -(ccm_s64)((ccm_u64)(-a) / b) : (ccm_s64)((ccm_u64)a / b);
+}
+CCM_INLINE ccm_s64 ccm_smax(ccm_s64 a, ccm_s64 b) { return a > b ? a : b; }
+
+/* signed a / unsigned b rounded to the nearest (an EWMA's truncations would otherwise add up to
+ * one unit per step divided by its weight); b == 0 gives 0 */
+CCM_INLINE ccm_s64 ccm_sdiv_round(ccm_s64 a, ccm_u64 b)
+{
+	if (b == 0)
+		return 0;
+	return a < 0 ? -(ccm_s64)(((ccm_u64)(-a) + b / 2) / b) : (ccm_s64)(((ccm_u64)a + b / 2) / b);
+}
+
+/* cond ? a : b on two values already loaded: written as a mask (with a compiler barrier on both)
+ * so that clang does not turn `cond ? x->f : x->g` into one load from a computed address, which
+ * the simulator's plugin checker refuses (every access at a constant offset) */
+CCM_INLINE ccm_u64 ccm_pick(int cond, ccm_u64 a, ccm_u64 b)
+{
+	ccm_u64 mask = 0 - (ccm_u64)(cond != 0);
+
+#ifdef __bpf__
+	__asm__ volatile("" : "+r"(a), "+r"(b));
+#endif
+	return b ^ ((a ^ b) & mask);
+}
+
+/* sqrt(x) for x < 2^62, to within one (floor or floor + 1 at x = k² − 1): Newton's iteration
+ * y ← (y + x/y)/2 from 2^31, 32 fixed steps (enough from that start: halving down to the root,
+ * then quadratic).  Written without comparisons: the kernel's verifier refused a bit-by-bit
+ * root as too complex. */
+CCM_INLINE ccm_u64 ccm_isqrt(ccm_u64 x)
+{
+	ccm_u64 y = 1ULL << 31;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < 32; i++) {
+#ifdef __bpf__
+		y = (y + x / y) >> 1; /* x / 0 = 0 in BPF (x = 0 only: y reaches 0 after 32 halvings) */
+#else
+		y = (y + (y ? x / y : 0)) >> 1;
+#endif
+	}
+	return y;
+}
+CCM_INLINE ccm_s64 ccm_smin(ccm_s64 a, ccm_s64 b) { return a < b ? a : b; }
+
 /* bandwidth-delay product in bytes of rate_bps over tau_ns */
 CCM_INLINE ccm_u64 ccm_bdp_bytes(ccm_u64 rate_bps, ccm_u64 tau_ns)
 {
@@ -62,17 +116,9 @@ CCM_INLINE ccm_u64 ccm_bdp_bytes(ccm_u64 rate_bps, ccm_u64 tau_ns)
 	return (rate_bps / 1000) * tau_ns / 8000000ULL;
 }
 
-/* ---------------------------------------------------------------- PowerTCP family */
+/* ---------------------------------------------------------------- INT */
 
-struct ccm_power_params {
-	ccm_u64 tau_ns;      /* base RTT tau of the control law */
-	ccm_u64 host_bdp;    /* bytes: HostBw * tau, the window cap and the initial window */
-	ccm_u64 beta;        /* bytes: additive increase */
-	ccm_u32 gamma_fp;    /* EWMA weight of the window update */
-	ccm_u32 floor_fp;    /* lower bound of the normalised power (division guard) */
-	ccm_u32 mss;         /* bytes: lower bound of the window */
-};
-
+/* one INT record as the testbed's switches write it (common.h's dccsim_int_rec) */
 struct ccm_hop {
 	ccm_u32 qlen;     /* queue bytes at the egress when the packet passed */
 	ccm_u32 tx;       /* cumulative bytes transmitted by the egress, modulo 2^32 */
@@ -80,311 +126,85 @@ struct ccm_hop {
 	ccm_u32 rate_mbps;/* configured link rate, Mbit/s */
 };
 
-struct ccm_power_state {
-	ccm_u64 cwnd;       /* w units */
-	ccm_u64 cwnd_old;   /* w units: window remembered once per RTT */
-	ccm_u32 last_nxt;   /* snd_nxt when cwnd_old was remembered */
-	ccm_u32 smooth;     /* FP: smoothed normalised power Gamma_s */
-	ccm_u32 prev_rtt;   /* theta: previous RTT sample, ns */
-	ccm_u32 prev_t;     /* theta: time of previous update, ns modulo 2^32 */
-	ccm_u32 nhops;      /* hops in prev[] (0: no previous INT / RTT yet) */
-	ccm_u32 pad;
-	struct ccm_hop prev[CCM_MAX_HOPS];
-};
-
-CCM_INLINE void ccm_power_init(struct ccm_power_state *s, const struct ccm_power_params *p,
-			       ccm_u32 snd_nxt)
-{
-	s->cwnd = ccm_bytes_w(p->host_bdp);
-	s->cwnd_old = s->cwnd;
-	s->last_nxt = snd_nxt;
-	s->smooth = CCM_FP_ONE;
-	s->prev_rtt = 0;
-	s->prev_t = 0;
-	s->nhops = 0;
-	s->pad = 0;
-}
-
-/*
- * Normalised power of one hop between two INT samples (PowerTCP Alg. 1):
- *   lambda = qdot + mu = (dq + dtx)/dt,  nu = q + b*tau,  Gamma_norm = lambda*nu / (b^2 * tau).
- * Returns FP, 0 if the sample is unusable (dt == 0); *dt_ns receives dt.
+/* ---------------------------------------------------------------- NewReno window core
+ *
+ * The window machinery that the DCTCP and TBTCP plugins (bpf/laws/) share, as the simulator's
+ * RenoCore (crates/engine/src/cc/reno.rs): slow start, additive increase, one congestion response
+ * per window of data (RFC 6582's recover point), loss halving and the RTO's one-MSS window.
+ * Windows in w units; an ssthresh of ~0 is "arbitrarily high".
  */
-CCM_INLINE ccm_u64 ccm_hop_power(const struct ccm_hop *prev, const struct ccm_hop *cur,
-				 ccm_u64 tau_ns, ccm_u64 *dt_ns)
-{
-	ccm_u32 dt = cur->ts - prev->ts;
-	ccm_s64 dq = (ccm_s64)cur->qlen - (ccm_s64)prev->qlen;
-	ccm_u64 dtx = (ccm_u32)(cur->tx - prev->tx);
-	ccm_s64 arrived = dq + (ccm_s64)dtx;
-	ccm_u64 rate_kbps = (ccm_u64)cur->rate_mbps * 1000;
-	ccm_u64 bdt_mbytes, u, bdp, power;
-
-	*dt_ns = dt;
-	if (dt == 0 || rate_kbps == 0)
-		return 0;
-	if (arrived < 0)
-		arrived = 0;
-	if (arrived > (1LL << 28))
-		arrived = 1LL << 28;
-	/* b*dt in milli-bytes: kbit/s * ns / 8e6 * 1000 */
-	bdt_mbytes = rate_kbps * dt / 8000;
-	if (bdt_mbytes == 0)
-		bdt_mbytes = 1;
-	u = (((ccm_u64)arrived << CCM_FP_SHIFT) * 1000) / bdt_mbytes; /* lambda / b */
-	if (u > CCM_POWER_MAX)
-		u = CCM_POWER_MAX;
-	bdp = rate_kbps * tau_ns / 8000000ULL;
-	if (bdp == 0)
-		bdp = 1;
-	power = u * ((ccm_u64)cur->qlen + bdp) / bdp; /* (lambda/b) * (nu / (b*tau)) */
-	if (power > CCM_POWER_MAX)
-		power = CCM_POWER_MAX;
-	return power;
-}
-
-/* Gamma_s <- (Gamma_s * (tau - dt) + Gamma * dt) / tau, dt capped at tau; Gamma floored first. */
-CCM_INLINE void ccm_power_smooth(struct ccm_power_state *s, const struct ccm_power_params *p,
-				 ccm_u64 power, ccm_u64 dt_ns)
-{
-	ccm_u64 tau = p->tau_ns ? p->tau_ns : 1;
-	ccm_u64 dt = ccm_min(dt_ns, tau);
-
-	if (power < p->floor_fp)
-		power = p->floor_fp;
-	s->smooth = (ccm_u32)(((ccm_u64)s->smooth * (tau - dt) + power * dt) / tau);
-	if (s->smooth < p->floor_fp)
-		s->smooth = p->floor_fp;
-}
-
-/* cwnd <- gamma * (cwnd_old / Gamma_s + beta) + (1 - gamma) * cwnd, clamped to [mss, host_bdp] */
-CCM_INLINE void ccm_power_window(struct ccm_power_state *s, const struct ccm_power_params *p,
-				 ccm_u64 cwnd_old)
-{
-	ccm_u64 target = (cwnd_old << CCM_FP_SHIFT) / s->smooth + ccm_bytes_w(p->beta);
-	ccm_u64 w = ccm_mulfp(target, p->gamma_fp) + ccm_mulfp(s->cwnd, CCM_FP_ONE - p->gamma_fp);
-
-	w = ccm_max(w, ccm_bytes_w(p->mss));
-	w = ccm_min(w, ccm_bytes_w(p->host_bdp));
-	s->cwnd = w;
-}
-
-/* remember (cwnd, snd_nxt) once per RTT: when snd_una passes the stored snd_nxt */
-CCM_INLINE void ccm_power_refresh_old(struct ccm_power_state *s, ccm_u32 una, ccm_u32 nxt)
-{
-	if (ccm_seq_ge(una, s->last_nxt)) {
-		s->cwnd_old = s->cwnd;
-		s->last_nxt = nxt;
-	}
-}
-
-/*
- * PowerTCP: one ACK carrying the INT stack hops[0..n) of the acknowledged data.  The first INT of a
- * flow is only stored.  Returns 1 if the window was updated.
- */
-CCM_INLINE int ccm_powertcp_on_ack(struct ccm_power_state *s, const struct ccm_power_params *p,
-				   ccm_u32 una, ccm_u32 nxt, const struct ccm_hop *hops, ccm_u32 n)
-{
-	ccm_u64 best = 0, best_dt = 0, dt, pw;
-	int have = 0, i;
-
-	if (n > CCM_MAX_HOPS)
-		n = CCM_MAX_HOPS;
-	if (s->nhops == n && n > 0) {
-		for (i = 0; i < CCM_MAX_HOPS; i++) {
-			if (i >= (int)n)
-				break;
-			pw = ccm_hop_power(&s->prev[i], &hops[i], p->tau_ns, &dt);
-			if (dt == 0)
-				continue;
-			if (!have || pw > best) {
-				best = pw;
-				best_dt = dt;
-				have = 1;
-			}
-		}
-	}
-	for (i = 0; i < CCM_MAX_HOPS; i++) {
-		if (i >= (int)n)
-			break;
-		s->prev[i] = hops[i];
-	}
-	s->nhops = n;
-	if (!have)
-		return 0;
-	ccm_power_smooth(s, p, best, best_dt);
-	ccm_power_window(s, p, s->cwnd_old);
-	ccm_power_refresh_old(s, una, nxt);
-	return 1;
-}
-
-/*
- * theta-PowerTCP: an ACK with an RTT sample rtt_ns at time now_ns.  Acts once per RTT (when una
- * reaches the snd_nxt of the previous update): Gamma_norm = (thetadot + 1) * RTT / tau with
- * thetadot = (RTT - prevRTT) / (now - prev_update), smoothed with dt = now - prev_update, then the
- * PowerTCP window law with cwnd_old = the window set at the previous update.
- * The first sample is only stored.  Returns 1 if the window was updated.
- */
-CCM_INLINE int ccm_theta_on_ack(struct ccm_power_state *s, const struct ccm_power_params *p,
-				ccm_u32 una, ccm_u32 nxt, ccm_u32 now_ns, ccm_u32 rtt_ns)
-{
-	ccm_u32 dt;
-	ccm_u64 g1, mag, pw;
-
-	if (rtt_ns == 0)
-		return 0;
-	if (s->nhops == 0) {
-		s->prev_rtt = rtt_ns;
-		s->prev_t = now_ns;
-		s->nhops = 1;
-		s->last_nxt = nxt;
-		return 0;
-	}
-	if (!ccm_seq_ge(una, s->last_nxt))
-		return 0;
-	dt = now_ns - s->prev_t;
-	if (dt == 0)
-		return 0;
-	/* g1 = 1 + (rtt - prev)/dt in FP, floored at 0; sign handled without signed division */
-	if (rtt_ns >= s->prev_rtt) {
-		mag = ((ccm_u64)(rtt_ns - s->prev_rtt) << CCM_FP_SHIFT) / dt;
-		g1 = CCM_FP_ONE + ccm_min(mag, CCM_POWER_MAX);
-	} else {
-		mag = ((ccm_u64)(s->prev_rtt - rtt_ns) << CCM_FP_SHIFT) / dt;
-		g1 = mag >= CCM_FP_ONE ? 0 : CCM_FP_ONE - mag;
-	}
-	pw = g1 * (ccm_u64)rtt_ns / (p->tau_ns ? p->tau_ns : 1);
-	if (pw > CCM_POWER_MAX)
-		pw = CCM_POWER_MAX;
-	ccm_power_smooth(s, p, pw, dt);
-	ccm_power_window(s, p, s->cwnd);
-	s->prev_rtt = rtt_ns;
-	s->prev_t = now_ns;
-	s->last_nxt = nxt;
-	return 1;
-}
-
-/* ---------------------------------------------------------------- DCTCP (RFC 8257) */
-
-struct ccm_dctcp_params {
-	ccm_u32 mss;
-	ccm_u32 g_shift;   /* g = 2^-g_shift (RFC 8257: 1/16 -> 4) */
-	ccm_u32 min_cwnd;  /* bytes */
-	ccm_u32 pad;
-};
-
-struct ccm_dctcp_state {
+struct ccm_reno {
 	ccm_u64 cwnd;      /* w units */
 	ccm_u64 ssthresh;  /* w units */
-	ccm_u32 alpha;     /* FP */
-	ccm_u32 win_end;   /* end of the current observation window (snd_nxt at its start) */
-	ccm_u32 cut_end;   /* no further cut before una reaches this */
-	ccm_u32 pad;
-	ccm_u64 acked;     /* bytes acked in the window */
-	ccm_u64 marked;    /* bytes acked with ECE in the window */
+	ccm_u64 max_cwnd;  /* w units, ~0 = unbounded */
+	ccm_u32 recover;   /* snd_nxt at the last reduction */
+	ccm_u32 snd_una;   /* latest cumulative ACK */
+	ccm_u32 snd_nxt;   /* largest snd_nxt seen */
+	ccm_u32 cwnd_limited;
 };
 
-CCM_INLINE void ccm_dctcp_init(struct ccm_dctcp_state *s, ccm_u64 cwnd_bytes, ccm_u32 snd_una,
-				ccm_u32 snd_nxt)
+CCM_INLINE void ccm_reno_init(struct ccm_reno *r, ccm_u64 cwnd_bytes, ccm_u64 max_bytes,
+			      ccm_u32 una, ccm_u32 nxt)
 {
-	s->cwnd = ccm_bytes_w(cwnd_bytes);
-	s->ssthresh = ~0ULL;
-	s->alpha = CCM_FP_ONE;
-	s->win_end = snd_nxt;
-	s->cut_end = snd_una; /* a first ECE may cut at once */
-	s->pad = 0;
-	s->acked = 0;
-	s->marked = 0;
+	r->max_cwnd = max_bytes ? ccm_bytes_w(max_bytes) : ~0ULL;
+	r->cwnd = ccm_min(ccm_bytes_w(cwnd_bytes), r->max_cwnd);
+	r->ssthresh = ~0ULL;
+	r->recover = una;
+	r->snd_una = una;
+	r->snd_nxt = nxt;
+	r->cwnd_limited = 1;
 }
 
-/*
- * One ACK: acked bytes newly acknowledged, ece whether the ACK echoed CE.  Order: account the bytes,
- * close the observation window (alpha <- (1-g) alpha + g F) when una reaches its end, then either cut
- * once per window on ECE (cwnd <- cwnd (1 - alpha/2), ssthresh <- cwnd) or grow like Reno.
- */
-CCM_INLINE void ccm_dctcp_on_ack(struct ccm_dctcp_state *s, const struct ccm_dctcp_params *p,
-				 ccm_u32 una, ccm_u32 nxt, ccm_u64 acked, int ece)
+CCM_INLINE void ccm_reno_observe(struct ccm_reno *r, ccm_u32 una, ccm_u32 nxt, ccm_u32 limited)
 {
-	ccm_u64 f, w;
+	r->snd_una = una;
+	if (ccm_seq_ge(nxt, r->snd_nxt))
+		r->snd_nxt = nxt;
+	r->cwnd_limited = limited;
+}
 
-	s->acked += acked;
-	if (ece)
-		s->marked += acked;
-	if (ccm_seq_ge(una, s->win_end)) {
-		f = s->acked ? (s->marked << CCM_FP_SHIFT) / s->acked : 0;
-		s->alpha = (ccm_u32)(s->alpha - (s->alpha >> p->g_shift) + (f >> p->g_shift));
-		s->acked = 0;
-		s->marked = 0;
-		s->win_end = nxt;
-	}
-	if (ece) {
-		if (ccm_seq_ge(una, s->cut_end)) {
-			w = s->cwnd - ccm_mulfp(s->cwnd, s->alpha / 2);
-			s->cwnd = ccm_max(w, ccm_bytes_w(p->min_cwnd));
-			s->ssthresh = s->cwnd;
-			s->cut_end = nxt;
-		}
+CCM_INLINE int ccm_reno_in_ss(const struct ccm_reno *r) { return r->cwnd < r->ssthresh; }
+CCM_INLINE int ccm_reno_may_reduce(const struct ccm_reno *r) { return ccm_seq_ge(r->snd_una, r->recover); }
+
+/* RFC 5681 eq. (2) slow start (+min(acked, MSS), not beyond ssthresh in one step) or eq. (3)
+ * additive increase of ai_fp MSS per RTT (×2^20), only while the window is the limit */
+CCM_INLINE void ccm_reno_increase(struct ccm_reno *r, ccm_u64 acked, ccm_u32 mss, ccm_u64 ai_fp)
+{
+	if (acked == 0 || !r->cwnd_limited)
 		return;
-	}
-	if (s->cwnd < s->ssthresh)
-		s->cwnd += ccm_bytes_w(acked);
+	if (ccm_reno_in_ss(r))
+		r->cwnd = ccm_min(r->cwnd + ccm_bytes_w(ccm_min(acked, mss)), ccm_max(r->ssthresh, r->cwnd));
 	else
-		s->cwnd += (ccm_bytes_w((ccm_u64)p->mss) * acked) / ccm_max(ccm_w_bytes(s->cwnd), 1);
+		r->cwnd += ccm_mulfp(ccm_bytes_w((ccm_u64)mss) * acked, ai_fp) / ccm_max(ccm_w_bytes(r->cwnd), 1);
+	r->cwnd = ccm_min(r->cwnd, r->max_cwnd);
 }
 
-/* ---------------------------------------------------------------- TBTCP */
-
-struct ccm_tbtcp_params {
-	ccm_u32 mss;
-	ccm_u32 alpha_fp;  /* RAI: alpha MSS per RTT (paper 0.1) */
-	ccm_u32 scale;     /* S: MSS cut per marked packet (paper 1) */
-	ccm_u32 min_cwnd;  /* bytes */
-};
-
-struct ccm_tbtcp_state {
-	ccm_u64 cwnd;       /* w units */
-	ccm_u64 round_floor;/* w units: the window may not fall below this in the current RTT (50%) */
-	ccm_u32 round_end;  /* snd_nxt at the start of the current RTT */
-	ccm_u32 in_ss;      /* 1 until the first mark */
-};
-
-CCM_INLINE void ccm_tbtcp_init(struct ccm_tbtcp_state *s, ccm_u64 cwnd_bytes, ccm_u32 snd_nxt)
+/* Linux slow start: every acknowledged byte, up to ssthresh, while the window is the limit */
+CCM_INLINE void ccm_reno_slow_start_all(struct ccm_reno *r, ccm_u64 acked)
 {
-	s->cwnd = ccm_bytes_w(cwnd_bytes);
-	s->round_floor = s->cwnd / 2;
-	s->round_end = snd_nxt;
-	s->in_ss = 1;
+	if (r->cwnd_limited)
+		r->cwnd = ccm_min(ccm_min(r->cwnd + ccm_bytes_w(acked), r->ssthresh), r->max_cwnd);
 }
 
-/*
- * One ACK: acked bytes, marked = number of CE-marked packets it acknowledges (ECE with a per-packet
- * accurate receiver).  QCD: cwnd -= S * MSS per marked packet, never below half the window at the
- * start of the RTT nor min_cwnd; RAI: cwnd += alpha * MSS per RTT (alpha*MSS*acked/cwnd per ACK);
- * slow start (cwnd += acked) until the first mark.
- */
-CCM_INLINE void ccm_tbtcp_on_ack(struct ccm_tbtcp_state *s, const struct ccm_tbtcp_params *p,
-				 ccm_u32 una, ccm_u32 nxt, ccm_u64 acked, ccm_u32 marked)
+/* one congestion response: ssthresh = max(w, 2 MSS), cwnd = min(cwnd, ssthresh) */
+CCM_INLINE void ccm_reno_reduce_to(struct ccm_reno *r, ccm_u64 w, ccm_u32 mss)
 {
-	ccm_u64 cut, floor;
+	r->ssthresh = ccm_max(w, ccm_bytes_w(2ULL * mss));
+	r->cwnd = ccm_min(r->cwnd, r->ssthresh);
+	r->recover = r->snd_nxt;
+}
 
-	if (ccm_seq_ge(una, s->round_end)) {
-		s->round_end = nxt;
-		s->round_floor = s->cwnd / 2;
-	}
-	if (marked) {
-		s->in_ss = 0;
-		cut = ccm_bytes_w((ccm_u64)p->scale * p->mss * marked);
-		floor = ccm_max(s->round_floor, ccm_bytes_w(p->min_cwnd));
-		s->cwnd = s->cwnd > floor + cut ? s->cwnd - cut : ccm_min(s->cwnd, floor);
-		if (s->cwnd < ccm_bytes_w(p->min_cwnd))
-			s->cwnd = ccm_bytes_w(p->min_cwnd);
-		return;
-	}
-	if (s->in_ss)
-		s->cwnd += ccm_bytes_w(acked);
-	else
-		s->cwnd += ccm_mulfp(ccm_bytes_w((ccm_u64)p->mss) * acked, p->alpha_fp) /
-			   ccm_max(ccm_w_bytes(s->cwnd), 1);
+CCM_INLINE void ccm_reno_on_loss(struct ccm_reno *r, ccm_u32 mss)
+{
+	if (ccm_reno_may_reduce(r))
+		ccm_reno_reduce_to(r, r->cwnd / 2, mss);
+}
+
+CCM_INLINE void ccm_reno_on_rto(struct ccm_reno *r, ccm_u32 mss)
+{
+	r->ssthresh = ccm_max(r->cwnd / 2, ccm_bytes_w(2ULL * mss));
+	r->cwnd = ccm_bytes_w(mss);
+	r->recover = r->snd_nxt;
 }
 
 #endif /* DCCSIM_CC_MATH_H */

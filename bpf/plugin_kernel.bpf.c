@@ -7,14 +7,18 @@
  *         -DPLUGIN_SOURCE='"path/to/NAME.bpf.c"' -c plugin_kernel.bpf.c -o build/plugin_NAME.bpf.o
  *   bpftool struct_ops register build/plugin_NAME.bpf.o     # congestion control "dccsim_plugin"
  *
+ * -DPLUGIN_NAME=dccsim_x registers it under another name: the testbed's own controllers
+ * (`--cc powertcp|theta-powertcp|dctcp|tbtcp`) are the law plugins of bpf/laws/ built this way.
+ *
  * The context does not fit the 512-byte BPF stack beside the law's locals, so it lives in a
  * per-CPU array (one per CPU, callbacks do not nest); the plugin's 104-byte state lives in the
  * socket's icsk_ca_priv and is copied in and out around each call.  Parameters come from the
  * pinned array dccsim_plugin_params (the declared defaults until the testbed writes them; zero
  * before).  What differs from the simulator: times come from the socket's microsecond clock and
  * RTT sample (the smoothed RTT on an ACK without a sample), acked bytes are acked segments times
- * the MSS, the window is whole segments (at least 2), there are no INT records (nhops = 0), and
- * on_timer is never called (no BPF timer).
+ * the MSS, the window is whole segments (at least 2), the INT records are the newest stack the
+ * receiver's tc program saw for the flow (dccsim_int; none without INT), and on_timer is never
+ * called (no BPF timer).
  */
 #define DCCSIM_KERNEL 1
 #include "cc_bpf.h"
@@ -24,6 +28,12 @@
 #error "define PLUGIN_SOURCE as the plugin's path in quotes"
 #endif
 #include PLUGIN_SOURCE
+
+#ifndef PLUGIN_NAME
+#define PLUGIN_NAME dccsim_plugin
+#endif
+#define K_STR_(x) #x
+#define K_STR(x) K_STR_(x)
 
 /* the per-CPU context, and whether a callback on this CPU is using it: a callback that finds it
  * busy (an ACK processed in softirq while a process-context callback of another socket is running
@@ -92,18 +102,59 @@ static __always_inline struct dccsim_ctx *k_enter(struct sock *sk, __u32 event)
 	return c;
 }
 
-/* state back to the socket, the window (whole segments, at least 2) and pacing rate out */
+/* state back to the socket, the window and pacing rate out: an unpaced law's window as whole
+ * segments (rounded, at least 2); a paced law's rounded up (at least 1), so that its sub-segment
+ * part acts through the pacing rate (a few-packet BDP on the testbed makes that matter) */
 static __always_inline void k_leave(struct sock *sk, struct dccsim_ctx *c)
 {
 	struct k_scratch *k = (struct k_scratch *)c;
+	struct tcp_sock *tp = dcc_tp(sk);
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	__u64 pkts;
 
 	__builtin_memcpy(dcc_priv(sk), c->state, DCCSIM_STATE_BYTES);
-	dcc_set_cwnd(sk, c->cwnd_bytes << 10, 2);
 	if (c->pacing_bps) {
+		pkts = (c->cwnd_bytes + mss - 1) / mss;
+		if (pkts < 1)
+			pkts = 1;
+		if (pkts > tp->snd_cwnd_clamp)
+			pkts = tp->snd_cwnd_clamp;
+		tp->snd_cwnd = (__u32)pkts;
 		sk->sk_pacing_status = SK_PACING_NEEDED;
 		sk->sk_pacing_rate = c->pacing_bps / 8;
+	} else {
+		dcc_set_cwnd(sk, c->cwnd_bytes << 10, 2);
 	}
 	k->busy = 0;
+}
+
+/* the newest INT stack of the flow (the receiver's tc program copies it into dccsim_int, keyed by
+ * the data packets' addresses), at most CCM_MAX_HOPS records */
+static __always_inline void k_int(struct sock *sk, struct dccsim_ctx *c)
+{
+	struct dccsim_flow_key key = {};
+	struct dccsim_int_rec *r;
+	__u32 n, i;
+
+	key.saddr = sk->__sk_common.skc_rcv_saddr;
+	key.daddr = sk->__sk_common.skc_daddr;
+	key.sport = bpf_htons(sk->__sk_common.skc_num);
+	key.dport = sk->__sk_common.skc_dport;
+	r = bpf_map_lookup_elem(&dccsim_int, &key);
+	if (!r)
+		return;
+	n = r->nhops < CCM_MAX_HOPS ? r->nhops : CCM_MAX_HOPS;
+#pragma unroll
+	for (i = 0; i < CCM_MAX_HOPS; i++) {
+		if (i < n) {
+			c->hop[i].qlen = r->hops[i].qlen;
+			c->hop[i].tx_bytes = r->hops[i].tx;
+			c->hop[i].ts_ns = r->hops[i].ts;
+			c->hop[i].rate_mbps = r->hops[i].rate_mbps;
+		}
+	}
+	c->nhops = n;
+	c->path_hops = n;
 }
 
 SEC("struct_ops/dccsim_plugin_init")
@@ -133,6 +184,7 @@ void BPF_PROG(dccsim_plugin_cong_control, struct sock *sk, __u32 ack, int flag,
 	if (rtt_us <= 0)
 		rtt_us = dcc_tp(sk)->srtt_us >> 3;
 	c->rtt_ns = (__u64)rtt_us * 1000;
+	k_int(sk, c);
 	c->acked_bytes = (__u64)rs->acked_sacked * c->mss;
 	c->ecn = (flag & DCC_FLAG_ECE) != 0;
 	c->cwnd_limited = dcc_cwnd_limited(sk);
@@ -166,7 +218,7 @@ void BPF_PROG(dccsim_plugin_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 DCC_KEEP_CWND_OPS(dccsim_plugin)
 
 SEC(".struct_ops")
-struct tcp_congestion_ops dccsim_plugin = {
+struct tcp_congestion_ops PLUGIN_NAME = {
 	.init = (void *)dccsim_plugin_init,
 	.cong_control = (void *)dccsim_plugin_cong_control,
 	.set_state = (void *)dccsim_plugin_set_state,
@@ -174,5 +226,5 @@ struct tcp_congestion_ops dccsim_plugin = {
 	.ssthresh = (void *)dccsim_plugin_ssthresh,
 	.undo_cwnd = (void *)dccsim_plugin_undo_cwnd,
 	.flags = DCC_TCP_CONG_NEEDS_ECN,
-	.name = "dccsim_plugin",
+	.name = K_STR(PLUGIN_NAME),
 };

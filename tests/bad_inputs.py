@@ -198,7 +198,8 @@ def cases() -> list[Case]:
     mut("workload.sending_racks", [0, 5, 1.5], base=pois)
     mut("workload.stop_when_done", ["yes"], base=pois)
     mut("workload.kind", ["poisson"], base=_set(BASE, "workload", wl))  # a star has no racks
-    inc = _set(pois, "workload.incast", {"rate": 100, "size": "100KB"})
+    # fan_in within the 4-host racks (the default 10 would not fit them, and is refused)
+    inc = _set(pois, "workload.incast", {"rate": 100, "size": "100KB", "fan_in": 4})
     mut("workload.incast.rate", [0, -1, NAN, "4/s"], base=inc)
     mut("workload.incast.rate", [_DELETE], base=inc)
     mut("workload.incast.fan_in", [0, 5, 2.5], base=inc)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
-# Scale benchmarks run the code of bench-fattree-perm on larger FatTrees (1024 and 8192 hosts);
+# Scale benchmarks run the code of bench-fattree-perm on larger FatTrees (1024, 8192 and 65 536 hosts);
 # they take a minute or more each, so they are measured by `dccsim bench`, not replayed here.
 # bench-websearch-0.6 (issue 8 item 6) simulates 20 808 websearch flows, minutes of engine time.
 # amp-short-flows, amp-jobs and amp-datamining(-paper-rate) (issue 10) run 64 to 128 multipath long flows on the
@@ -29,6 +29,7 @@ CONFIGS = ROOT / "crates" / "engine" / "tests" / "golden" / "configs"
 SCALE_BENCHMARKS = {
     "bench-fattree-1024-perm",
     "bench-fattree-8192-perm",
+    "bench-fattree-65536-perm",
     "bench-websearch-0.6",
     "amp-short-flows",
     "amp-jobs",

@@ -1,6 +1,6 @@
 """Per-ACK cost of a congestion-control law run as a plugin against the same law in native Rust
 (docs/benchmarks.md, "Plugins"): DCTCP, Linux reading, as the native `dctcp` (variant = "linux")
-and as examples/dctcp.bpf.c, on the networks and flows of `powertcp-incast` and
+and as bpf/laws/dctcp.bpf.c (law = 1, the same reading), on the networks and flows of `powertcp-incast` and
 `bench-fattree-perm` with step ECN marking at K = 65 KB (so that the law cuts), engine CPU time only (process_time: the machine is shared)
 (short runs repeated for 0.5 s), native and plugin runs interleaved, minimum of REPS each.
 
@@ -44,7 +44,7 @@ def main(reps: int) -> None:
     print("|---|---|---|---|---|---|")
     for name in CASES:
         native = config(name, {"algorithm": "dctcp", "variant": "linux"})
-        plugin = config(name, {"plugin": str(ROOT / "examples" / "dctcp.bpf.c")})
+        plugin = config(name, {"plugin": str(ROOT / "bpf" / "laws" / "dctcp.bpf.c"), "law": 1})
         tn, tp = [], []
         for _ in range(reps):
             t, sn = timed(native)

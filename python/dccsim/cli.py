@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import termination
-from .errors import EngineUnavailable, ScenarioError
+from .errors import EngineUnavailable, InvariantViolation, ScenarioError
 from .usage import OneLineParser
 
 EXIT_USAGE = 2
+EXIT_FAILED = 1  # the run itself failed (an end-of-run invariant of the engine does not hold)
 
 
 def _fail(message: str) -> int:
@@ -72,6 +73,23 @@ def with_pcap(scn, ports):
     return from_dict(d, default_name=scn.name)
 
 
+def with_log(scn, specs):
+    """The scenario with `specs` (`cc:flow=3,node=h2`) added to `metrics.log` (checked by the engine)."""
+    from .scenario import from_dict, to_dict
+
+    d = to_dict(scn)
+    m = d.setdefault("metrics", {})
+    m["log"] = list(m.get("log", [])) + list(specs)
+    return from_dict(d, default_name=scn.name)
+
+
+def with_check(scn):
+    """The scenario with the engine's end-of-run invariants checked (`[engine] check = true`)."""
+    import dataclasses
+
+    return dataclasses.replace(scn, engine=dataclasses.replace(scn.engine, check=True))
+
+
 def with_plugin(scn, path: str):
     """The scenario with its controller replaced by the plugin at `path` (compiled if a .c) and its
     experiment's variants dropped: one run of the plugin on the scenario's network and flows."""
@@ -103,6 +121,14 @@ def cmd_run(args) -> int:
         scn = scn.with_seed(args.seed)
     if args.pcap:
         scn = with_pcap(scn, args.pcap)
+    if args.fixed_scale:
+        from .figure_layout import with_fixed_scale
+
+        scn = with_fixed_scale(scn)
+    if args.log:
+        scn = with_log(scn, args.log)
+    if args.check:
+        scn = with_check(scn)
     out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
@@ -121,6 +147,7 @@ def cmd_run(args) -> int:
     _register(out)
     if not args.quiet:
         _say_pcaps(out, summary)
+        _say_logs(out, summary)
     if args.json:
         sys.stdout.write(json_text(summary))
     elif args.quiet:
@@ -140,6 +167,15 @@ def _say_pcaps(out: Path, summary: dict) -> None:
     if pcaps:
         where = ", ".join(pcaps) if len(pcaps) <= 3 else f"{out}/<variant>/packets.pcap ({len(pcaps)} files)"
         print(f"dccsim: packets captured: {where} (Wireshark: -X lua_script:{LUA})", file=sys.stderr)
+
+
+def _say_logs(out: Path, summary: dict) -> None:
+    """One stderr line naming the debug logs the run wrote (--log)."""
+    logs = [out / slug / "log.txt" for slug in summary.get("runs", {})]
+    logs = [p for p in logs if p.is_file()]
+    for p in logs:
+        n = sum(1 for _ in p.open())
+        print(f"dccsim: debug log: {p} ({n} lines)", file=sys.stderr)
 
 
 def _out_arg(value: str) -> str:
@@ -196,7 +232,92 @@ def cmd_query(args) -> int:
 def cmd_figures(args) -> int:
     from .redraw import draw
 
-    print(draw(args.dir))
+    print(draw(args.dir, fixed_scale=args.fixed_scale))
+    return 0
+
+
+IMPORTS = ("hpcc-topology", "hpcc-flows", "hpcc-fct")
+EXPORTS = ("hpcc-fct",)
+
+
+def cmd_import(args) -> int:
+    from .hpcc import fct, flows, topology
+
+    topo = topology.load(args.topology) if args.topology else None
+    if args.format == "hpcc-fct":
+        if not args.out:
+            raise ScenarioError("--out", "hpcc-fct writes a flow table; name it, e.g. --out fct.parquet")
+        cols = fct.read(args.file, topo)
+        fct.write_table(_out_arg(args.out), cols)
+        print(f"{len(cols['flow_id'])} flow records -> {args.out}", file=sys.stderr)
+        return 0
+    if args.format == "hpcc-topology":
+        if args.topology:
+            raise ScenarioError(
+                "--topology", "hpcc-topology reads FILE as the topology; use --flows for a flow file"
+            )
+        topo, flow_path = topology.load(args.file), args.flows
+    else:
+        if topo is None:
+            raise ScenarioError(
+                "--topology", "hpcc-flows needs the simulator's topology file (the flows name its nodes)"
+            )
+        if args.flows:
+            raise ScenarioError("--flows", "hpcc-flows reads FILE as the flow file")
+        flow_path = args.file
+    if topo.ignored_from:
+        print(
+            f"dccsim: warning: {topo.ignored_from}: not read: it follows the {len(topo.links)} links the "
+            "first line announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    flow_list, unread = flows.load(flow_path) if flow_path else ([], "")
+    if unread:
+        print(
+            f"dccsim: warning: {unread}: not read: it follows the {len(flow_list)} flows the first line "
+            "announces (the simulator reads no further)",
+            file=sys.stderr,
+        )
+    if not flow_list:
+        print(
+            "dccsim: note: no flows given: the scenario runs a permutation of long flows ([workload])",
+            file=sys.stderr,
+        )
+    name = Path(args.out).stem if args.out else Path(args.file).stem
+    table = flows.scenario(topo, flow_list, name, str(flow_path))
+    text = _scenario_text(table, *dict.fromkeys((args.topology or args.file, flow_path)))
+    if args.out:
+        from .results import write_text
+
+        write_text(Path(_out_arg(args.out)), text)
+        print(f"scenario with {len(topo.hosts)} hosts, {len(flow_list)} flows -> {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _scenario_text(table: dict, *sources) -> str:
+    """The imported scenario as TOML, checked as `dccsim run` would read it."""
+    import tomli_w
+
+    from .scenario import from_dict
+
+    from_dict(table, default_name=table["name"])  # every field checked before anything is written
+    head = "".join(f"# imported from {s} (dccsim import)\n" for s in sources if s)
+    return head + tomli_w.dumps(table)
+
+
+def cmd_export(args) -> int:
+    from .hpcc import fct, topology
+
+    topo = topology.load(args.topology) if args.topology else None
+    text = fct.export_run(args.dir, args.variant, topo)
+    if args.out:
+        from .results import write_text
+
+        write_text(Path(_out_arg(args.out)), text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -294,6 +415,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output directory (default runs/<file or experiment name>-seed<N>)")
     s.add_argument("--force", action="store_true", help="replace an output directory that holds another run")
     s.add_argument(
+        "--check",
+        action="store_true",
+        help="check the engine's end-of-run invariants (conservation, lossless, flow records; [engine] check)",
+    )
+    s.add_argument(
         "--memory-limit",
         metavar="SIZE",
         help="refuse runs estimated above SIZE (e.g. 8GiB; default $DCCSIM_MEMORY_LIMIT or 80%% of RAM)",
@@ -318,6 +444,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="run this congestion-control plugin (.bpf.c or .o, docs/plugins.md) instead of the scenario's controllers",
     )
     s.add_argument(
+        "--log",
+        action="append",
+        metavar="COMPONENT[:flow=N,node=hN]",
+        help="write a per-event debug log of COMPONENT (cc) for the matching flows/nodes to "
+        "<variant>/log.txt (e.g. cc:flow=3, cc:node=h2); repeatable",
+    )
+    s.add_argument(
         "--pcap",
         action="append",
         metavar="PORT",
@@ -329,6 +462,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--quiet", action="store_true", help="no progress; print only the output directory")
     s.add_argument("--no-figures", action="store_true", help="do not draw the analysis's figures")
+    s.add_argument(
+        "--fixed-scale",
+        action="store_true",
+        help="figures' axes from the scenario (buffer, line rate), not the data, to compare runs "
+        "([experiment] fixed_scale = true)",
+    )
     s.add_argument(
         "--jobs",
         type=int,
@@ -371,7 +510,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw a run's figure from its files (a run made with --no-figures, or interrupted)",
     )
     s.add_argument("dir", metavar="RUN-DIR")
+    s.add_argument(
+        "--fixed-scale",
+        action="store_true",
+        help="axes from the scenario (buffer, line rate), not the data, to compare runs",
+    )
     s.set_defaults(func=cmd_figures)
+
+    s = sub.add_parser(
+        "import",
+        help="a scenario or flow records from the HPCC/PowerTCP ns-3 simulators' files (docs/python-front.md)",
+    )
+    s.add_argument("format", choices=IMPORTS, metavar="FORMAT", help=f"one of: {', '.join(IMPORTS)}")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument(
+        "--topology", metavar="TOPOLOGY.txt", help="the simulator's topology file (node ids -> hosts)"
+    )
+    s.add_argument("--flows", metavar="FLOW.txt", help="hpcc-topology: also this flow file")
+    s.add_argument(
+        "--out",
+        "-o",
+        metavar="PATH",
+        help="where to write (scenario: default stdout; hpcc-fct: a .parquet, required)",
+    )
+    s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("export", help="a run's results in another simulator's format (--format hpcc-fct)")
+    s.add_argument("dir", metavar="RUN-DIR")
+    s.add_argument(
+        "--format", required=True, choices=EXPORTS, metavar="FORMAT", help=f"one of: {', '.join(EXPORTS)}"
+    )
+    s.add_argument(
+        "--variant", metavar="NAME", help="the variant to export (needed when the run has several)"
+    )
+    s.add_argument(
+        "--topology", metavar="TOPOLOGY.txt", help="map hosts back to this topology file's node ids"
+    )
+    s.add_argument("--out", "-o", metavar="FILE", help="where to write (default stdout)")
+    s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("report", help="self-contained HTML page of a run or sweep directory")
     s.add_argument("dir", metavar="RUN-OR-SWEEP-DIR")
@@ -406,7 +582,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--scale",
         action="store_true",
-        help="also the 1024- and 8192-host FatTrees and websearch at load 0.6 (minutes each)",
+        help="also the 1024-, 8192- and 65 536-host FatTrees and websearch at load 0.6 (minutes each)",
     )
     s.set_defaults(func=cmd_bench)
 
@@ -445,6 +621,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail(str(e))
     except EngineUnavailable as e:
         return _fail(f"engine: {e}")
+    except InvariantViolation as e:
+        print(f"dccsim: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if termination.received() else "interrupted"
         print(f"dccsim: {what}{': ' + str(e) if str(e) else ''}", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import EngineUnavailable, ScenarioError
+from .errors import EngineUnavailable, InvariantViolation, ScenarioError
 
 
 def _module():
@@ -106,6 +106,8 @@ def run(config: dict, progress=None) -> dict:
     text = json.dumps(config, sort_keys=True)
     try:
         return mod.run(text, progress)
+    except mod.InvariantViolation as e:
+        raise InvariantViolation(str(e)) from None
     except ValueError as e:
         msg = str(e)
         field, sep, rest = msg.partition(": ")

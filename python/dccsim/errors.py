@@ -59,3 +59,9 @@ class EngineUnavailable(RuntimeError):
 class OutputError(ScenarioError):
     """The output location cannot be used (not a directory, not writable, locked, full, holding
     another run). Reported like bad input: one line naming the field (``out``), exit status 2."""
+
+
+class InvariantViolation(RuntimeError):
+    """An end-of-run invariant of the engine does not hold (`[engine] check`, `dccsim run
+    --check`; docs/engine-api.md): an engine bug, not bad input. The message is the engine's one
+    line naming the invariant, where it failed and the numbers; the CLI exits with status 1."""

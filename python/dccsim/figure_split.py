@@ -1,7 +1,8 @@
 """One figure rendered by two processes, each drawing the panels on its side of a vertical cut.
 
-Drawing a wide figure of many panels (the incast figure: 7 panels, each with a twin axis) costs
-more than anything else in a short run, and it is single-threaded. In the figure worker
+Drawing a figure of many panels (the fairness grid: 10 panels; the incast figure had 7 with
+twin axes before it became an overlay) costs more than anything else in a short run, and it is
+single-threaded. In the figure worker
 (figure_worker.py) `plots.save` hands such a figure (its analysis has `PARALLEL_FIGURE = True`)
 to `Split.save`, which, the figure being built:
 

@@ -51,8 +51,8 @@ def _first_error(text: str) -> str:
 
 
 def compile_source(source: Path, field: str = "cc.plugin") -> Path:
-    """The BPF object of `source` (a .c file, compiled by clang once per content of it and of
-    plugin_api.h; a .o is returned as it is)."""
+    """The BPF object of `source` (a .c file, compiled by clang once per content of it, of
+    plugin_api.h and of cc_math.h when it includes that; a .o is returned as it is)."""
     if source.suffix == ".o":
         if not source.is_file():
             raise ScenarioError(field, f"{source}: no such file")
@@ -68,7 +68,11 @@ def compile_source(source: Path, field: str = "cc.plugin") -> Path:
         raise ScenarioError(
             field, f"{source}: plugin_api.h not found in {api_dir()} (set DCCSIM_PLUGIN_INCLUDE)"
         ) from None
-    digest = hashlib.sha256(text + b"\0" + api + b"\0" + " ".join(CLANG_FLAGS).encode()).hexdigest()[:16]
+    # the laws of bpf/laws/ share the repository's fixed-point helpers: a change there is a change
+    # of the plugin
+    math = (api_dir() / "cc_math.h").read_bytes() if b'"cc_math.h"' in text else b""
+    key = text + b"\0" + api + b"\0" + math + b"\0" + " ".join(CLANG_FLAGS).encode()
+    digest = hashlib.sha256(key).hexdigest()[:16]
     stem = source.name.removesuffix(".c").removesuffix(".bpf")
     obj = cache_dir() / f"{stem}-{digest}.o"
     if obj.is_file():

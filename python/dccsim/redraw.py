@@ -37,8 +37,9 @@ def _tables(variant_dir: Path, names, field: str) -> dict:
     return out
 
 
-def draw(run_dir) -> Path:
-    """Draw the figure of the run in `run_dir`; returns its path. Bad input (not a run, no analysis
+def draw(run_dir, fixed_scale: bool = False) -> Path:
+    """Draw the figure of the run in `run_dir`; returns its path. `fixed_scale`: axes from the
+    scenario, not the data (figure_layout.py), as if the run had `[experiment] fixed_scale`. Bad input (not a run, no analysis
     with a figure, no finished variant, a variant the scenario does not name) raises ScenarioError
     naming `run_dir`."""
     from . import results
@@ -64,6 +65,10 @@ def draw(run_dir) -> Path:
     if not order:
         raise ScenarioError(field, f"the run in {str(d)!r} has no finished variant to draw")
     scn = loads(text)  # as the run read it (runner.variant_job)
+    if fixed_scale:
+        from .figure_layout import with_fixed_scale
+
+        scn = with_fixed_scale(scn)
     by_slug = {v.slug: v for v in scn.variants()}
     names = analysis.FIGURE_TABLES or list(results.table_columns())
     series = {}

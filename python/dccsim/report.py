@@ -19,7 +19,7 @@ CSS = """
 body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;font-size:90%}
 th{background:#f3f3f3}.holds{background:#e3f6e3}.partly{background:#fff6d6}.differs{background:#fbe3e3}.na{background:#eee}
-pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:85%}img{max-width:100%}
+pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:85%}img{max-width:100%;height:auto}figure{margin:1em 0}
 .chart{margin:1em 0}
 """
 
@@ -51,14 +51,18 @@ def _claims_table(claims: list) -> str:
     return f"<table><tr><th>variant</th><th>paper claims</th><th>measured</th><th>verdict</th></tr>{rows}</table>"
 
 
-def _figures(run_dir: Path, names: list) -> str:
+def _figures(run_dir: Path, names: list, page_dir: Path) -> str:
+    """The run's figures, embedded (the page stays self-contained) at their own width up to the
+    page's, each a link to the full-size PNG beside the run."""
     out = []
     for n in names:
         f = run_dir / n
         if f.is_file():
             b64 = base64.b64encode(f.read_bytes()).decode("ascii")
+            rel = _e(Path(os.path.relpath(f, page_dir)).as_posix())
             out.append(
-                f"<figure><img alt='{_e(n)}' src='data:image/png;base64,{b64}'><figcaption>{_e(n)}</figcaption></figure>"
+                f"<figure><a href='{rel}'><img alt='{_e(n)}' src='data:image/png;base64,{b64}'></a>"
+                f"<figcaption>{_link(page_dir, f, n)} (full size)</figcaption></figure>"
             )
     return "".join(out) or "<p>No figures (run with figures to include them).</p>"
 
@@ -126,7 +130,7 @@ def run_section(run_dir: Path, page_dir: Path, heading: Optional[str] = None) ->
         f"<a href='#scenario'>scenario</a> · <a href='#meta'>meta</a></nav>"
         f"<h2 id='claims'>Claims</h2>{_claims_table(s.get('claims') or [])}"
         f"<table><tr><th>variant</th><th>algorithm</th><th>flows completed</th><th>packets dropped</th></tr>{variants}</table>"
-        f"<h2 id='figures'>Figures</h2>{_figures(run_dir, s.get('figures') or [])}"
+        f"<h2 id='figures'>Figures</h2>{_figures(run_dir, s.get('figures') or [], page_dir)}"
         f"<h2 id='charts'>Interactive charts</h2>@@CHARTS@@"
         f"<h2 id='files'>Files</h2><p>{' · '.join(links)}</p>"
         f"<h2 id='scenario'>Scenario</h2><pre>{_e(scenario)}</pre>"

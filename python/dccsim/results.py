@@ -294,6 +294,10 @@ def write_variant(out_dir: Path, slug: str, result: dict, summary: dict) -> None
         tmp = d / "packets.tmp.pcap"
         pcap.write(tmp, tables["packets"], tables["flows"], tables["packet_int"])
         os.replace(tmp, d / "packets.pcap")
+    if result.get("log"):
+        tmp = d / "log.tmp.txt"
+        tmp.write_text(result["log"])
+        os.replace(tmp, d / "log.txt")
     write_json(d / "summary.json", summary)
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from . import engine, figure_file, limits, outdir, results
-from .analysis import ANALYSES
-from .errors import ScenarioError
+from .analysis import ANALYSES, DEFAULT
+from .errors import InvariantViolation, ScenarioError
 from .scenario import Scenario, Variant, dump_toml
 
 
@@ -177,6 +177,8 @@ def variant_job(scenario_text: str, slug: str, staging: str, keep_tables: bool) 
         return run_variant(scn, v, analysis, Path(staging), keep_tables)
     except ScenarioError as e:
         return {"error": {"field": e.field, "message": e.message}}
+    except InvariantViolation as e:
+        return {"error": {"invariant": str(e)}}
     except OSError as e:  # writing the variant's files failed: the parent reports it as its own
         return {"error": {"os": [e.errno, e.strerror, e.filename]}}
     except Exception as e:  # noqa: BLE001  (reported by the parent with the variant's name)
@@ -195,7 +197,9 @@ def _figure_tables(analysis, tables: dict) -> dict:
 
 
 def _analysis(scn: Scenario):
-    analysis = ANALYSES.get(scn.experiment.analysis) if scn.experiment and scn.experiment.analysis else None
+    """The scenario's analysis; a scenario that names none gets the overview's default figures."""
+    name = scn.experiment.analysis if scn.experiment and scn.experiment.analysis else DEFAULT
+    analysis = ANALYSES.get(name)
     if analysis is not None and scn.metrics.interval_ps == 0 and analysis.NEEDS_SAMPLES:
         analysis = None  # nothing was sampled, so there is nothing to analyse
     return analysis
@@ -270,7 +274,9 @@ def run(
         "experiment": scn.name,
         "title": scn.experiment.title if scn.experiment else "",
         "seed": scn.seed,
-        "analysis": scn.experiment.analysis if analysis else None,
+        "analysis": (scn.experiment.analysis if scn.experiment and scn.experiment.analysis else DEFAULT)
+        if analysis
+        else None,
         "order": [],
         "runs": {},
         "claims": [],
@@ -292,6 +298,8 @@ def run(
             err = outcome["error"]
             if "os" in err:
                 raise OSError(*err["os"])
+            if "invariant" in err:
+                raise InvariantViolation(f"{err['invariant']} (variant {v.name!r})")
             raise _failed(v, err["field"], err["message"])
         finished[v.slug] = outcome
         wall[v.slug] = outcome["wall"]
@@ -323,6 +331,8 @@ def run(
                 outcome = run_variant(scn, v, analysis, staging, keep, inside)
             except ScenarioError as e:
                 raise _failed(v, e.field, e.message) from None
+            except InvariantViolation as e:
+                raise InvariantViolation(f"{e} (variant {v.name!r})") from None
             record(v, outcome)
 
         if jobs is None and n_jobs > 1:

@@ -27,3 +27,16 @@ def assert_input_error(proc, field):
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"dccsim: error: {field}"), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def run_catalog_edited(name, tmp_path, edit=lambda s: s, variants=None, figures=None):
+    """Run catalog experiment `name` with its TOML text passed through `edit` (a shorter duration,
+    fewer flows) into tmp_path/name; returns (summary, scenario). `figures`: None = the runner's default."""
+    from dccsim import runner
+    from dccsim.experiments import text
+    from dccsim.scenario import loads
+
+    scn = loads(edit(text(name)), default_name=name)
+    drawn = {} if figures is None else {"figures": figures}
+    out = runner.run(scn, tmp_path / name, variants=variants, progress=False, argv=["test"], **drawn)
+    return out, scn

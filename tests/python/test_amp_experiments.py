@@ -9,6 +9,7 @@ import pytest
 
 from dccsim.experiments import get, list_experiments, text
 from dccsim.scenario import dump_toml, loads
+from cli_helpers import run_catalog_edited
 
 AMP = (
     "amp-incast",
@@ -67,11 +68,7 @@ def test_incast_episodes_follow_the_papers_pattern():
         assert {f.subflows for f in fs} == {4} and len({f.size_bytes for f in fs}) == 1
 
 
-def _run(name, tmp_path, edit=lambda s: s, variants=None):
-    from dccsim import runner
-
-    scn = loads(edit(text(name)), default_name=name)
-    return runner.run(scn, tmp_path / name, variants=variants, progress=False, argv=["test"]), scn
+_run = run_catalog_edited
 
 
 def _first_episodes(t: str, n: int) -> str:
@@ -158,6 +155,10 @@ def test_short_flows_beside_multipath_long_flows_finish_and_are_measured(tmp_pat
     # 1 MB alone takes 0.8 ms at 10 Gbps; beside the long flows the full run's p99 is 4.4 ms
     assert 0 < m["fct_p50_s"] <= m["fct_p90_s"] <= m["fct_p99_s"] < 0.01
     assert m["long_goodput_bps"] > 1e9
+    # Fig. 13(c): every layer of the fat-tree is sampled (metrics.ports = ["*"])
+    u = m["utilization_pct_by_layer"]
+    assert set(u) == {"edge", "aggregation", "core"}
+    assert all(0 < x <= 100 for x in u.values())
 
 
 def _jobs_until(t: str, stop_ms: int) -> str:

@@ -61,4 +61,4 @@ def test_an_unknown_paper_is_one_error_naming_the_figures():
     with pytest.raises(ScenarioError) as e:
         ANALYSES["amp"].check(scn)
     assert e.value.field == "experiment.paper"
-    assert "'amp-fig99'" in str(e.value) and "amp-fig2, amp-fig4, amp-fig9" in str(e.value)
+    assert "'amp-fig99'" in str(e.value) and "amp-fig2, amp-fig4, amp-fig4b, amp-fig9" in str(e.value)

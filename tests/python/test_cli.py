@@ -53,7 +53,7 @@ def test_bad_rate_exits_2(tmp_path):
 def test_unknown_experiment_and_variant():
     assert_input_error(dccsim("run", "no-such-experiment"), "experiment: unknown experiment")
     assert_input_error(dccsim("show", "no-such-experiment"), "experiment")
-    assert_input_error(dccsim("run", "powertcp-incast", "--variant", "timely"), "variant")
+    assert_input_error(dccsim("run", "powertcp-incast", "--variant", "swift"), "variant")
     assert_input_error(dccsim("run", "missing.toml"), "scenario: cannot read")
 
 

@@ -244,51 +244,49 @@ def _incast_series(n: int):
     return scn, series
 
 
-def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
-    """The incast figure rendered half by each of two processes (figure_split.py) is
-    byte-identical to the figure drawn whole in one process, through the worker and in-process."""
-    from dccsim import figure_split
-    from dccsim.analysis import incast
-    from dccsim.figure_worker import FigureWorker
+def _grid_figure(path=None):
+    """A grid of 7 panels with twin axes (figure_layout.grid, as the per-variant figures draw
+    them), saved through plots.save when `path` is given."""
+    from dccsim import figure_layout
 
-    scn, series = _incast_series(len(experiments.get("powertcp-incast").variants()))
-    assert incast.ANALYSIS.PARALLEL_FIGURE
-    FigureWorker(split=True).draw("incast", scn, series, tmp_path / "worker.png")
+    scn = experiments.get("powertcp-incast")
+    fig, axes, _ = figure_layout.grid(7, scn, twin=True, legend_labels=2)
+    x = np.linspace(0, 1, 400)
+    for i, ax in enumerate(axes):
+        ax.plot(x, np.sin(x * (i + 1) * 6), label="a")
+        ax.twinx().plot(x, np.cos(x * (i + 1) * 3), color="C3", label="b")
+        ax.set_title(f"panel {i}")
+    figure_layout.legend(fig, axes)
+    if path is not None:
+        plots.save(fig, path)
+    return fig
+
+
+def test_split_figure_is_the_same_png_as_one_draw(tmp_path):
+    """A grid figure rendered half by each of two processes (figure_split.py) is byte-identical
+    to the figure drawn whole in one process."""
+    from dccsim import figure_split
+
     split = figure_split.Split(always=True)
     figure_split.activate(split)
     try:
-        incast.ANALYSIS.figure(scn, series, tmp_path / "split.png")
+        _grid_figure(tmp_path / "split.png")
     finally:
         figure_split.activate(None)
     assert split.forked
-    incast.ANALYSIS.figure(scn, series, tmp_path / "whole.png")
-    whole = (tmp_path / "whole.png").read_bytes()
-    assert (tmp_path / "split.png").read_bytes() == whole
-    assert (tmp_path / "worker.png").read_bytes() == whole
+    _grid_figure(tmp_path / "whole.png")
+    assert (tmp_path / "split.png").read_bytes() == (tmp_path / "whole.png").read_bytes()
 
 
-def test_incast_figure_splits_without_falling_back():
-    """Structural guard of the parallel figure: the incast figure has a cut between its panels,
-    each side gets panels, and nothing of either side's panels reaches across the cut (otherwise
-    the left process would silently draw the whole figure alone)."""
+def test_grid_figure_splits_without_falling_back():
+    """Structural guard of the parallel figure: a grid of figure_layout has a cut between its
+    columns, each side gets panels, and nothing of either side's panels reaches across the cut
+    (otherwise the left process would silently draw the whole figure alone)."""
     from dccsim import figure_split
-    from dccsim.analysis import incast
 
-    scn, series = _incast_series(7)
-    captured = {}
-
-    class Capture:
-        def save(self, fig, path, dpi, metadata):
-            captured["fig"] = fig
-
-    figure_split.activate(Capture())
-    try:
-        incast.ANALYSIS.figure(scn, series, "unused.png")
-    finally:
-        figure_split.activate(None)
-    fig = captured["fig"]
+    fig = _grid_figure()
     cut, left, right = figure_split.cut_column(fig)
-    assert len(left) == 6 and len(right) == 8  # 3 and 4 panels, each with its twin axis
+    assert left and right and len(left) + len(right) == 14  # 7 panels, each with its twin axis
     for side in ("left", "right"):
         got_cut, part, clean = figure_split.render_side(fig, plots.DPI, side)
         assert got_cut == cut and clean, side

@@ -103,6 +103,7 @@ def _declared_prefixes() -> set:
 
 
 def _check_invariants(out: dict, scn) -> None:
+    """The front's view of the results (the engine checked its own invariants during the run)."""
     s = out["summary"]
     assert all(v >= 0 for v in s.values() if isinstance(v, (int, float))), s
     f = out["flows"]
@@ -131,7 +132,9 @@ def test_a_generated_scenario_is_refused_with_its_field_or_runs_soundly(data):
         assert e.field.split(".")[0].split("[")[0] in _declared_prefixes(), text
         return
     try:
-        out = engine.run(scn.to_engine_config())
+        # the engine's end-of-run invariants (conservation, lossless, flow records; [engine] check):
+        # a violation raises InvariantViolation and fails the case
+        out = engine.run({**scn.to_engine_config(), "engine": {"check": True}})
     except ScenarioError as e:  # refused by the engine's own checks: still one named line
         assert "\n" not in str(e) and e.field, str(e)
         return

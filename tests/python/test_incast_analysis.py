@@ -127,14 +127,35 @@ def test_homa_overcommit_claim_picks_the_lowest_peak_that_keeps_throughput():
 
     scn = experiments.get("powertcp-homa-overcommit")
     vs = [v for v in scn.variants() if v.cc.algorithm == "homa"]
-    m = {v.slug: {"peak_queue_bytes": 1000 - 10 * i, "throughput_pct": 100.0} for i, v in enumerate(vs)}
+    # peaks 5 % apart (beyond the 2 % tie), all drained at the same time
+    m = {
+        v.slug: {"peak_queue_bytes": 1000 - 50 * i, "throughput_pct": 100.0, "recovery_ps": 300 * 10**6}
+        for i, v in enumerate(vs)
+    }
     # overcommit 6 has the lowest peak but loses throughput: it must not win
     m[vs[-1].slug]["throughput_pct"] = 80.0
     row = incast._homa_overcommit_claim(scn.variants(), m)[0]
     assert row["verdict"].startswith("differs") and "overcommitment 5" in row["verdict"]
     for i, v in enumerate(vs):
-        m[v.slug]["peak_queue_bytes"] = 1000 + 10 * i
+        m[v.slug]["peak_queue_bytes"] = 1000 + 50 * i
     assert incast._homa_overcommit_claim(scn.variants(), m)[0]["verdict"].startswith("holds")
+
+
+def test_homa_overcommit_claim_breaks_a_tie_of_peaks_by_the_drain():
+    from dccsim import experiments
+    from dccsim.analysis import incast
+
+    scn = experiments.get("powertcp-homa-overcommit")
+    vs = [v for v in scn.variants() if v.cc.algorithm == "homa"]
+    # peaks within 2 % of each other: a tie; overcommitment 1 never drains, 2 drains first
+    m = {
+        v.slug: {"peak_queue_bytes": 1000 + i, "throughput_pct": 100.0, "recovery_ps": (400 + i) * 10**6}
+        for i, v in enumerate(vs)
+    }
+    m[vs[0].slug]["recovery_ps"] = None
+    row = incast._homa_overcommit_claim(scn.variants(), m)[0]
+    assert row["verdict"].startswith("differs") and "overcommitment 2 (by the drain time" in row["verdict"]
+    assert "drained never" in row["measured"]
 
 
 def test_under_pfc_there_is_no_buffer_limit_to_flag(base):

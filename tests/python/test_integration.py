@@ -117,6 +117,22 @@ def test_bench_json_reports_rates():
     assert row["events"] > 0 and row["events_per_s"] > 0
     assert row["packet_hops_per_s"] >= row["data_packets_delivered_per_s"] > 0
     assert row["peak_rss_mib"] > 0 and row["sim_time_ps"] == 3 * 10**9
+    # the phases: setup = front + engine build; build and simulation inside the engine call
+    assert row["build_s"] > 0 and row["simulate_s"] > 0 and row["front_s"] > 0
+    # each of the three is rounded to 4 decimals on its own: the sum may differ by up to 1.5e-4
+    assert abs(row["setup_s"] - (row["front_s"] + row["build_s"])) <= 1.5e-4 + 1e-12
+    # each figure is rounded to 1e-4 s (3 roundings: 1.5e-4 at most)
+    assert row["build_s"] + row["simulate_s"] <= row["engine_wall_s"] + 1.5e-4
+    # rates per second of simulation (simulate_s rounded by 5e-5 s at most, the rate by 0.5)
+    assert (
+        abs(row["events_per_s"] * row["simulate_s"] - row["events"])
+        <= row["events_per_s"] * 5e-5 + row["simulate_s"]
+    )
+
+
+def test_bench_refuses_an_unknown_case():
+    p = dccsim("bench", "--only", "no-such-bench")
+    assert p.returncode == 2 and "--only" in p.stderr and "bench-fattree-65536-perm" in p.stderr
 
 
 def test_shared_analysis_end_to_end(tmp_path):

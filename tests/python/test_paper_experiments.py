@@ -10,6 +10,7 @@ from dccsim import fluid
 from dccsim.analysis import fairness, queue_sweep
 from dccsim.experiments import get, list_experiments, text
 from dccsim.scenario import loads
+from cli_helpers import run_catalog_edited
 
 NEW = (
     "powertcp-phase",
@@ -164,11 +165,7 @@ def test_queue_sweep_metrics_and_verdicts():
 # real runs (shortened)
 
 
-def _run(name, tmp_path, edit=lambda s: s, variants=None):
-    from dccsim import runner
-
-    scn = loads(edit(text(name)), default_name=name)
-    return runner.run(scn, tmp_path / name, variants=variants, progress=False, argv=["test"]), scn
+_run = run_catalog_edited
 
 
 @pytest.mark.engine

@@ -61,7 +61,15 @@ def test_bad_run_directories_get_one_line(tmp_path):
     assert_input_error(dccsim("figures", tmp_path / "nowhere"), "run_dir")
     (tmp_path / "empty").mkdir()
     assert_input_error(dccsim("figures", tmp_path / "empty"), "run_dir")
-    # a scenario without an analysis draws nothing
-    p = dccsim("run", DATA / "perm-small.toml", "--out", tmp_path / "plain", "--quiet")
+    # a scenario without an analysis of its own gets the overview's figure
+    p = dccsim("run", DATA / "perm-small.toml", "--out", tmp_path / "plain", "--quiet", "--no-figures")
     assert p.returncode == 0, p.stderr
+    p = dccsim("figures", tmp_path / "plain")
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "plain" / "overview.png").is_file()
+    # a run that analysed nothing draws nothing
+    summary = tmp_path / "plain" / "summary.json"
+    s = json.loads(summary.read_text())
+    s["analysis"] = None
+    summary.write_text(json.dumps(s))
     assert_input_error(dccsim("figures", tmp_path / "plain"), "run_dir")

@@ -30,6 +30,7 @@ def test_valid_scenario_resolves_to_engine_json(base):
         "pcap": [],
         "pcap_max": 1_000_000,
         "trace": [],
+        "log": [],
     }
     assert cfg["base_rtt_ps"] is None
     assert cfg["switch"] == {
@@ -258,12 +259,13 @@ def test_variants():
         ("θ-PowerTCP (artifact)", "theta-powertcp-artifact", "theta-powertcp"),
         ("θ-PowerTCP (artifact, min-rtt)", "theta-powertcp-artifact-min-rtt", "theta-powertcp"),
         ("HPCC", "hpcc", "hpcc"),
+        ("TIMELY", "timely", "timely"),
         ("Homa", "homa", "homa"),
     ]
     assert scn.to_engine_config("HPCC")["cc"]["algorithm"] == "hpcc"
     assert scn.to_engine_config("PowerTCP (tcp-advanced)")["cc"]["params"] == {"law": "tcp-advanced"}
     with pytest.raises(ScenarioError) as e:
-        scn.variant("timely")
+        scn.variant("swift")
     assert e.value.field == "variant" and "PowerTCP" in e.value.message
 
 
@@ -315,6 +317,7 @@ def test_powertcp_incast_matches_the_paper_setup():
         "pcap": [],
         "pcap_max": 1_000_000,
         "trace": [],
+        "log": [],
     }
 
 

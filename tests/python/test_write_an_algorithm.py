@@ -40,6 +40,7 @@ def test_the_guide_has_every_step():
     assert cmds[0] == "dccsim cc new myaimd"
     assert any("--add-variant" in c and "websearch" in c for c in cmds)
     assert any("metrics.trace" in c for c in cmds)
+    assert any("--log cc:" in c for c in cmds)
     assert any(c.startswith("sudo dccsim testbed run") for c in cmds)
 
 
@@ -58,5 +59,8 @@ def test_every_command_of_the_guide_runs(tmp_path):
         ran.append(line)
     assert (tmp_path / "myaimd.bpf.c").is_file()
     assert (tmp_path / "websearch" / "fct.png").is_file()
+    log = (tmp_path / "logged" / "myaimd" / "log.txt").read_text().splitlines()
+    assert log and all(" flow=3 " in line and " cc " in line for line in log)
+    assert any(" cc ack " in line and "qdelay_ns=" in line for line in log)  # the plugin's variables
     assert (tmp_path / "incast" / "myaimd").is_dir() and (tmp_path / "incast" / "incast.png").is_file()
     assert len(ran) >= 6

@@ -52,7 +52,7 @@ def test_a_directory_named_like_the_experiment_is_not_a_scenario_file(tmp_path, 
 
 def test_bad_scenario_field_exits_2(tmp_path):
     f = tmp_path / "s.toml"
-    f.write_text('duration = "1s"\n[topology]\nkind = "fattree"\n')
+    f.write_text('duration = "1s"\n[topology]\nkind = "fattree"\n[[flows]]\nsrc = 0\ndst = 1\n')
     p = _cli("run", str(f), "--cc", "dctcp")  # the simulator's checks come first: a missing field
     assert p.returncode == 2 and p.stderr.startswith("dccsim: error: topology.") and p.stderr.count("\n") == 1
     # a valid simulator scenario that the testbed cannot build

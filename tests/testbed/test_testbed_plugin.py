@@ -16,7 +16,7 @@ from tb_helpers import ROOT, needs_testbed
 from test_testbed_flows import JOIN_PS, SCENARIO, SETTLE_PS, _median
 
 EXAMPLE = ROOT / "examples" / "delay_aimd.bpf.c"
-DCTCP = ROOT / "examples" / "dctcp.bpf.c"
+DCTCP = ROOT / "bpf" / "laws" / "dctcp.bpf.c"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
 
 
@@ -44,7 +44,8 @@ def test_plugin_parameters_are_checked_before_running(tmp_path):
 
 @needs_testbed
 def test_dctcp_plugin_runs_in_the_kernel_and_reacts(tmp_path, clean_testbed):
-    """examples/dctcp.bpf.c (bpf/cc_math.h's DCTCP) with step marking at 20 packets."""
+    """bpf/laws/dctcp.bpf.c (the law of the testbed's `--cc dctcp`, default RFC 8257 reading) with
+    step marking at 20 packets."""
     from dccsim.testbed.cli import main
 
     sc = tmp_path / "s.toml"
@@ -57,7 +58,10 @@ def test_dctcp_plugin_runs_in_the_kernel_and_reacts(tmp_path, clean_testbed):
     assert run["bytes_delivered"] * 8 / (run["sim_time_ps"] / 1e12) > 0.18e9
     assert run["ecn_marked"] > 0
     params = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["dctcp"]["testbed_params"]
-    assert params["kernel_cc"] == "dccsim_plugin" and params["plugin_params"] == [4, 10, 2]
+    # the declared defaults, raw (value × 2^shift): law 0 (rfc), g = 1/16, α0 = 1, IW 10 MSS,
+    # ai 1 MSS/RTT, no ceiling
+    assert params["kernel_cc"] == "dccsim_plugin"
+    assert params["plugin_params"] == [0, 1 << 16, 1 << 20, 10 << 10, 1 << 20, 0]
     fs = pq.read_table(out / "dctcp" / "flow_series.parquet").to_pylist()
     solo = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and SETTLE_PS <= r["time_ps"] < JOIN_PS]
     shared = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and r["time_ps"] >= JOIN_PS + SETTLE_PS]

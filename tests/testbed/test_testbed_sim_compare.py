@@ -5,6 +5,9 @@ import json
 import subprocess
 import sys
 
+import pytest
+from dccsim.errors import ScenarioError
+
 
 from tb_helpers import ENV, needs_engine, needs_testbed
 
@@ -28,6 +31,17 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
         "s": 1.0,
         "rai_alpha": 0.2,
         "qcd_min_cwnd_mss": 3.0,
+    }
+    # the law is [cc] law (default linux) on both sides; the paper's law has no power floor
+    assert simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)["law"] == "paper"
+    assert "power_floor" not in simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)
+    with pytest.raises(ScenarioError, match="cc.law"):
+        simside.sim_cc("dctcp", {"law": "paper"}, sc.host_rate_bps, tau)
+    # Swift: the simulator's keys, and a base target of the side's own τ + 25 µs unless given
+    assert simside.sim_cc("swift", {}, sc.host_rate_bps, tau) == {"base_target_us": round(tau / 1e6 + 25, 3)}
+    assert simside.sim_cc("swift", {"base_target_us": 300, "ai": 2}, sc.host_rate_bps, tau) == {
+        "base_target_us": 300.0,
+        "ai": 2.0,
     }
     # the testbed's marker when the scenario has none: DCTCP's K as recorded, TBTCP's curve with BDP = C·τ
     step = simside.sim_ecn(scn, "dctcp", {"ecn_kind": "step", "k_bytes": 30280}, tau)
@@ -90,9 +104,13 @@ def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_te
     assert matched["cc"]["params"]["law"] == "linux"
     sim = json.loads((out.parent / "shared4-sim" / "summary.json").read_text())["runs"]["powertcp"]["engine"]
     assert sim["sim_time_ps"] == 1_500_000_000_000
-    # The simulator's link is the bottleneck: ≥ 85% of 1.5 s at 1 Gbps (PowerTCP holds ~94% goodput
-    # there). The testbed on a 2-core machine is CPU-bound near 1 Gbps (0.6-0.9 Gbps measured), so
-    # only require that its sender moved a third of the line rate.
-    assert sim["bytes_delivered"] * 8 >= 0.85 * 1.5e9
+    # Without --host-rate the rate is the scenario's 1 Gbps capped at what the machine runs
+    # link-bound (testbed/cpuload.py: 300 Mbps on 2 cores), on both sides. The simulator's link is
+    # the bottleneck: >= 85% of 1.5 s at that rate (PowerTCP holds ~94% goodput there). The testbed
+    # shares the machine's CPUs with other work, so only require that its sender moved a third of it.
+    from dccsim.testbed.cpuload import default_rate_cap_bps
+
+    rate = min(1e9, default_rate_cap_bps())
+    assert sim["bytes_delivered"] * 8 >= 0.85 * 1.5 * rate
     tb = summary["runs"]["powertcp"]["engine"]
-    assert tb["bytes_delivered"] * 8 >= 0.33 * 1.5e9
+    assert tb["bytes_delivered"] * 8 >= 0.33 * 1.5 * rate

@@ -3,8 +3,9 @@
 
 A small floating-point reference of the control laws as the papers write them (PowerTCP Alg. 1,
 theta-PowerTCP Alg. 2, DCTCP RFC 8257, TBTCP QCD/RAI) runs each case's event sequence and records the
-expected window after every step.  The fixed-point BPF arithmetic (bpf/cc_math.h, checked by
-bpf/test/test_cc_math.c) and the simulator's controllers are tested against these numbers.  The
+expected window after every step.  The laws' fixed-point C (bpf/laws/*.bpf.c, the plugins the
+testbed runs) and the simulator's native controllers are tested against these numbers
+(crates/engine/tests/vectors.rs).  The
 format is documented in docs/testbed.md ("Test vectors").  Run: python3 tests/vectors/make_vectors.py
 """
 

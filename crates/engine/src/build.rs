@@ -59,7 +59,9 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         Some(t) => t,
         None => net.max_base_rtt(full_data, ack),
     };
-    let (flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
+    let (mut flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
+    let log = crate::telemetry::log::Log::new(&cfg.metrics.log)?;
+    log.wrap_flows(&mut flows);
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
     let nics = Nics::new((0..h).map(|i| net.host_port(i).unwrap_or(PortId::MAX)));
@@ -79,6 +81,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let m = &cfg.metrics;
     let mut telemetry = Telemetry::new(&fabric, monitored, m.interval_ps, m.start_ps, cfg.duration_ps, m.flows);
     telemetry.tracer = crate::telemetry::trace::Tracer::new(&m.trace, &flows)?;
+    telemetry.log = log;
     let mut transport = Transport::new(flows, wire, h as usize, conns);
     transport.deps = connection_deps(cfg);
     Ok(Parts { fabric, nics, transport, telemetry, tau })

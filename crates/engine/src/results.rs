@@ -22,6 +22,9 @@ pub struct Summary {
     pub pfc_pause_frames: u64,
     pub pfc_resume_frames: u64,
     pub pfc_paused_ps: u64,
+    /// PFC: packets the lossless buffer could not hold (headroom or pool exhausted), the only
+    /// drops a PFC fabric may have; 0 without PFC.
+    pub pfc_overflow_drops: u64,
     /// When the PFC watchdog found a deadlock and ended the run (ps); 0 = none.
     pub pfc_deadlock_at_ps: u64,
     /// Packets on captured ports beyond `metrics.pcap_max` (not recorded).
@@ -168,4 +171,6 @@ pub struct Results {
     pub pfc_deadlock: Vec<String>,
     /// The ToRs' VOQ byte counters of an rdcn topology (all zero otherwise).
     pub voq: crate::fabric::circuit::VoqCounters,
+    /// The debug log's lines (`[metrics] log`, telemetry/log.rs; empty = off).
+    pub log: String,
 }

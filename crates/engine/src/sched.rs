@@ -10,14 +10,21 @@
 //!
 //! Insertion order needs no sequence number on the wheel: a slot's buffer holds its events in
 //! insertion order, every far event of a slot was inserted before any wheel event of it (the
-//! slot enters the horizon only once, as time advances), and the current slot inserts after
-//! equal times — so a *stable* sort by time gives (time, insertion) order. Only the heap, which is
-//! not stable, keeps a sequence number. An event is 16 bytes.
+//! slot enters the horizon only once, as time advances) — so a *stable* sort by time gives
+//! (time, insertion) order. Events scheduled into the current slot while it is served (an ACK
+//! serialised in under a slot) were inserted after every event already sorted there: into a
+//! slot of few pending events they are inserted in order, into a crowded one they wait in a
+//! small heap of their own (`late`) and win no tie against the sorted ones. Only the heaps,
+//! which are not stable, keep a sequence number. An event is 16 bytes.
+//!
+//! The slot's occupancy grows with the fabric's event rate (≈ 30 events at 256 hosts with 25G
+//! NICs, thousands at 8192 hosts with 100G ones), so nothing done per event may cost in
+//! proportion to it: a late event into a crowded slot is a heap push (not a sorted insert, a
+//! memmove of half the slot), and the slot sort is linear at every size (`sort_slot`).
 
 use std::collections::BinaryHeap;
 
 use crate::sim::events::{EvKind, KINDS};
-use crate::sim::partition::Deferral;
 use crate::time::Time;
 
 /// Slot width: 2^13 ps ≈ 8.2 ns (a 1 KB packet at 100 Gb/s takes 87 ns).
@@ -26,6 +33,9 @@ const SLOT_BITS: u32 = 13;
 const WHEEL: u64 = 2048;
 /// Bits of an event's id (the kind takes the top 4 bits of the same word).
 const ID_BITS: u32 = 28;
+/// Pending events of the current slot above which a new event of it goes to the late heap
+/// instead of a sorted insert (which moves half of them).
+const LATE_AFTER: usize = 64;
 /// Largest id an event can carry (port, flow or host index).
 pub const MAX_ID: u32 = (1 << ID_BITS) - 1;
 
@@ -38,9 +48,6 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn new(time: Time, kind: EvKind, id: u32, aux: u32) -> Event {
-        Event { time, kind_id: (kind as u32) << ID_BITS | id, aux }
-    }
     #[inline]
     pub fn kind(&self) -> EvKind {
         KINDS[(self.kind_id >> ID_BITS) as usize]
@@ -90,12 +97,16 @@ pub struct Scheduler {
     /// Absolute slot number (time >> SLOT_BITS) of `cur`.
     cur_slot: u64,
     far: BinaryHeap<FarEvent>,
+    /// Events scheduled into the current slot after it was sorted, by (time, insertion).
+    late: BinaryHeap<FarEvent>,
+    /// Insertion number of the heaps' events.
     far_seq: u64,
+    /// Counters of the slot sort's counting pass (reused).
+    counts: Vec<u32>,
     pub now: Time,
     pub processed: u64,
-    /// The partitioned schedule (`sim::partition`) takes every insertion: it orders events by a
-    /// key each partition can compute. None in a plain run (one untaken branch per insertion).
-    pub defer: Option<Box<Deferral>>,
+    /// Events ever scheduled (= processed + pending; `crate::invariants`).
+    pub scheduled: u64,
 }
 
 impl Default for Scheduler {
@@ -114,10 +125,12 @@ impl Scheduler {
             head: 0,
             cur_slot: 0,
             far: BinaryHeap::new(),
+            late: BinaryHeap::new(),
             far_seq: 0,
+            counts: Vec::new(),
             now: 0,
             processed: 0,
-            defer: None,
+            scheduled: 0,
         }
     }
 
@@ -127,22 +140,21 @@ impl Scheduler {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(id <= MAX_ID, "event id out of range");
         let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux };
-        if let Some(d) = self.defer.as_deref_mut() {
-            d.schedule(e, self.now);
-            return;
-        }
-        self.insert(e);
-    }
-
-    /// Queue an event as `at` does, bypassing the partitioned schedule's hold.
-    #[inline]
-    pub fn insert(&mut self, e: Event) {
-        let time = e.time;
+        self.scheduled += 1;
         let slot = time >> SLOT_BITS;
         if slot == self.cur_slot {
-            // later than every queued event of equal time: insert after them
-            let i = self.head + self.cur[self.head..].partition_point(|x| x.time <= time);
-            self.cur.insert(i, e);
+            // after every pending event of equal time (they were inserted earlier): a sorted
+            // insert while few are pending (a short memmove), else the late heap; once the heap
+            // holds one, every later event of the slot goes there too, so that each sorted event
+            // was inserted before each late one
+            let pending = self.cur.len() - self.head;
+            if self.late.is_empty() && pending <= LATE_AFTER {
+                let i = self.head + self.cur[self.head..].partition_point(|x| x.time <= time);
+                self.cur.insert(i, e);
+            } else {
+                self.late.push(FarEvent(e, self.far_seq));
+                self.far_seq += 1;
+            }
         } else if slot < self.cur_slot + WHEEL {
             let i = (slot % WHEEL) as usize;
             self.slots[i].push(e);
@@ -207,8 +219,13 @@ impl Scheduler {
                 self.cur.append(&mut self.slots[i]);
             }
         }
-        sort_slot(&mut self.cur, &mut self.spare);
+        sort_slot(&mut self.cur, &mut self.spare, &mut self.counts);
         true
+    }
+
+    /// Every event not yet popped, in no particular order (end-of-run checks).
+    pub fn pending(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.cur[self.head..].iter().chain(self.slots.iter().flatten()).chain(self.far.iter().map(|f| &f.0))
     }
 
     /// The `k`-th event after the one just popped, if it is in the current slot (for
@@ -221,6 +238,9 @@ impl Scheduler {
     /// Pop the next event if it happens no later than `until`.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
+        if !self.late.is_empty() {
+            return self.pop_with_late(until);
+        }
         if self.head == self.cur.len() && !self.advance() {
             return None;
         }
@@ -233,52 +253,84 @@ impl Scheduler {
         self.processed += 1;
         Some(e)
     }
+
+    /// `pop_until` while late events wait: the earlier of the sorted slot's head and the late
+    /// heap's top, the sorted one on a tie (inserted first). The slot is not left before the
+    /// late heap is empty (its events belong to it).
+    fn pop_with_late(&mut self, until: Time) -> Option<Event> {
+        let top = self.late.peek().unwrap().0;
+        let sorted = self.cur.get(self.head).filter(|e| e.time <= top.time);
+        let e = sorted.copied().unwrap_or(top);
+        if e.time > until {
+            return None;
+        }
+        if sorted.is_some() {
+            self.head += 1;
+        } else {
+            self.late.pop();
+        }
+        self.now = e.time;
+        self.processed += 1;
+        Some(e)
+    }
 }
 
-/// Sub-slots of the counting pass: 2^SUB_BITS of 2^(SLOT_BITS - SUB_BITS) ps = 256 ps each.
-const SUB_BITS: u32 = 5;
+/// Sub-slots of the counting pass: at least 2^MIN_SUB_BITS (256 ps each), more for a crowded slot
+/// (about one per four events), at most one per picosecond.
+const MIN_SUB_BITS: u32 = 5;
 
 /// Stable sort of one slot's events by time (equal times keep insertion order).
 ///
-/// A slot holds ≈ 30 events in a busy fabric, in nearly random time order, so a plain insertion
-/// sort makes ≈ n²/4 moves and mispredicts its loop exit once per event. Instead a stable
-/// counting pass first scatters the events by their 256 ps sub-slot (into `spare`, then the
-/// buffers are swapped), which leaves only the few events sharing a sub-slot out of order; one
-/// insertion pass finishes. Tiny slots go straight to the insertion sort, huge ones (a burst of
-/// simultaneous flow starts) to the library's stable sort.
+/// A slot holds ≈ 30 events in a busy 256-host fabric, thousands at 8192 hosts, in nearly random
+/// time order, so a plain insertion sort makes ≈ n²/4 moves and mispredicts its loop exit once
+/// per event. Instead a stable counting pass first scatters the events by their sub-slot (into
+/// `spare`, then the buffers are swapped), which leaves only the few events sharing a sub-slot
+/// out of order; one insertion pass finishes. The sub-slots scale with the slot's events, so the
+/// sort stays linear at any occupancy (the library's merge sort, used before above 1024 events,
+/// is n log n and allocates). Tiny slots go straight to the insertion sort.
 #[inline]
-fn sort_slot(cur: &mut Vec<Event>, spare: &mut Vec<Event>) {
+fn sort_slot(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut Vec<u32>) {
     let n = cur.len();
-    if n > 1024 {
-        cur.sort_by_key(|e| e.time);
-        return;
-    }
     if n > 8 {
-        let shift = SLOT_BITS - SUB_BITS;
-        let mask = (1u64 << SUB_BITS) - 1;
-        let sub = |e: &Event| ((e.time >> shift) & mask) as usize;
-        let mut next = [0u16; 1 << SUB_BITS];
-        for e in cur.iter() {
-            next[sub(e)] += 1;
+        let sub_bits = (usize::BITS - (n / 4).leading_zeros()).clamp(MIN_SUB_BITS, SLOT_BITS);
+        if sub_bits == MIN_SUB_BITS {
+            scatter(cur, spare, &mut [0; 1 << MIN_SUB_BITS], MIN_SUB_BITS);
+        } else {
+            counts.clear();
+            counts.resize(1 << sub_bits, 0);
+            scatter(cur, spare, counts, sub_bits);
         }
-        let mut sum = 0u16;
-        for c in next.iter_mut() {
-            let k = *c;
-            *c = sum;
-            sum += k;
-        }
-        if spare.len() < n {
-            spare.resize(n, cur[0]);
-        }
-        for e in cur.iter() {
-            let b = sub(e);
-            spare[next[b] as usize] = *e;
-            next[b] += 1;
-        }
-        spare.truncate(n);
-        std::mem::swap(cur, spare);
     }
     insertion_sort_by_time(cur);
+}
+
+/// The stable counting pass of `sort_slot`: `cur`'s events by their sub-slot of
+/// 2^(SLOT_BITS - sub_bits) ps (`counts`: 2^sub_bits zeros), through `spare`.
+#[inline]
+fn scatter(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut [u32], sub_bits: u32) {
+    let n = cur.len();
+    let shift = SLOT_BITS - sub_bits;
+    let mask = (1u64 << sub_bits) - 1;
+    let sub = |e: &Event| ((e.time >> shift) & mask) as usize;
+    for e in cur.iter() {
+        counts[sub(e)] += 1;
+    }
+    let mut sum = 0u32;
+    for c in counts.iter_mut() {
+        let k = *c;
+        *c = sum;
+        sum += k;
+    }
+    if spare.len() < n {
+        spare.resize(n, cur[0]);
+    }
+    for e in cur.iter() {
+        let b = sub(e);
+        spare[counts[b] as usize] = *e;
+        counts[b] += 1;
+    }
+    spare.truncate(n);
+    std::mem::swap(cur, spare);
 }
 
 /// Stable insertion sort by time: cheap when few events are out of order.
@@ -393,8 +445,8 @@ mod tests {
         // sizes around the insertion-only and library-sort cut-offs, times inside one slot with
         // many ties (few distinct values) and spread out; `aux` records the insertion order
         let mut x = 7u64;
-        let mut spare = Vec::new();
-        for n in [0usize, 1, 2, 8, 9, 30, 31, 200, 1024, 1025, 3000] {
+        let (mut spare, mut counts) = (Vec::new(), Vec::new());
+        for n in [0usize, 1, 2, 8, 9, 30, 31, 200, 1024, 1025, 3000, 40_000] {
             for distinct in [3u64, 1 << SLOT_BITS] {
                 let base = 77 << SLOT_BITS;
                 let mut v: Vec<Event> = (0..n as u32)
@@ -405,12 +457,46 @@ mod tests {
                     .collect();
                 let mut expect = v.clone();
                 expect.sort_by_key(|e| e.time);
-                sort_slot(&mut v, &mut spare);
+                sort_slot(&mut v, &mut spare, &mut counts);
                 let got: Vec<(u64, u32)> = v.iter().map(|e| (e.time, e.aux)).collect();
                 let want: Vec<(u64, u32)> = expect.iter().map(|e| (e.time, e.aux)).collect();
                 assert_eq!(got, want, "n = {n}, distinct = {distinct}");
             }
         }
+    }
+
+    #[test]
+    fn events_into_a_crowded_current_slot_keep_time_and_insertion_order() {
+        // hundreds of events per slot, and while a slot is served new events into it (many
+        // pending: the late heap; few pending: a sorted insert) with ties, against a model
+        // ordered by (time, insertion number)
+        let mut s = Scheduler::new();
+        let mut model = std::collections::BTreeSet::new();
+        let mut x = 3u64;
+        let mut seq = 0u32;
+        let slot_ps = 1u64 << SLOT_BITS;
+        for round in 0..40_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pushes = if round % 500 < 250 { 3 } else { 1 };
+            for k in 0..pushes {
+                let r = (x >> (20 + 8 * k)) % 1000;
+                // a few distinct instants in this slot and the next two: many ties
+                let t = if r < 600 { (s.now / slot_ps + r % 3) * slot_ps + (r % 4) * 100 } else { s.now };
+                let t = t.max(s.now);
+                s.at(t, EvKind::Sample, seq, 0);
+                model.insert((t, seq));
+                seq += 1;
+            }
+            if round % 3 != 0 {
+                let e = s.pop_until(u64::MAX).unwrap();
+                let want = model.pop_first().unwrap();
+                assert_eq!((e.time, e.id()), want, "round {round}");
+            }
+        }
+        while let Some(e) = s.pop_until(u64::MAX) {
+            assert_eq!((e.time, e.id()), model.pop_first().unwrap());
+        }
+        assert!(model.is_empty());
     }
 
     #[test]

@@ -52,12 +52,18 @@ pub enum Type {
     Bool,
     /// One of these names.
     Choice(&'static [&'static str]),
+    /// A name (a node such as `"h0"` or `"s1"`).
+    Name,
     /// A list of names (ports such as `"tor0->h16"`, switches).
     Names,
     /// A list of finite numbers, each within the key's range (e.g. Homa's priority cutoffs).
     Numbers,
+    /// A list of lists of whole numbers (an rdcn's circuit schedule).
+    Lists,
     /// A table with a schema of its own (the named section), or, where the section says so,
-    /// another form the front reads with its own rule (e.g. `pfc = true`).
+    /// another form the front reads with its own rule (e.g. `pfc = true`). Under an empty scenario
+    /// key (`key ""`) the sub-section's keys are written in the parent's table itself and the
+    /// engine's JSON nests them under the field (an rdcn's `circuit`).
     Table(&'static str),
     /// A list of tables, each of the named section.
     Tables(&'static str),
@@ -73,8 +79,10 @@ impl Type {
             Type::Number => "number",
             Type::Bool => "bool",
             Type::Choice(_) => "choice",
+            Type::Name => "name",
             Type::Names => "names",
             Type::Numbers => "numbers",
+            Type::Lists => "lists",
             Type::Table(_) => "table",
             Type::Tables(_) => "tables",
         }
@@ -369,6 +377,116 @@ macro_rules! section {
                 vec![$(
                     $crate::schema::Rule { key: $rkey, holds: |$s: &Self| $cond, message: $msg },
                 )*]
+            }
+        }
+    };
+}
+
+/// Declares a kind-tagged enum whose kinds are sections (`[topology]`: `kind = "fattree"` and
+/// that kind's keys). Each kind is written once, as a [`section!`] is: its fields with their
+/// scenario key, type, range, description and source of the default, then its rules. From that
+/// one declaration come the enum (a struct variant per kind, serde-tagged by `kind`, so the engine
+/// matches `Topology::Fattree { pods, .. }` directly), one section struct per kind (named after
+/// `as`; its schema is the kind's, `NAME` = `"<section>.<kind>"`), `kind_check` (the kind's
+/// ranges and rules, errors named by `prefix.key`) and `kind_sections` (each kind's section
+/// description with `"tag": {"of": "<section>", "kind": "<kind>"}`, for the front).
+#[macro_export]
+macro_rules! kinds {
+    (
+        $(#[$emeta:meta])*
+        pub enum $enum:ident ($of:literal) {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident ($kind:literal, $section:literal) as $sname:ident {
+                    $(
+                        $(#[$fmeta:meta])*
+                        $field:ident : $ty:ty = $default:expr ,
+                            key $key:literal $($required:ident)? , $fkind:expr , $range:expr ,
+                            $doc:literal , source $source:literal ;
+                    )*
+                }
+                rules { $( $rkey:literal : |$s:ident| $cond:expr , $msg:literal ; )* }
+            )*
+        }
+    ) => {
+        $(#[$emeta])*
+        #[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+        #[serde(tag = "kind", deny_unknown_fields)]
+        pub enum $enum {
+            $(
+                $(#[$vmeta])*
+                #[serde(rename = $kind)]
+                $variant {
+                    $(
+                        #[doc = $doc]
+                        $(#[$fmeta])*
+                        $field: $ty,
+                    )*
+                },
+            )*
+        }
+
+        $(
+            $crate::section! {
+                #[doc = concat!("The keys of `", $of, "` of kind `", $kind, "` (the schema of `", stringify!($enum), "::", stringify!($variant), "`).")]
+                pub struct $sname ($section) {
+                    $(
+                        $(#[$fmeta])*
+                        $field: $ty = $default,
+                            key $key $($required)?, $fkind, $range,
+                            $doc, source $source;
+                    )*
+                }
+                rules { $( $rkey: |$s| $cond, $msg; )* }
+            }
+        )*
+
+        impl $enum {
+            /// The kinds, as a scenario names them.
+            pub const KINDS: &'static [&'static str] = &[$($kind),*];
+
+            /// `value` (a kind's table in the engine's JSON, without `kind`) read as kind `kind`;
+            /// a key it cannot hold is named `prefix.key` (`unreadable_key`). None: no such kind.
+            pub fn read_kind(kind: &str, value: serde_json::Value, prefix: &str) -> Option<Result<Self, $crate::schema::ConfigError>> {
+                let whole = |mut value: serde_json::Value| {
+                    if let Some(m) = value.as_object_mut() {
+                        m.insert("kind".into(), kind.into());
+                    }
+                    serde_json::from_value::<$enum>(value).map_err(|e| $crate::schema::ConfigError::new(prefix, e.to_string()))
+                };
+                match kind {
+                    $( $kind => Some(match serde_json::from_value::<$sname>(value.clone()) {
+                        Ok(_) => whole(value),
+                        Err(e) => Err($crate::schema::unreadable_key::<$sname>(&value, prefix)
+                            .unwrap_or_else(|| $crate::schema::ConfigError::new(prefix, e.to_string()))),
+                    }), )*
+                    _ => None,
+                }
+            }
+
+            /// The scenario's name of this kind.
+            pub fn kind(&self) -> &'static str {
+                match self { $( $enum::$variant { .. } => $kind, )* }
+            }
+
+            /// The kind's own ranges and rules (its section's `check`); errors name `prefix.key`.
+            pub fn kind_check(&self, prefix: &str) -> Result<(), $crate::schema::ConfigError> {
+                use $crate::schema::Section;
+                let mut v = serde_json::to_value(self).expect("a kind serialises");
+                v.as_object_mut().expect("a kind is a table").remove("kind");
+                match self {
+                    $( $enum::$variant { .. } => serde_json::from_value::<$sname>(v).expect("a kind reads as its section").check(prefix), )*
+                }
+            }
+
+            /// Each kind's section description, tagged with the kind (`config::sections`).
+            pub fn kind_sections() -> Vec<serde_json::Value> {
+                use $crate::schema::Section;
+                vec![$( {
+                    let mut d = <$sname>::describe();
+                    d["tag"] = serde_json::json!({ "of": $of, "kind": $kind });
+                    d
+                }, )*]
             }
         }
     };

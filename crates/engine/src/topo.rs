@@ -5,7 +5,9 @@
 //! path (hop count) with all equal-cost next hops kept for ECMP; hosts never forward.
 
 use crate::config::{ConfigError, Topology};
-use crate::time::{tx_time, Time};
+use crate::time::Time;
+
+mod rtt;
 
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
@@ -69,6 +71,30 @@ impl Builder {
     }
 }
 
+/// The nodes and links `t` builds, counted before building it (in u64, saturating: the counts of
+/// a mistyped topology must neither overflow nor be allocated).
+fn size(t: &Topology) -> (u64, u64) {
+    let n = |x: u32| x as u64;
+    match *t {
+        Topology::Star { hosts, .. } => (n(hosts) + 1, n(hosts)),
+        Topology::Dumbbell { left, right, .. } => (n(left) + n(right) + 2, n(left) + n(right) + 1),
+        Topology::Fattree { pods, tors_per_pod, aggs_per_pod, cores, servers_per_tor, .. } => {
+            let tors = n(pods).saturating_mul(n(tors_per_pod));
+            let hosts = tors.saturating_mul(n(servers_per_tor));
+            let aggs = n(pods).saturating_mul(n(aggs_per_pod));
+            let (cores, core_links) = if pods > 1 { (n(cores), aggs.saturating_mul(n(cores) / n(aggs_per_pod).max(1))) } else { (0, 0) };
+            let nodes = hosts.saturating_add(tors).saturating_add(aggs).saturating_add(cores);
+            (nodes, hosts.saturating_add(tors.saturating_mul(n(aggs_per_pod))).saturating_add(core_links))
+        }
+        Topology::Rdcn { tors, servers_per_tor, .. } => {
+            let hosts = n(tors) * n(servers_per_tor);
+            (hosts + n(tors) + 2, hosts + 2 * n(tors))
+        }
+        Topology::TwoPath { senders, receivers, .. } => (n(senders) + n(receivers) + 6, n(senders) + n(receivers) + 6),
+        Topology::Custom { hosts, switches, ref links } => (n(hosts) + n(switches), links.len() as u64),
+    }
+}
+
 impl Network {
     /// The network with its routes.
     pub fn build(t: &Topology) -> Result<Network, ConfigError> {
@@ -80,6 +106,12 @@ impl Network {
     /// Nodes and ports only, without routes: what a front end needs to know about a topology
     /// (how many hosts, which node names exist) at the cost of building it.
     pub fn graph(t: &Topology) -> Result<Network, ConfigError> {
+        let (nodes, links) = size(t);
+        let max = crate::sched::MAX_ID as u64; // events carry a node's or port's index
+        if nodes > max || links.saturating_mul(2) > max {
+            let ports = links.saturating_mul(2);
+            return Err(ConfigError::new("topology", format!("{nodes} nodes and {ports} ports; at most {max} of each")));
+        }
         let (b, hosts) = match *t {
             Topology::Star { hosts, host_rate_bps, host_delay_ps } => {
                 let mut b = Builder::new(hosts);
@@ -274,6 +306,10 @@ impl Network {
             self.host_down[d] = up ^ 1;
         }
         let e_count = self.edges.len();
+        // per port, its peer's index among switches (u32::MAX: a host): 4 B per port read in the
+        // loops below, which visit every switch port once per edge switch (PortInfo, with its
+        // name, is ≈ 70 B and misses the cache at 65 536 hosts)
+        let peer_sw: Vec<u32> = self.ports.iter().map(|p| if (p.peer as usize) < h { u32::MAX } else { p.peer - h as u32 }).collect();
         self.edge_dist = vec![u16::MAX; e_count * s];
         self.routes = vec![(0, 0); s * e_count];
         let (mut frontier, mut next) = (Vec::new(), Vec::new());
@@ -289,10 +325,10 @@ impl Network {
                 next.clear();
                 for &u in &frontier {
                     for &p in &self.nodes[u as usize].ports {
-                        let v = self.ports[p as usize].peer as usize;
-                        if v >= h && dist[v - h] == u16::MAX {
-                            dist[v - h] = level;
-                            next.push(v as u32);
+                        let v = peer_sw[p as usize];
+                        if v != u32::MAX && dist[v as usize] == u16::MAX {
+                            dist[v as usize] = level;
+                            next.push(v + h as u32);
                         }
                     }
                 }
@@ -309,8 +345,8 @@ impl Network {
                 }
                 let start = self.route_ports.len();
                 for &p in &self.nodes[sw].ports {
-                    let v = self.ports[p as usize].peer as usize;
-                    if v >= h && dist[v - h] != u16::MAX && dist[v - h] + 1 == ds {
+                    let v = peer_sw[p as usize];
+                    if v != u32::MAX && dist[v as usize] != u16::MAX && dist[v as usize] + 1 == ds {
                         self.route_ports.push(p);
                     }
                 }
@@ -360,72 +396,14 @@ impl Network {
     pub fn port_by_name(&self, name: &str) -> Option<u32> {
         self.ports.iter().position(|p| p.name == name).map(|i| i as u32)
     }
-
-    /// The ports of one (the first equal-cost) path from `src` to `dst`.
-    pub fn path(&self, src: u32, dst: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let Some(mut p) = self.host_port(src) else { return out };
-        loop {
-            out.push(p);
-            let v = self.ports[p as usize].peer;
-            if v == dst || self.nodes[v as usize].is_host {
-                break;
-            }
-            match self.next_hops(v, dst).first() {
-                Some(&q) => p = q,
-                None => break,
-            }
-        }
-        out
-    }
-
-    /// Base RTT of a pair: propagation both ways, plus serialisation of one data packet on every
-    /// forward link and one ACK on every reverse link (no queueing).
-    pub fn base_rtt(&self, src: u32, dst: u32, data_bytes: u64, ack_bytes: u64) -> Time {
-        self.path(src, dst)
-            .iter()
-            .map(|&p| {
-                let l = &self.ports[p as usize];
-                2 * l.delay_ps + tx_time(data_bytes, l.rate_bps) + tx_time(ack_bytes, l.rate_bps)
-            })
-            .sum()
-    }
-
-    /// Slowest link rate on the pair's path.
-    pub fn path_rate(&self, src: u32, dst: u32) -> u64 {
-        self.path(src, dst).iter().map(|&p| self.ports[p as usize].rate_bps).min().unwrap_or(0)
-    }
-
-    /// The maximum base RTT over all connected host pairs (τ of the control laws by default).
-    /// Sources attached to the same switch by identical links see identical paths, so one source
-    /// per (switch, rate, delay) class is enough.
-    pub fn max_base_rtt(&self, data_bytes: u64, ack_bytes: u64) -> Time {
-        let mut classes: Vec<(u32, u64, Time)> = Vec::new();
-        let mut best = 0;
-        for s in 0..self.n_hosts {
-            let Some(p) = self.host_port(s) else { continue };
-            let l = &self.ports[p as usize];
-            let class = (l.peer, l.rate_bps, l.delay_ps);
-            if classes.contains(&class) {
-                continue;
-            }
-            classes.push(class);
-            for d in 0..self.n_hosts {
-                if d != s && self.connected(s, d) {
-                    best = best.max(self.base_rtt(s, d, data_bytes, ack_bytes));
-                }
-            }
-        }
-        best
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{NS, US};
+    use crate::time::US;
 
-    fn powertcp_fattree() -> Topology {
+    pub(super) fn powertcp_fattree() -> Topology {
         Topology::Fattree {
             pods: 4,
             tors_per_pod: 2,
@@ -457,16 +435,6 @@ mod tests {
         assert_eq!(n.ports[down[0] as usize].name, "tor0->h16");
         // agg0 towards another pod: its 2 cores
         assert_eq!(n.next_hops(256 + 8, 200).len(), 2);
-    }
-
-    #[test]
-    fn fattree_max_base_rtt_matches_the_artifact_to_a_packet_time() {
-        let n = Network::build(&powertcp_fattree()).unwrap();
-        // 2 x (1+1+5+5+1+1) us propagation = 28 us, plus 1090 B data and 60 B ACK serialised
-        // on two 25G and four 100G links: 2*(348.8+19.2) + 4*(87.2+4.8) ns = 1104 ns.
-        assert_eq!(n.max_base_rtt(1090, 60), 28 * US + 1104 * NS);
-        // same-ToR pair: 4 us + 2*(348.8+19.2) ns
-        assert_eq!(n.base_rtt(1, 16, 1090, 60), 4 * US + 736 * NS);
     }
 
     #[test]

@@ -46,6 +46,7 @@ fn scenario(algorithm: &str, policy: CircuitPolicy, voq_bytes: u64) -> Config {
         base_rtt_ps: Some(16 * US),
         flows,
         stop_when_done: false,
+        engine: Default::default(),
         metrics: MetricsConfig {
             pcap: (0..TORS).map(|i| format!("tor{i}->ocs0")).collect(),
             pcap_max: 1_000_000,

@@ -134,8 +134,33 @@ fn step_ecn_marks_hold_dctcp_queue_near_k() {
     assert!(q(&with_marks) < 60_000.0, "DCTCP queue {} should sit near K = 20 KB", q(&with_marks));
 }
 
-fn err(cfg: &Config) -> ConfigError {
+fn err(cfg: &Config) -> dccsim_engine::Error {
     dccsim_engine::run(cfg).err().expect("must be rejected")
+}
+
+/// A topology whose counts are mistyped (u32::MAX hosts, a FatTree whose product overflows u32)
+/// is refused before anything is allocated or multiplied, naming `topology`.
+#[test]
+fn a_topology_too_large_to_address_is_refused_before_it_is_built() {
+    let mut c = common::star(2, 25_000_000_000, US, "dctcp", serde_json::json!({}));
+    c.topology = Topology::Star { hosts: u32::MAX, host_rate_bps: 25_000_000_000, host_delay_ps: US };
+    // a count beyond its declared range is refused by the schema first, naming the key
+    assert_eq!(err(&c).field, "topology.hosts");
+    let (g, u) = (25_000_000_000, US);
+    c.topology = Topology::Fattree {
+        pods: 1 << 16,
+        tors_per_pod: 1 << 16,
+        aggs_per_pod: 1,
+        cores: 1,
+        servers_per_tor: 2,
+        host_rate_bps: g,
+        host_delay_ps: u,
+        tor_agg_rate_bps: g,
+        tor_agg_delay_ps: u,
+        agg_core_rate_bps: g,
+        agg_core_delay_ps: u,
+    };
+    assert_eq!(err(&c).field, "topology");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Golden results: every variant of every catalog experiment (configs written by
 //! tests/golden_configs.py) must give exactly the stored summary counters and the stored digest of
-//! every result column. A refactor that changes any event order changes some digest.
+//! every result column. A refactor that changes any event order changes some digest. Every run
+//! also checks the end-of-run invariants (`[engine] check`, invariants.rs).
 //!
 //! After an intentional change of results: `DCCSIM_UPDATE_GOLDEN=1 cargo test --release -p
 //! dccsim-engine --test golden` rewrites `golden/expected.json`; say why in the commit.
@@ -30,7 +31,9 @@ fn every_catalog_experiment_gives_its_golden_results() {
     let mut got = BTreeMap::new();
     for path in &configs {
         let text = std::fs::read_to_string(path).unwrap();
-        let r = dccsim_engine::run_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut cfg = dccsim_engine::Config::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        cfg.engine.check = true; // every catalog variant keeps the end-of-run invariants, in any profile
+        let r = dccsim_engine::run(&cfg).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         got.insert(path.file_name().unwrap().to_string_lossy().into_owned(), digest(&r));
     }
     let expected_path = dir().join("expected.json");

@@ -29,6 +29,7 @@ fn two_path(host_rate: u64, flows: Vec<FlowSpec>, algorithm: &str) -> Config {
         cc: cc(algorithm, serde_json::json!({})),
         base_rtt_ps: None,
         stop_when_done: true,
+        engine: Default::default(),
         flows,
         metrics: MetricsConfig {
             interval_ps: 10 * US,

@@ -74,6 +74,7 @@ fn toy_is_listed_described_checked_and_runs() {
         cc: CcSpec { algorithm: "toy".into(), params: serde_json::json!({"window_mss": 4.0}) },
         base_rtt_ps: None,
         stop_when_done: true,
+        engine: Default::default(),
         flows: vec![FlowSpec::new(0, 2, Some(100_000), 0), FlowSpec::new(1, 2, Some(100_000), 0)],
         metrics: MetricsConfig::default(),
     };

@@ -142,6 +142,7 @@ fn summary(s: &Summary) -> Vec<(&'static str, u64)> {
         ("pfc_paused_ps", s.pfc_paused_ps),
         ("pfc_deadlock_at_ps", s.pfc_deadlock_at_ps),
         ("capture_overflow", s.capture_overflow),
+        ("pfc_overflow_drops", s.pfc_overflow_drops),
     ]
 }
 
@@ -173,6 +174,8 @@ pub fn to_py_tables(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("summary", s)?;
     // the ports of a PFC deadlock cycle, in wait order (empty: none)
     out.set_item("pfc_deadlock", r.pfc_deadlock.clone())?;
+    // the debug log's text (`[metrics] log`; empty: off)
+    out.set_item("log", r.log.clone())?;
     for (name, cols) in tables(r) {
         let t = PyDict::new(py);
         for (col, data) in cols {

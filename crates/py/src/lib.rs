@@ -1,5 +1,6 @@
 //! Python bindings: `dccsim._engine.run(config_json) -> dict`. A config error becomes a
-//! ValueError naming the field; a panic becomes a RuntimeError; neither crosses as a crash.
+//! ValueError naming the field; a broken end-of-run invariant an `InvariantViolation` (a
+//! RuntimeError) naming it; a panic a RuntimeError; none crosses as a crash.
 //!
 //! Tables cross as numpy arrays (int64 / float64, moved without copying the engine's vectors
 //! twice) and string columns as lists. `schema()` tells the front the tables, their columns and
@@ -13,11 +14,14 @@ mod plugin;
 mod scenario_schema;
 
 use columns::{to_py_tables, SCHEMA_TABLES};
-use dccsim_engine::{cc, config::Config};
+use dccsim_engine::{cc, config::Config, Error};
+use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(_engine, InvariantViolation, PyRuntimeError, "An end-of-run invariant does not hold (an engine bug).");
 
 fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = e.downcast_ref::<&str>() {
@@ -42,13 +46,22 @@ fn run<'py>(py: Python<'py>, config_json: &str, progress: Option<PyObject>) -> P
     let cfg = Config::from_json(config_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut raised: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
-        catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled(&cfg, &mut |now| poll(now, progress.as_ref(), &mut raised))))
+        catch_unwind(AssertUnwindSafe(|| dccsim_engine::run_polled_timed(&cfg, &mut |now| poll(now, progress.as_ref(), &mut raised))))
     });
     if let Some(e) = raised {
         return Err(e);
     }
     match outcome {
-        Ok(Ok((r, _completed))) => to_py_tables(py, r),
+        Ok(Ok((r, _completed, times))) => {
+            let out = to_py_tables(py, r)?;
+            // wall-clock phases (benchmarks; not a result: the front writes only the tables)
+            let t = PyDict::new(py);
+            t.set_item("build_s", times.build_s)?;
+            t.set_item("simulate_s", times.simulate_s)?;
+            out.set_item("phase_times", t)?;
+            Ok(out)
+        }
+        Ok(Err(Error { violation: Some(v), .. })) => Err(InvariantViolation::new_err(v.to_string())),
         Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
         Err(p) => Err(PyRuntimeError::new_err(format!("internal engine error (please report): {}", panic_message(p)))),
     }
@@ -101,6 +114,7 @@ fn topology_facts(topology_json: &str) -> PyResult<(u32, Vec<String>, usize)> {
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add("InvariantViolation", m.py().get_type::<InvariantViolation>())?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(topology_facts, m)?)?;

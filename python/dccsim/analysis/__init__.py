@@ -29,12 +29,14 @@ NAMES = (
     "oplatency",
     "tbtcp_dc",
     "rdcn",
+    "overview",
 )
+DEFAULT = "overview"  # the figures of a scenario that names no analysis (overview.py)
 
 
 class _Analyses(Mapping):
     """{name: Analysis}, importing a module when it is first looked up: a run imports only its
-    own analysis (the thirteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
+    own analysis (the fourteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
 
     def __getitem__(self, name: str) -> Analysis:
         if name not in NAMES:

@@ -15,6 +15,14 @@ bins), ``hold`` (amp-fig6: bins the settled level must hold).
   to show it has converged, over the second quarter. Claim: 2.3× at 4 subflows for XMP/DCM; holds
   within ±25 % (read off a bar chart), "syndrome reproduced, magnitude differs" when > 1.25.
   AMP (Fig. 9): ≈ 1 within ±25 %.
+* ``amp-fig4b`` (minimum-window syndrome at K = 20, Fig. 4(b)): single-path DCTCP connections join
+  the multipath one in stages (the run cut at every distinct start); per stage, over its second
+  half, the multipath connection's goodput over the mean of the active DCTCP ones (and over the
+  stage's last quarter, to show it has settled). Claims (§3.2): "given 8 DCTCP flows, a goodput
+  gap between DCTCP and DCM or XMP is a factor of two" — holds within ±25 % of 2 at the stage with
+  8 DCTCP connections (read off a bar chart, as Fig. 4); "increasing the marking threshold
+  marginally alleviates the problem" (2.3× at K = 10) — holds when a variant at K = 20 has a lower
+  ratio at 8 DCTCP connections than the same algorithm's variant at K = 10 and still > 1.25.
 * ``amp-fig9`` (fairness and queue, Fig. 9/10): Jain's index over every connection's goodput
   (second half) and the median of the bottleneck queue (packets of payload + header). Claims: AMP
   has the highest index; AMP's median queue 10–12 packets, XMP's and DCM's above 20.
@@ -38,6 +46,9 @@ bins), ``hold`` (amp-fig6: bins the settled level must hold).
   ([start + warmup, stop)); long flows' mean goodput. Claim: AMP and XMP give the short flows the
   best FCT: holds when both have p90 and p99 no higher than DCM's. DCTCP long flows give the worst
   short-flow p99 and the worst long-flow goodput; DCM the best goodput (§5.3 text).
+  Fig. 13(c): the mean utilisation of the sampled fat-tree ports per layer (edge, aggregation,
+  core; both directions) over the measured window; "the multipath schemes perform equally well"
+  holds when AMP's, XMP's and DCM's lie within 5 % (relative) of each other at every layer.
 * ``amp-fig14`` (data-mining short flows, Fig. 14): as amp-fig13 with short = finite flows below
   ``short_below`` bytes (the paper: < 100 KB). Claim: AMP's short-flow p90 (0.18 ms) and p99
   (0.78 ms) below XMP's (0.27/1.35) and DCM's (0.28/1.41): holds when AMP's p90 and p99 are
@@ -112,6 +123,35 @@ def _edge_queues(tables, pkt: float) -> dict:
         "queue_p99_pkts": round(percentile(q, 0.99), 2) if len(q) else None,
         "queue_above_k_share": round(float((q > 10).mean()), 4) if len(q) else None,
     }
+
+
+LAYERS = {
+    frozenset(("h", "tor")): "edge",
+    frozenset(("tor", "agg")): "aggregation",
+    frozenset(("agg", "core")): "core",
+}
+
+
+def _layer_utilisation(tables, a: float, b: float) -> dict:
+    """Fig. 13(c): mean utilisation (wire bytes sent in [a, b] over line rate × (b − a)) of the
+    sampled ports of each fat-tree layer, both directions: edge (host ↔ ToR), aggregation (ToR ↔
+    aggregation) and core (aggregation ↔ core); {} when no such port is sampled."""
+    import re
+
+    ports, ps = tables["ports"], tables["port_series"]
+    acc: dict = {}
+    for pid, name, rate in zip(ports["port"], ports["name"], ports["rate_bps"]):
+        m = re.fullmatch(r"([a-z]+)\d+->([a-z]+)\d+", str(name))
+        layer = m and LAYERS.get(frozenset((m.group(1), m.group(2))))
+        if not layer:
+            continue
+        s = ps[ps["port"] == pid].sort_values("time_ps")
+        if len(s) < 2:
+            continue
+        t, tx = s["time_ps"].to_numpy(np.float64), s["tx_bytes"].to_numpy(np.float64)
+        sent = float(np.interp(b, t, tx) - np.interp(a, t, tx))
+        acc.setdefault(layer, []).append(sent * 8 / (float(rate) * (b - a) / 1e12))
+    return {k: round(100.0 * float(np.mean(v)), 2) for k, v in acc.items()}
 
 
 def _jobs(scenario, variant, conns) -> dict:
@@ -294,8 +334,9 @@ class Amp(Base, ABC):
         self._axes(ax, scenario)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
-        ax.set_title(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
     def _plot(self, ax, scenario, variant, tables, m: dict) -> None:
@@ -512,6 +553,103 @@ class Fig4(_Share):
             claim = "the multipath flow's share grows with its subflows (minimum window syndrome)"
             verdict = ("holds" if r > 1 + RATIO_TOL else "differs") + f" (> {1 + RATIO_TOL:g}×)"
         return claim, measured, verdict
+
+
+FIG4B_RATIO = 2.0  # §3.2: "given 8 DCTCP flows, a goodput gap ... is a factor of two"
+FIG4B_AT = 8
+
+
+def _k_pkts(scenario, v) -> float:
+    e = v.ecn if v.ecn is not None else scenario.switch.ecn
+    return round(float(e.k_bytes) / _pkt(scenario), 1)
+
+
+class Fig4b(Amp):
+    """Minimum-window syndrome at K = 20 with a varying number of DCTCP flows, Fig. 4(b): the
+    multipath connection's goodput over a DCTCP one's, per stage of joining DCTCP flows."""
+
+    PAPER = "amp-fig4b"
+
+    def _metrics(self, scenario, variant, tables, conns, series, pkt: float) -> dict:
+        t, q, _ = series
+        end = float(t[-1])
+        fs = tables["flow_series"]
+        multi = [int(c) for c, n in zip(conns["connection"], conns["subflows"]) if n > 1]
+        starts = sorted({float(x) for x in conns["start_ps"]}) + [end]
+        stages = []
+        for a, b in zip(starts, starts[1:]):
+            single = [
+                int(c)
+                for c, n, st in zip(conns["connection"], conns["subflows"], conns["start_ps"])
+                if n == 1 and st <= a
+            ]
+            if not single or not multi:
+                continue
+            half = _goodput(fs, conns, multi + single, a + (b - a) / 2, b)
+            last = _goodput(fs, conns, multi + single, a + 3 * (b - a) / 4, b)
+            row = {"dctcp": len(single), "from_ps": int(a), "to_ps": int(b)}
+            for name, g in (("ratio", half), ("ratio_last_quarter", last)):
+                sp = float(np.mean([g[c] for c in single]))
+                row[name] = round(float(np.mean([g[c] for c in multi])) / sp, 4) if sp > 0 else None
+            win = (t >= a + (b - a) / 2) & (t <= b)
+            row["queue_median_pkts"] = round(float(np.median(q[win])) / pkt, 2) if win.any() else None
+            stages.append(row)
+        return {"k_pkts": _k_pkts(scenario, variant), "stages": stages}
+
+    def _claims(self, scenario, got: dict) -> list[dict]:
+        def at(m):
+            return next((s["ratio"] for s in m["stages"] if s["dctcp"] == FIG4B_AT), None)
+
+        rows = []
+        for v, m in got.values():
+            if v.cc.algorithm == "amp":
+                continue
+            r = at(m)
+            per = ", ".join(f"{s['dctcp']}: {s['ratio']:.2f}" for s in m["stages"] if s["ratio"] is not None)
+            if m["k_pkts"] == 20 and r is not None:
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": f"K = 20, {FIG4B_AT} DCTCP flows: the multipath flow gets 2× a DCTCP flow's goodput",
+                        "measured": f"{r:.2f}× (per DCTCP count: {per})",
+                        "verdict": ("holds" if abs(r / FIG4B_RATIO - 1) <= RATIO_TOL else "differs")
+                        + f" (holds within ±{RATIO_TOL:.0%} of {FIG4B_RATIO:g})",
+                    }
+                )
+            ref = next(
+                (
+                    x
+                    for w, x in got.values()
+                    if w.cc.algorithm == v.cc.algorithm and x["k_pkts"] < m["k_pkts"] and at(x) is not None
+                ),
+                None,
+            )
+            if m["k_pkts"] == 20 and r is not None and ref is not None:
+                rows.append(
+                    {
+                        "variant": v.name,
+                        "claim": "a larger K (20 vs 10) marginally alleviates the syndrome (2× vs 2.3×)",
+                        "measured": f"{r:.2f}× at K = 20 vs {at(ref):.2f}× at K = {ref['k_pkts']:g}",
+                        "verdict": "holds" if 1 + RATIO_TOL < r < at(ref) else "differs",
+                    }
+                )
+        return rows
+
+    def _table(self, scenario, metrics: dict) -> list[str]:
+        rows = [("variant", "K (pkts)", "DCTCP flows", "ratio", "last quarter", "median queue")]
+        for v, m in ran(scenario, metrics):
+            for s in m["stages"]:
+                rows.append(
+                    (
+                        v.name,
+                        f"{m['k_pkts']:g}",
+                        str(s["dctcp"]),
+                        "—" if s["ratio"] is None else f"{s['ratio']:.2f}",
+                        "—" if s["ratio_last_quarter"] is None else f"{s['ratio_last_quarter']:.2f}",
+                        "—" if s["queue_median_pkts"] is None else f"{s['queue_median_pkts']:.1f}",
+                    )
+                )
+        return aligned(rows)
 
 
 class Fig9(_Share):
@@ -733,7 +871,11 @@ class _ShortFlows(Amp):
             if len(done)
             else None,
             "timeouts": int(conns["timeouts"].sum()),
+            "utilization_pct_by_layer": _layer_utilisation(tables, a, min(b, end)),
         }
+
+
+EQUAL_UTIL = 0.05  # fig13c: "perform equally well", our reading: within 5 % (relative) of each other
 
 
 class Fig13(_ShortFlows):
@@ -776,6 +918,28 @@ class Fig13(_ShortFlows):
                     "verdict": "holds" if worst and low else "partly holds" if worst or low else "differs",
                 }
             )
+        util = {a: m["utilization_pct_by_layer"] for a, (v, m) in vals.items() if a in ("amp", "xmp", "dcm")}
+        layers = sorted(set().union(*util.values())) if util else []
+        if len(util) >= 2 and layers:
+            spread = {
+                k: max(u.get(k, 0) for u in util.values())
+                / max(min(u.get(k, 0) for u in util.values()), 1e-9)
+                - 1
+                for k in layers
+            }
+            rows.append(
+                {
+                    "variant": "AMP, XMP, DCM",
+                    "claim": "Fig. 13(c): the multipath schemes give equal network utilisation at every layer",
+                    "measured": "; ".join(
+                        f"{k}: " + ", ".join(f"{a.upper()} {u.get(k, 0):.1f} %" for a, u in util.items())
+                        for k in layers
+                    ),
+                    "verdict": ("holds" if all(x <= EQUAL_UTIL for x in spread.values()) else "differs")
+                    + f" (equal means within {EQUAL_UTIL:.0%} of each other; largest spread "
+                    + f"{max(spread.values()):.1%})",
+                }
+            )
         if "dcm" in vals:
             v, m = vals["dcm"]
             best = all(m["long_goodput_bps"] >= x["long_goodput_bps"] for _, x in vals.values())
@@ -799,4 +963,4 @@ class Fig14(_ShortFlows):
         return _fig14_claims(got)
 
 
-ANALYSIS = ByPaper(Fig2(), Fig4(), Fig9(), Fig6(), Fig7(), Fig12(), Fig13(), Fig14())
+ANALYSIS = ByPaper(Fig2(), Fig4(), Fig4b(), Fig9(), Fig6(), Fig7(), Fig12(), Fig13(), Fig14())

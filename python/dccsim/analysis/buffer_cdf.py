@@ -207,23 +207,23 @@ class BufferCdf(Base):
         """One panel per BDP: CDF of the sampled bottleneck queue (packets) of every variant."""
         from pathlib import Path
 
-        from ..plots import new_figure, save
+        from .. import figure_layout as lay
+        from ..plots import save
 
         write_raw(series, Path(path).with_name(RAW))
         bdps = sorted({m["bdp_bytes"] for _, _, m in series.values()})
-        fig, axes = new_figure(1, len(bdps), figsize=(3.6 * len(bdps), 3.2), squeeze=False, sharey=True)
+        fig, axes, ncols = lay.grid(len(bdps), scenario, sharey=True)
         pct = np.arange(101) / 100
-        for ax, bdp in zip(axes[0], bdps):
+        for k, (ax, bdp) in enumerate(zip(axes, bdps)):
             for slug, (variant, _, m) in series.items():
                 if m["bdp_bytes"] == bdp:
                     ax.step(m["cdf_pkts"], pct, where="post", lw=1, label=variant.name)
-            ax.set_title(f"BDP {_kb(bdp)}", fontsize=8)
-            ax.set_xlabel("queue (packets)")
+            ax.set_title(f"BDP {_kb(bdp)}", fontsize=lay.FONT)
+            ax.set_xlabel("queue (packets)", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=6)
-        axes[0][0].set_ylabel("CDF of samples")
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
-        fig.tight_layout()
+            ax.legend(fontsize=lay.FONT - 2)
+            if k % ncols == 0:
+                ax.set_ylabel("CDF of samples", fontsize=lay.FONT)
         save(fig, path)
 
 

@@ -112,6 +112,22 @@ def bottleneck(port_series, ports, name: str):
     )
 
 
+def line_rate(scenario, tables, port=None):
+    """The rate (bits/s) a figure draws as the line rate: the named sampled port's, else the one
+    sampled port's, else the topology's bottleneck or host rate; None when none is known."""
+    ports = tables.get("ports") if hasattr(tables, "get") else None
+    if ports is not None and len(column(ports, "name", object)):
+        names = column(ports, "name", object)
+        hits = np.nonzero(names == port)[0] if port is not None else np.arange(len(names))
+        if hits.size == 1 or (hits.size and port is not None):
+            return int(column(ports, "rate_bps")[hits[0]])
+    values = scenario.topology.values
+    for key in ("bottleneck_rate", "host_rate"):
+        if key in values:
+            return int(values[key])
+    return None
+
+
 def goodput(flow_series, bin_ps: int, end_ps: int):
     """(bin end times, {flow_id: goodput bps per bin}) from cumulative bytes_acked."""
     edges = np.arange(0, end_ps + 1, bin_ps, dtype=np.float64)

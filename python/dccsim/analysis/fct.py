@@ -232,8 +232,9 @@ class Fct(Base):
         ax.legend(fontsize=7)
         if with_buf:
             plot_buffer_cdf(axes[0][1], series)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
 

@@ -31,7 +31,6 @@ Claims (``[experiment] paper``):
 
 from __future__ import annotations
 
-import textwrap
 
 import numpy as np
 
@@ -235,8 +234,9 @@ class OpLatency(Base):
         ax.set_ylabel("CDF")
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
-        ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
 

@@ -215,10 +215,13 @@ class Phase(Base):
             ax.set_xscale("symlog", linthresh=1.0)
             ax.set_yscale("symlog", linthresh=1.0)
             ax.grid(alpha=0.3)
-        fig.suptitle(
-            "Fluid model, b = 100 Gbps, τ = 20 µs; dotted: BDP (below it = throughput loss)", fontsize=9
+        from .. import figure_layout
+
+        figure_layout.finish(
+            fig,
+            scenario,
+            note="Fluid model, b = 100 Gbps, τ = 20 µs; dotted: BDP (below it = throughput loss)",
         )
-        fig.tight_layout()
         save(fig, path)
 
 

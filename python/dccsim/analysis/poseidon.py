@@ -9,6 +9,12 @@ link: rate × payload / (payload + header + INT header).
 Keys: ``paper`` (which figure, below), ``bin``, ``bottleneck`` (sampled port for queue and RTT),
 ``victim`` (flow id, default 0).
 
+* ``poseidon-fig20b`` (brownfield fairness): the stages of poseidon-fig14 with INT only at the
+  destination rack (variants with ``brownfield = true`` and ``int_switches``). In a stage with
+  N > M > 0 (the bottleneck at the rack with INT) the victim "reach[es] the fair rate": within
+  ±15 % of its share; with M > N > 0 (the bottleneck at the rack without INT) it gets "a little
+  more bandwidth", "bounded": holds for 1–1.5× its share (our reading), partly holds within ±15 %.
+  A variant without ``brownfield`` is the full-INT reference (within ±15 % in every such stage).
 * ``poseidon-fig14`` (multi-hop): the victim's goodput in each stage against its max-min share
   line/max(M+1, N+1), where N = active flows to the victim's destination (other than the victim)
   and M = active flows to any other destination (the topology makes those share the victim's
@@ -178,21 +184,20 @@ class Poseidon(Base, ABC):
     def figure(self, scenario, series: dict, path) -> None:
         from ..plots import save
 
-        fig = self._draw(scenario, series)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
-        save(fig, path)
+        save(self._draw(scenario, series), path)
 
     def _draw(self, scenario, series: dict):
-        """One panel per variant: goodput of every flow over time (victim bold)."""
-        from ..plots import new_figure
+        """One panel per variant in a grid (figure_layout): goodput of every flow over time
+        (victim bold red), the line's goodput for reference; one goodput axis for all."""
+        from .. import figure_layout as lay
 
         p = scenario.experiment.params
         victim = int(p.get("victim", 0))
         n = len(series)
-        fig, axes = new_figure(1, n, figsize=(3.8 * n, 3.0), squeeze=False)
+        fig, axes, ncols = lay.grid(n, scenario, sharex=True, sharey=True, legend_labels=4)
         avg = max(p["bin"], scenario.duration_ps // 400)
-        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        top = 0.0
+        for k, (ax, (slug, (variant, tables, m))) in enumerate(zip(axes, series.items())):
             fs = as_frame(tables["flow_series"])
             tb, g = goodput(fs, avg, int(fs["time_ps"].max()))
             for fid, y in g.items():
@@ -202,13 +207,19 @@ class Poseidon(Base, ABC):
                     lw=2.0 if fid == victim else 0.5,
                     color="tab:red" if fid == victim else None,
                     zorder=3 if fid == victim else 2,
+                    label=f"victim (flow {victim})" if fid == victim else "other flows" if k == 0 else "_",
                 )
             self._mark(ax, m)
-            ax.set_ylim(0, m["line_goodput_bps"] / 1e9 * 1.1)
-            ax.set_title(variant.name, fontsize=11)
-            ax.set_xlabel("time (ms)")
-            ax.set_ylabel("goodput (Gbps); victim red")
+            lay.reference(ax, m["line_goodput_bps"] / 1e9, "line goodput", ls="-.")
+            top = max(top, m["line_goodput_bps"] / 1e9 * 1.1)
+            ax.set_title(variant.name, fontsize=lay.FONT)
+            if k >= n - ncols:
+                ax.set_xlabel("time (ms)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel("goodput (Gbps)", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
+        axes[0].set_ylim(0, top)
+        lay.legend(fig, axes)
         return fig
 
     def _mark(self, ax, m: dict) -> None:
@@ -257,7 +268,63 @@ class Fig14(Poseidon):
                 colors="k",
                 linestyles="--",
                 lw=0.8,
+                label="victim's max-min share",
             )
+
+
+BROWN_MORE = 1.5  # fig20b: "a little more bandwidth" and "bounded": above the share, at most 1.5×
+
+
+class Fig20b(Poseidon):
+    """Brownfield fairness, Fig. 20(b): INT only at the destination rack. Where the victim's
+    bottleneck is that rack (N > M) it gets its share; where it is the source rack without INT
+    (M > N) brownfield Poseidon gives it "a little more" than its share, bounded."""
+
+    PAPER = "poseidon-fig20b"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        rows = []
+        for v in scenario.variants():
+            m = metrics.get(v.slug)
+            if m is None:
+                continue
+            st = [s for s in m["stages"] if s["M"] > 0 and s["N"] > 0 and s["M"] != s["N"]]
+            if not (v.cc.params or {}).get("brownfield"):
+                claim, measured, verdict = self._row(v.cc.algorithm, m, st, {})
+                rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+                continue
+            for s in st:
+                r = s["victim_bps"] / s["share_bps"]
+                measured = (
+                    f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps ({r:.2f}×)"
+                )
+                if s["N"] > s["M"]:
+                    claim = "bottleneck at the rack with INT: the victim reaches the fair rate"
+                    verdict = (
+                        "holds" if abs(r - 1) <= SHARE_TOL else "differs"
+                    ) + f" (within ±{SHARE_TOL:.0%})"
+                else:
+                    claim = "bottleneck at the rack without INT: a little more than the share for the victim, bounded"
+                    verdict = (
+                        "holds"
+                        if 1 < r <= BROWN_MORE
+                        else "partly holds: fair, no extra"
+                        if abs(r - 1) <= SHARE_TOL
+                        else "differs"
+                    ) + f" (holds for 1–{BROWN_MORE:g}× the share)"
+                rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+        return rows
+
+    def _row(self, alg: str, m: dict, st: list, by_alg: dict) -> tuple[str, str, str]:
+        """The full-INT reference: the victim gets its share in every stage with M ≠ N."""
+        r = [s["victim_bps"] / s["share_bps"] for s in st]
+        measured = "; ".join(
+            f"M={s['M']},N={s['N']}: {_g(s['victim_bps'])} of {_g(s['share_bps'])} Gbps" for s in st
+        )
+        verdict = _frac([abs(x - 1) <= SHARE_TOL for x in r]) + f" (within ±{SHARE_TOL:.0%})"
+        return "(INT everywhere, reference) the victim gets its share", measured, verdict
+
+    _mark = Fig14._mark
 
 
 class Fig15(Poseidon):
@@ -323,9 +390,9 @@ class _PerStage(Poseidon):
     STAGE_KEY = ""
 
     def _draw(self, scenario, series: dict):
-        from ..plots import new_figure
+        from .. import figure_layout as lay
 
-        fig, ax = new_figure(figsize=(4.8, 3.4))
+        fig, (ax,), _ = lay.grid(1, scenario, panel_w=5.0, panel_h=3.0)
         key = self.STAGE_KEY
         for slug, (variant, tables, m) in series.items():
             n = [s["flows"] for s in m["stages"]]
@@ -389,6 +456,7 @@ class Fig18(_PerStage):
 
 ANALYSIS = ByPaper(
     Fig14(),
+    Fig20b(),
     Fig15(),
     Fig17a(),
     Fig17b(),

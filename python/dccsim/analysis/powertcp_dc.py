@@ -399,21 +399,20 @@ class PowertcpDc(Base):
 
         tail_key = fct.key(scenario.experiment.params.get("tail", 0.999))
         ms = [m for _, _, m in series.values()]
-        fig = self._draw(series, ms, tail_key)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
+        fig = self._draw(scenario, series, ms, tail_key)
         save(fig, path)
 
-    def _draw(self, series: dict, ms: list, tail_key: str):
-        """Short and long tail slowdown vs the figure's point (and the ToR buffer CDF when sampled)."""
-        from ..plots import new_figure
+    def _draw(self, scenario, series: dict, ms: list, tail_key: str):
+        """Short and long tail slowdown vs the figure's point (and the ToR buffer CDF when
+        sampled), in a grid with one legend (figure_layout)."""
+        from .. import figure_layout as lay
 
         algs, colour, style = _curves(ms)
         with_buf = any(m["buffer"].get("samples") for m in ms)
         n = 3 if with_buf else 2
-        fig, axes = new_figure(1, n, figsize=(4.5 * n, 3.6), squeeze=False)
+        fig, axes, _ = lay.grid(n, scenario, panel_w=2.6, legend_labels=len(algs))
         scale, xlabel = AXIS[POINTS[self.PAPER][0]]
-        for ax, g in zip(axes[0], ("short", "long")):
+        for ax, g in zip(axes, ("short", "long")):
             for a in algs:
                 sel = sorted((m for m in ms if _series(m) == a), key=lambda m: m["point"])
                 ys = [m["groups"][g]["tail"]["value"] for m in sel]
@@ -425,25 +424,25 @@ class PowertcpDc(Base):
                     ls=style[a],
                     label=a,
                 )
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(f"{g} flows {tail_key} slowdown")
+            ax.set_xlabel(xlabel, fontsize=lay.FONT)
+            ax.set_ylabel(f"{g} flows {tail_key} slowdown", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
         if with_buf:
-            fct.plot_buffer_cdf(axes[0][2], series)
+            fct.plot_buffer_cdf(axes[2], series)
+        lay.legend(fig, axes[:2])
         return fig
 
 
 class Fig6(PowertcpDc):
     """Fig. 6: the tail slowdown against the flow size, one panel per load."""
 
-    def _draw(self, series: dict, ms: list, tail_key: str):
-        from ..plots import new_figure
+    def _draw(self, scenario, series: dict, ms: list, tail_key: str):
+        from .. import figure_layout as lay
 
         algs, colour, style = _curves(ms)
         pts = sorted({m["point"] for m in ms})
-        fig, axes = new_figure(1, len(pts), figsize=(5 * len(pts), 3.6), squeeze=False)
-        for ax, x in zip(axes[0], pts):
+        fig, axes, ncols = lay.grid(len(pts), scenario, sharey=True, legend_labels=len(algs))
+        for k, (ax, x) in enumerate(zip(axes, pts)):
             for a in algs:
                 for m in (m for m in ms if _series(m) == a and m["point"] == x):
                     b = m["buckets"]
@@ -452,11 +451,12 @@ class Fig6(PowertcpDc):
                     ax.plot(xs, ys, marker="o", ms=3, color=colour[a], ls=style[a], label=a)
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"{x * 100:g}% load", fontsize=9)
-            ax.set_xlabel("flow size (bytes)")
-            ax.set_ylabel(f"{tail_key} FCT slowdown")
+            ax.set_title(f"{x * 100:g}% load", fontsize=lay.FONT)
+            ax.set_xlabel("flow size (bytes)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel(f"{tail_key} FCT slowdown", fontsize=lay.FONT)
             ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7)
+        lay.legend(fig, axes)
         return fig
 
 

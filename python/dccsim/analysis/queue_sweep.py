@@ -210,8 +210,9 @@ class QueueSweep(Base):
         ax2.set_title(
             "dashed: α·N" if n and any(v.cc.algorithm == "tbtcp" for v, _, _ in series.values()) else ""
         )
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=9)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
 

@@ -230,13 +230,14 @@ class Rdcn(Base):
     def figure(self, scenario, series: dict, path) -> None:
         """Fig. 8 style: per variant, the ToR's throughput (circuit + packet) and VOQ around the last
         measured day (circuit days shaded); last panel, tail queueing latency."""
-        from ..plots import new_figure, save
+        from .. import figure_layout as lay
+        from ..plots import save
 
         p = scenario.experiment.params
         n = len(series)
-        fig, axes = new_figure(1, n + 1, figsize=(3.4 * (n + 1), 3.0), squeeze=False)
-        names, p99, p999 = [], [], []
-        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
+        fig, axes, ncols = lay.grid(n + 1, scenario, twin=True, legend_labels=4)
+        names, p99, p999, twins = [], [], [], []
+        for k, (ax, (slug, (variant, tables, m))) in enumerate(zip(axes, series.items())):
             t, q, tx_c, rate = bottleneck(tables["port_series"], tables["ports"], p["circuit"])
             _, _, tx_u, _ = bottleneck(tables["port_series"], tables["ports"], p["uplink"])
             a, b = m["days"][-1]
@@ -244,28 +245,36 @@ class Rdcn(Base):
             grid = np.arange(lo, hi, 5 * 10**6)
             dep = np.interp(grid, t, tx_c + tx_u)
             thr = np.diff(dep) * 8 / 5e-6 / 1e9
-            ax.axvspan(a / 1e6, b / 1e6, color="0.88")
-            ax.plot(grid[1:] / 1e6, thr, lw=0.9, label="throughput")
+            ax.axvspan(a / 1e6, b / 1e6, color="0.88", label="circuit day")
+            ax.plot(grid[1:] / 1e6, thr, lw=0.9, label="throughput ToR 0 → ToR 1 (left)")
+            lay.reference(ax, rate / 1e9, f"circuit rate {rate / 1e9:g} Gbps")
             ax2 = ax.twinx()
+            twins.append(ax2)
+            ax2.tick_params(labelsize=lay.FONT - 1)
             win = (t >= lo) & (t < hi)
-            ax2.plot(t[win] / 1e6, q[win] / 1e3, color="C3", lw=0.7, ls=":", label="VOQ")
+            ax2.plot(t[win] / 1e6, q[win] / 1e3, color="C3", lw=0.7, ls=":", label="VOQ (right)")
             ax.set_ylim(0, rate / 1e9 * 1.1)
-            ax.set_title(variant.name, fontsize=10)
-            ax.set_xlabel("time (µs)")
-            ax.set_ylabel("ToR 0 → ToR 1 (Gbps)")
-            ax2.set_ylabel("VOQ (KB, dotted)")
+            ax.set_title(variant.name, fontsize=lay.FONT)
+            ax.set_xlabel("time (µs)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel("throughput (Gbps)", fontsize=lay.FONT)
+            ax2.set_ylabel("VOQ (KB)", fontsize=lay.FONT)
+            if k == 0:
+                lay.legend(fig, [ax, ax2])
             names.append(variant.name)
             p99.append(m["qdelay_p99_us"])
             p999.append(m["qdelay_p999_us"])
-        ax = axes[0][n]
+        top = max(a.get_ylim()[1] for a in twins)
+        for a in twins:  # one VOQ scale for every variant
+            a.set_ylim(0, top)
+        ax = axes[n]
         x = np.arange(len(names))
         ax.bar(x - 0.2, p99, 0.4, label="99th")
         ax.bar(x + 0.2, p999, 0.4, label="99.9th")
-        ax.set_xticks(x, names, rotation=30, fontsize=7)
-        ax.set_ylabel("queueing latency (µs)")
-        ax.legend(fontsize=7)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=10)
-        fig.tight_layout()
+        ax.set_xticks(x, names, rotation=30, fontsize=lay.FONT - 1)
+        ax.set_title("tail queueing latency", fontsize=lay.FONT)
+        ax.set_ylabel("queueing latency (µs)", fontsize=lay.FONT)
+        ax.legend(fontsize=lay.FONT - 1)
         save(fig, path)
 
 

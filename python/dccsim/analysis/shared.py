@@ -128,12 +128,15 @@ class Shared(Base):
         return "\n".join(lines)
 
     def figure(self, scenario, series: dict, path) -> None:
-        """One panel per variant: goodput of each flow (Gbps, left) and bottleneck queue (KB, right)."""
-        from ..plots import new_figure, save
+        """One panel per variant in a grid (figure_layout): goodput of each flow (Gbps, left),
+        the bottleneck's queue (KB, right, dotted), the line rate and the fair share (line rate
+        / flows through the bottleneck); one queue axis for every panel (the buffer with
+        `fixed_scale`)."""
+        from .. import figure_layout as lay
+        from ..plots import save
 
         name = scenario.experiment.params["bottleneck"]
         n = len(series)
-        fig, axes = new_figure(1, n, figsize=(3.6 * n, 3.0), squeeze=False)
         avg = max(scenario.metrics.interval_ps, scenario.duration_ps // PLOT_POINTS)
         qmax = max(
             [1.0]
@@ -142,10 +145,18 @@ class Shared(Base):
                 for s in series.values()
             ]
         )
-        for ax, (slug, (variant, tables, m)) in zip(axes[0], series.items()):
-            tables = as_frames(tables)
+        if lay.fixed_scale(scenario):
+            qmax = scenario.switch.buffer_bytes / 1e3
+        frames = {slug: as_frames(tables) for slug, (_, tables, _) in series.items()}
+        ids = sorted(
+            {int(f) for t in frames.values() for f in _flows_to_bottleneck(t["flows"], name)["flow_id"]}
+        )
+        fig, axes, ncols = lay.grid(n, scenario, twin=True, legend_labels=len(ids) + 3)
+        for k, (ax, (slug, (variant, _, m))) in enumerate(zip(axes, series.items())):
+            tables = frames[slug]
             t, q, tx, rate = bottleneck(tables["port_series"], tables["ports"], name)
             ax2 = ax.twinx()
+            ax2.tick_params(labelsize=lay.FONT - 1)
             fs = tables["flow_series"]
             for fid in _flows_to_bottleneck(tables["flows"], name)["flow_id"]:
                 s = fs[fs["flow_id"] == fid].sort_values("time_ps")
@@ -154,18 +165,22 @@ class Shared(Base):
                 ft, fb = s["time_ps"].to_numpy(np.int64), s["bytes_acked"].to_numpy(np.float64)
                 grid = np.arange(ft[0] + avg, ft[-1] + 1, avg)
                 g = np.diff(np.interp(np.concatenate([[ft[0]], grid]), ft, fb)) * 8 / (avg / 1e12) / 1e9
-                ax.plot(grid / 1e9, g, lw=0.9, label=f"flow {fid}")
-            ax2.plot(t / 1e9, q / 1e3, color="0.35", lw=0.7, ls=":", label="queue")
+                ax.plot(grid / 1e9, g, lw=0.9, color=f"C{ids.index(int(fid)) % 10}", label=f"flow {fid}")
+            ax2.plot(t / 1e9, q / 1e3, color="0.35", lw=0.7, ls=":", label=f"queue of {name} (right axis)")
+            lay.reference(ax, rate / 1e9, f"line rate {rate / 1e9:g} Gbps")
+            if ids:
+                lay.reference(ax, rate / 1e9 / len(ids), "fair share (line rate / flows)", color="k", ls="-.")
             ax.set_ylim(0, rate / 1e9 * 1.15)
             ax2.set_ylim(0, qmax * 1.1)
-            ax.set_title(variant.name, fontsize=11)
-            ax.set_xlabel("time (ms)")
-            ax.set_ylabel("goodput (Gbps)")
-            ax2.set_ylabel("queue (KB, dotted)")
+            ax.set_title(variant.name, fontsize=lay.FONT)
+            ax.set_xlabel("time (ms)", fontsize=lay.FONT)
+            if k % ncols == 0:
+                ax.set_ylabel("goodput (Gbps)", fontsize=lay.FONT)
+            if k % ncols == ncols - 1 or k == n - 1:
+                ax2.set_ylabel("queue (KB)", fontsize=lay.FONT)
             ax.grid(alpha=0.3)
-        axes[0][0].legend(fontsize=7, loc="upper right", ncol=2, framealpha=0.85)
-        fig.suptitle(scenario.experiment.title or scenario.name, fontsize=11)
-        fig.tight_layout()
+            if k == 0:
+                lay.legend(fig, [ax, ax2])
         save(fig, path)
 
 

@@ -14,6 +14,21 @@ bottleneck with 150 µs RTT.
   holds within ±1 point (no loss, no gain), differs when TBTCP loses more; "max
   queue up to −80 %" — holds when the best reduction lies within ±15 points of 80 % (read off a
   bar plot), partly holds when it is positive.
+* ``tbtcp-fig14`` (queue depth vs the curve scaling factor S, 100 flows): the stage metrics of
+  tbtcp-fig16 per TBTCP variant (variants differ in ``s`` and the switch's 8-step RED P_max, §6
+  Table 1). Claims (§7): "a larger S leads to higher throughput" — holds when utilisation never
+  falls as S grows (by more than the 1-point slack of fig16), partly holds when it is full (≥ 99 %)
+  at every S (nothing left to gain); "the maximum queue depth does not increase by much when S
+  becomes larger" — holds when the largest S's max queue is at most 1.25× the smallest S's (our
+  reading of "not by much"); "the queue depth oscillation becomes more intense" — holds when the
+  queue's standard deviation at the largest S exceeds that at the smallest.
+* ``tbtcp-fig15`` (DCTCP utilisation vs K and flow count): the stage metrics of tbtcp-fig16 per
+  DCTCP variant (variants differ in the step K). Claims (§7): "the theoretical value for DCTCP
+  cannot guarantee full bottleneck bandwidth utilization when the number of flows is large" —
+  holds when the smallest K runs some stage below 99 %; "increasing K helps improve the bandwidth
+  utilization" — holds when, at every stage, utilisation never falls as K grows (1-point slack);
+  "when the flow number is large, the improvement diminishes" — holds when the gain of the largest
+  K over the smallest at the largest N is below the largest gain at any N.
 * ``tbtcp-fig17`` (FCT, Poisson flows of the tbtcp-testbed CDF): mean FCT of short (< 100 KB) and
   long (≥ 1 MB) flows that start after the warm-up, with counts and the percentiles of
   ``fct.pct``. Claims, TBTCP against every DCTCP variant: short −7..37 %, long −29..39 % (the
@@ -26,7 +41,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-import textwrap
 
 import numpy as np
 
@@ -70,6 +84,7 @@ def _stage(t, q, tx, rate, a: int, b: int, pkt: float) -> dict:
         "utilization_pct": round(100.0 * util, 3),
         "queue_max_bytes": int(qw.max()),
         "queue_mean_bytes": round(float(qw.mean()), 1),
+        "queue_std_bytes": round(float(qw.std()), 1),
         "queue_max_pkts": round(float(qw.max()) / pkt, 2),
         "underflow_pct": round(100.0 * float((qw == 0).mean()), 3),
     }
@@ -166,8 +181,9 @@ class TbtcpDc(Base, ABC):
         self._draw(ax, scenario, series)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-        ax.set_title(textwrap.fill(scenario.experiment.title or scenario.name, 90), fontsize=7)
-        fig.tight_layout()
+        from .. import figure_layout
+
+        figure_layout.finish(fig, scenario)
         save(fig, path)
 
     @abstractmethod
@@ -277,6 +293,132 @@ class Fig16(TbtcpDc):
         ax.set_ylabel("bottleneck queue (KB)")
 
 
+FULL_PCT = 99.0  # a stage "full": the utilisation tbtcp-queue calls no underflow
+QUEUE_NOT_MUCH = 1.25  # fig14: "does not increase by much", our reading
+
+
+def _last_stage(m: dict) -> dict:
+    return [s for s in m["stages"] if "utilization_pct" in s][-1]
+
+
+def _non_decreasing(xs: list[float], slack: float) -> bool:
+    return all(b >= a - slack for a, b in zip(xs, xs[1:]))
+
+
+class Fig14(Fig16):
+    """Queue depth on the curve scaling factor S: TBTCP variants that differ in S (and P_max)."""
+
+    PAPER = "tbtcp-fig14"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        got = sorted(
+            (
+                (float((v.cc.params or {}).get("s", 1.0)), _last_stage(metrics[v.slug]))
+                for v in scenario.variants()
+                if v.slug in metrics and v.cc.algorithm == "tbtcp"
+            ),
+            key=lambda x: x[0],
+        )
+        if len(got) < 2:
+            return []
+        ss = [s for s, _ in got]
+        util = [st["utilization_pct"] for _, st in got]
+        qmax = [st["queue_max_bytes"] for _, st in got]
+        qstd = [st["queue_std_bytes"] for _, st in got]
+        per = "; ".join(
+            f"S {s:g}: {st['utilization_pct']:.1f} %, max {st['queue_max_bytes'] / 1e3:.1f} KB, "
+            f"std {st['queue_std_bytes'] / 1e3:.1f} KB"
+            for s, st in got
+        )
+        up = _non_decreasing(util, THROUGHPUT_SLACK)
+        full = all(u >= FULL_PCT for u in util)
+        ratio = qmax[-1] / qmax[0] if qmax[0] else float("inf")
+        return [
+            {
+                "variant": f"S {ss[0]:g}..{ss[-1]:g}",
+                "claim": "a larger S leads to higher throughput (testbed: 7.7 Gbps at S = 1, 8.8 at a larger S)",
+                "measured": ", ".join(f"S {s:g}: {u:.1f} %" for s, u in zip(ss, util)),
+                "verdict": (
+                    "partly holds: full at every S, nothing to gain"
+                    if full
+                    else "holds"
+                    if up and util[-1] > util[0] + THROUGHPUT_SLACK
+                    else "differs"
+                )
+                + f" (full means ≥ {FULL_PCT:g} %)",
+            },
+            {
+                "variant": f"S {ss[0]:g}..{ss[-1]:g}",
+                "claim": "the maximum queue depth does not increase by much with S",
+                "measured": f"max queue at S {ss[-1]:g} = {ratio:.2f}× that at S {ss[0]:g} ({per})",
+                "verdict": ("holds" if ratio <= QUEUE_NOT_MUCH else "differs")
+                + f" (holds at ≤ {QUEUE_NOT_MUCH:g}×)",
+            },
+            {
+                "variant": f"S {ss[0]:g}..{ss[-1]:g}",
+                "claim": "the queue depth oscillation becomes more intense with S",
+                "measured": ", ".join(f"S {s:g}: std {x / 1e3:.1f} KB" for s, x in zip(ss, qstd)),
+                "verdict": "holds" if qstd[-1] > qstd[0] else "differs",
+            },
+        ]
+
+
+def _k_bytes(scenario, v) -> float:
+    e = v.ecn if v.ecn is not None else scenario.switch.ecn
+    return float(e.k_bytes)
+
+
+class Fig15(Fig16):
+    """DCTCP utilisation on K and flow count: DCTCP variants that differ in the step K."""
+
+    PAPER = "tbtcp-fig15"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        got = sorted(
+            (
+                (_k_bytes(scenario, v), [s for s in metrics[v.slug]["stages"] if "utilization_pct" in s])
+                for v in scenario.variants()
+                if v.slug in metrics and v.cc.algorithm == "dctcp"
+            ),
+            key=lambda x: x[0],
+        )
+        if len(got) < 2:
+            return []
+        ks = [k for k, _ in got]
+        ns = [s["flows"] for s in got[0][1]]
+        util = [[s["utilization_pct"] for s in st] for _, st in got]  # [K][stage]
+        low = util[0]
+        gains = [util[-1][i] - util[0][i] for i in range(len(ns))]
+        up = all(_non_decreasing([u[i] for u in util], THROUGHPUT_SLACK) for i in range(len(ns)))
+        kname = ", ".join(f"{k / 1e3:g} KB" for k in ks)
+        return [
+            {
+                "variant": f"DCTCP K = {ks[0] / 1e3:g} KB",
+                "claim": "the theoretical K cannot guarantee full utilisation when flows are many",
+                "measured": ", ".join(f"N {n}: {u:.1f} %" for n, u in zip(ns, low)),
+                "verdict": ("holds" if min(low) < FULL_PCT else "differs")
+                + f" (full means ≥ {FULL_PCT:g} %)",
+            },
+            {
+                "variant": f"DCTCP K = {kname}",
+                "claim": "increasing K improves the utilisation",
+                "measured": "; ".join(
+                    f"N {n}: " + " / ".join(f"{u[i]:.1f}" for u in util) + " %" for i, n in enumerate(ns)
+                ),
+                "verdict": ("holds" if up else "differs")
+                + f" (utilisation never falls as K grows, {THROUGHPUT_SLACK:g}-point slack)",
+            },
+            {
+                "variant": f"DCTCP K = {kname}",
+                "claim": "when the flow number is large, the improvement diminishes",
+                "measured": f"gain of K = {ks[-1] / 1e3:g} KB over {ks[0] / 1e3:g} KB: "
+                + ", ".join(f"N {n}: {g:+.1f}" for n, g in zip(ns, gains))
+                + " points",
+                "verdict": "holds" if gains[-1] < max(gains) else "differs",
+            },
+        ]
+
+
 class Fig17(TbtcpDc):
     """FCT of Poisson flows of the tbtcp-testbed CDF: short and long flows' mean FCT."""
 
@@ -362,4 +504,4 @@ class Fig17(TbtcpDc):
         ax.set_yscale("log")
 
 
-ANALYSIS = ByPaper(Fig16(), Fig17())
+ANALYSIS = ByPaper(Fig16(), Fig14(), Fig15(), Fig17())

@@ -2,11 +2,15 @@
 
 Layout (imports only flow downwards, no cycles)::
 
-    fields.py     converters for one field each (units, integers, choices) and the Table reader
-    ranges.py     valid ranges of congestion-control parameters (per algorithm)
-    model.py      the validated Scenario (frozen dataclasses, engine units)   <- to_engine.py
-    parse.py      TOML text / dict  ->  Scenario (every field checked)       <- fields, model
-    toml_out.py   Scenario  ->  TOML with exact units (`dccsim show`)       <- model
+    fields.py          converters for one field each (units, integers, choices) and the Table reader
+    schema.py          the engine's sections ([topology], [switch], [host], [metrics]) as it declares them
+    front_sections.py  the sections only the front reads (top-level keys, [workload]), declared once
+    cc_params.py       the algorithms' parameters, from the engine's description
+    model.py           the validated Scenario (frozen dataclasses, engine units)   <- to_engine.py
+    parse.py           TOML text / dict  ->  Scenario (every field checked)       <- fields, model
+    workload.py        [workload] -> model.Workload, from front_sections' declaration
+    toml_out.py        Scenario  ->  TOML with exact units (`dccsim show`)       <- model
+    docs.py            the generated key tables of docs/scenario.md
 
 Every validation error is a :class:`~dccsim.errors.ScenarioError` whose field is the user-facing
 dotted name (``topology.host_rate``, ``flows[2].src``, ``experiment.variants[1].cc.algorithm``) and

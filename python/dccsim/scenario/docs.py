@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import units
-from . import cc_docs, schema
+from . import cc_docs, front_sections, schema
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "scenario.md"
 
@@ -23,6 +23,8 @@ _FORMAT = {"size": units.format_size_exact, "time": units.format_time_exact, "ra
 
 
 def _value(k: schema.Key, v) -> str:
+    if k.required:
+        return "required"
     if v is None:
         return "absent"
     if k.type in _FORMAT and isinstance(v, int):
@@ -32,7 +34,7 @@ def _value(k: schema.Key, v) -> str:
     if isinstance(v, bool):
         return f"`{str(v).lower()}`"
     if isinstance(v, list):
-        return "`[]`" if not v else f"`{v}`"
+        return "`[]`" if not v else f"`{schema.to_toml_value(k, v)}`"
     if isinstance(v, dict):
         return f"`{v.get('kind', v)}`"
     return f"`{v}`"
@@ -43,7 +45,7 @@ def _range(k: schema.Key) -> str:
         return " | ".join(f'`"{c}"`' for c in k.choices)
     if k.min is None and k.max is None:
         return ""
-    fmt = _FORMAT.get(k.type, lambda x: f"{x:g}")
+    fmt = _FORMAT.get(k.type, lambda x: f"{int(x)}" if k.type == "count" else f"{x:g}")
 
     def end(x):
         return fmt(int(x)) if k.type in _FORMAT else fmt(x)
@@ -56,37 +58,74 @@ def _range(k: schema.Key) -> str:
 
 
 def _type(k: schema.Key) -> str:
-    return {"table": f"table (`[{k.section}]`)", "names": "list of names"}.get(k.type, k.type)
+    if k.section is None and k.type in ("table", "tables"):
+        return {"table": "table", "tables": "list of tables"}[k.type]  # a section documented above
+    return {
+        "table": f"table (`[{k.section}]`)",
+        "tables": f"list of tables (`[{k.section}]`)",
+        "names": "list of names",
+        "lists": "list of lists of integers",
+    }.get(k.type, k.type)
 
 
 def _cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
+def _all() -> dict[str, schema.Section]:
+    """Every declared section, in the order a scenario file writes them: the top-level keys and
+    the engine's sections, then [workload] (front_sections.py)."""
+    front = front_sections.sections()
+    return {"scenario": front.pop("scenario"), **schema.sections(), **front}
+
+
+def _place(name: str) -> tuple[str, str]:
+    """(heading, the dotted prefix of its keys in a scenario) of a section: a kind of a tagged
+    section is written in that section's table (`[topology]` with `kind = "fattree"`); a
+    sub-section written inline (key "") in its parent's table; the top-level keys in none."""
+    if name == "scenario":
+        return "top-level keys", ""
+    sec = _all()[name]
+    if sec.tag:
+        return f'`[{sec.tag["of"]}]` with `kind = "{sec.tag["kind"]}"`', sec.tag["of"]
+    for parent in _all().values():
+        if any(k.inline and k.section == name for k in parent.keys):
+            heading, prefix = _place(parent.name)
+            return f"{heading}: its `{name}` keys", prefix
+    return f"`[{name}]`", name
+
+
 def section_table(name: str) -> str:
     """One section's keys as a Markdown table, then its rules."""
-    sec = schema.sections()[name]
+    sec = _all()[name]
+    heading, prefix = _place(name)
+    kinds = any(k.kinds for k in sec.keys)  # a kind-tagged section declared as one (workload)
     rows = [
-        f"#### `[{name}]`",
+        f"#### {heading}",
         "",
-        "| key | type | default | allowed | what it is | source of the default |",
-        "|---|---|---|---|---|---|",
+        "| key | type | default | allowed | what it is | source of the default |"
+        + (" kinds |" if kinds else ""),
+        "|---|---|---|---|---|---|" + ("---|" if kinds else ""),
     ]
     for k in sec.keys:
         if not k.key:
             continue
         rows.append(
             f"| `{k.key}` | {_type(k)} | {_value(k, k.default)} | {_cell(_range(k))} | {_cell(k.doc)} "
-            f"| {_cell(k.source)} |"
+            f"| {_cell(k.source)} |" + (f" {', '.join(k.kinds) or 'all'} |" if kinds else "")
         )
     if sec.rules:
         rows += ["", "Rules across keys:", ""]
-        rows += [f"- `{name}.{key}`: {_cell(msg)}" for key, msg in sec.rules]
+        rows += [f"- `{schema_dotted(prefix, key)}`: {_cell(msg)}" for key, msg in sec.rules]
     return "\n".join(rows)
 
 
+def schema_dotted(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
 def scenario_keys() -> str:
-    return "\n\n".join(section_table(n) for n in schema.sections())
+    return "\n\n".join(section_table(n) for n in _all())
 
 
 # name -> generator of the block's text (other declarations add their blocks here)

@@ -80,7 +80,6 @@ def pos_size(v, f):
     return b
 
 
-MAX_COUNT = 1_000_000  # hosts, switches, pods, ...: beyond any simulated datacenter
 MAX_SEED = 2**64 - 1  # the engine's seed is a u64
 
 
@@ -96,18 +95,6 @@ def integer(v, f, lo=None, hi=None):
 
 def seed(v, f):
     return integer(v, f, lo=0, hi=MAX_SEED)
-
-
-def ranged_size(lo: int, hi: int):
-    """A size (with units) in [lo, hi] bytes."""
-
-    def conv(v, f):
-        b = size(v, f)
-        if not lo <= b <= hi:
-            raise ScenarioError(f, f"must be between {lo} B and {hi} B, got {v!r}")
-        return b
-
-    return conv
 
 
 def ranged_number(lo: float, hi: float, lo_open: bool = False):

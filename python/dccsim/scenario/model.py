@@ -39,15 +39,9 @@ class CcSpec:
 @dataclass(frozen=True)
 class Topology:
     kind: str
-    values: dict  # field -> int (counts, bits/s, ps); custom: "links" -> tuple[Link]
-
-
-@dataclass(frozen=True)
-class Link:
-    a: str
-    b: str
-    rate_bps: int
-    delay_ps: int
+    # scenario key (config/topology.rs) -> value in the engine's units (counts, bits/s, ps, bytes);
+    # custom: "links" -> tuple of Link records; rdcn: "matchings" -> tuple of tuples
+    values: dict
 
 
 @dataclass(frozen=True)
@@ -67,14 +61,21 @@ def Ecn(kind: str = "none", **values):
 
 
 def __getattr__(name: str):
-    """`Switch`, `Pfc`, `Host`, `Metrics`: the records of the engine-declared sections
+    """`Switch`, `Pfc`, `Host`, `Metrics`, `Link`: the records of the engine-declared sections
     (scenario/schema.py), made on first use (they need the compiled engine's schema)."""
     if name in _SECTIONS:
         return schema.record_class(_SECTIONS[name])
     raise AttributeError(name)
 
 
-_SECTIONS = {"Switch": "switch", "Pfc": "switch.pfc", "Host": "host", "Metrics": "metrics"}
+_SECTIONS = {
+    "Switch": "switch",
+    "Pfc": "switch.pfc",
+    "Host": "host",
+    "Metrics": "metrics",
+    "Link": "topology.link",
+    "Engine": "engine",
+}
 
 
 def _section(name: str):
@@ -228,6 +229,8 @@ class Experiment:
     analysis: Optional[str] = None
     variants: tuple = ()
     params: dict = field(default_factory=dict)  # analysis-specific keys, resolved
+    # figures: axes from the scenario (buffer, line rate) instead of the data (figure_layout.py)
+    fixed_scale: bool = False
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,7 @@ class Scenario:
     workload: Optional[Workload] = None
     metrics: Any = _section("metrics")
     experiment: Optional[Experiment] = None
+    engine: Any = _section("engine")  # how the engine runs it ([engine] check)
 
     @property
     def host_count(self) -> int:
@@ -362,6 +366,8 @@ class Scenario:
             "flows": self._variant_flows(variant),
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": schema.to_engine(self.metrics),
+            # only when set: the engine's default is the same, and stored configs stay as they were
+            **({"engine": schema.to_engine(self.engine)} if self.engine != schema.record("engine") else {}),
         }
 
 

@@ -11,19 +11,16 @@ from typing import Any, Optional, Union
 
 from .. import topology as topo
 from ..errors import ScenarioError
-from . import cc_params, schema, workload
+from . import cc_params, front_sections, profiles, schema, workload
 from .fields import (
     Table,
     boolean,
     choice,
-    MAX_COUNT,
     integer,
     number,
     pos_size,
     pos_time,
     ranged_number,
-    rate,
-    seed,
     show,
     size,
     string,
@@ -34,54 +31,15 @@ from .model import (
     Ecn,
     Experiment,
     Flow,
-    Link,
     Scenario,
     Topology,
     Variant,
 )
 
-TOP_KEYS = (
-    "name",
-    "description",
-    "seed",
-    "duration",
-    "base_rtt",
-    "topology",
-    "switch",
-    "host",
-    "cc",
-    "flows",
-    "workload",
-    "metrics",
-    "experiment",
-    "fabric",
-)
-# `[fabric] profile = "artifact"`: the PowerTCP/HPCC ns-3 simulator's fabric in one line (sources
-# in docs/scenario.md); keys given in [switch] or [host] override it.
-ARTIFACT_PROFILE = {
-    "switch": {
-        "buffer": "4MiB",
-        "int_bytes": "rx",
-        "pfc": True,
-        "ecn": {
-            "kind": "red_by_rate",
-            "rules": [
-                {"rate": "25Gbps", "kmin": "100KB", "kmax": "400KB", "pmax": 0.2},
-                {"rate": "50Gbps", "kmin": "200KB", "kmax": "800KB", "pmax": 0.2},
-                {"rate": "100Gbps", "kmin": "400KB", "kmax": "1600KB", "pmax": 0.2},
-            ],
-        },
-    },
-    # the PowerTCP study's scripts: no NIC window for DCQCN and TIMELY (`windowCheck=0`), the
-    # maxBdp window for every other controller (docs/scenario.md, docs/models.md cross-check);
-    # TIMELY's packets carry the simulator's 8-byte TS header (int-header.cc, IntHeader::TS)
-    "host": {"nic": "rdma-study", "ts_header": "8B"},
-}
-FABRIC_PROFILES = {"artifact": ARTIFACT_PROFILE}
 FLOW_KEYS = ("src", "dst", "size", "start", "cc", "subflows", "after", "closed_loop")
 CLOSED_LOOP_KEYS = ("shape", "mean", "destination", "max")
 MAX_SUBFLOWS = 64  # the engine's limit (config::MAX_SUBFLOWS)
-EXPERIMENT_KEYS = ("title", "analysis", "variants")
+EXPERIMENT_KEYS = ("title", "analysis", "variants", "fixed_scale")
 VARIANT_KEYS = ("name", "cc", "ecn", "topology", "workload", "int_switches", "subflows", "pfc", "added")
 
 
@@ -133,56 +91,56 @@ def _cc(data, prefix: str, algorithms: list[str], base_dir: Optional[Path] = Non
 
 
 def _topology(data) -> Topology:
+    """[topology]: `kind` and that kind's keys, as the engine declares them (config/topology.rs);
+    each value converted by its type, then the engine checks the kind whole (ranges and rules,
+    errors named `topology.<key>`); the node names of a custom topology's links and an rdcn's
+    circuit schedule are checked here against the topology the engine builds."""
     if not isinstance(data, dict):
         raise ScenarioError("topology", "missing (required) or not a table")
+    kinds = topo.kinds()
     if "kind" not in data:
-        raise ScenarioError("topology.kind", f"missing (required); allowed: {', '.join(topo.KINDS)}")
-    kind = choice(topo.KINDS)(data["kind"], "topology.kind")
-    schema = topo.FIELDS[kind]
-    t = Table(data, "topology", ("kind",) + tuple(schema))
+        raise ScenarioError("topology.kind", f"missing (required); allowed: {', '.join(kinds)}")
+    kind = choice(kinds)(data["kind"], "topology.kind")
+    fields = topo.fields(kind)
+    t = Table(data, "topology", ("kind",) + tuple(fields))
     values: dict[str, Any] = {}
-    defaults = topo.DEFAULTS.get(kind, {})
-    for key, typ in schema.items():
-        if key in defaults and not t.has(key):
-            values[key] = defaults[key]
-        elif typ == "count":
-            lo = 0 if (kind, key) in topo.ZERO_OK else 1
-            values[key] = t.req(key, lambda v, f, lo=lo: integer(v, f, lo=lo, hi=MAX_COUNT))
-        elif typ == "rate":
-            values[key] = t.req(key, rate)
-        elif typ == "time":
-            values[key] = t.req(key, time)
-        elif typ == "size":
-            values[key] = t.req(key, size)
-        elif typ == "policy":
-            values[key] = t.req(key, choice(topo.POLICIES))
-        elif typ == "matchings":
-            values[key] = t.req(key, lambda v, f: _matchings(v, f, values["tors"]))
-    if kind == "rdcn":
-        _check_rdcn(values)
-    if kind == "fattree" and values["pods"] > 1 and values["cores"] % values["aggs_per_pod"]:
-        raise ScenarioError(
-            "topology.cores",
-            f"must be a multiple of aggs_per_pod ({values['aggs_per_pod']}), got {values['cores']}",
-        )
-    if kind == "custom":
-        raw = t.req("links", lambda v, f: v)
-        if not isinstance(raw, list) or not raw:
-            raise ScenarioError("topology.links", "expected a non-empty list of {a, b, rate, delay} tables")
-        links = []
-        for i, ld in enumerate(raw):
-            lt = Table(ld, f"topology.links[{i}]", tuple(topo.LINK_FIELDS))
-            ends = []
-            for end in ("a", "b"):
-                node = lt.req(end, string)
-                if not topo.node_exists(kind, values, node):
-                    raise ScenarioError(
-                        lt.f(end), f"unknown node {node!r}; nodes: {topo.node_names_hint(kind, values)}"
-                    )
-                ends.append(node)
-            links.append(Link(ends[0], ends[1], lt.req("rate", rate), lt.req("delay", time)))
-        values["links"] = tuple(links)
+    for key, (k, _path) in fields.items():
+        if not t.has(key):
+            if k.required:
+                raise ScenarioError(t.f(key), "missing (required)")
+            values[key] = topo.default(kind, key)
+        elif k.type == "tables":
+            values[key] = _links(data[key], t.f(key))
+        else:
+            values[key] = schema.convert(k, data[key], t.f(key))
+    if kind == "rdcn" and values["matchings"] and values["tors"] >= 2:  # (tors < 2: the engine's error)
+        values["matchings"] = _matchings(data["matchings"], "topology.matchings", values["tors"])
+    _check_topology(kind, values, "topology")
+    for i, link in enumerate(values.get("links", ()) if kind == "custom" else ()):
+        for end in ("a", "b"):
+            node = getattr(link, end)
+            if not topo.node_exists(kind, values, node):
+                raise ScenarioError(
+                    f"topology.links[{i}].{end}",
+                    f"unknown node {node!r}; nodes: {topo.node_names_hint(kind, values)}",
+                )
     return Topology(kind, values)
+
+
+def _links(v, f: str) -> tuple:
+    """A custom topology's links: a list of [topology.link] tables (engine-declared)."""
+    if not isinstance(v, list) or not v:
+        raise ScenarioError(f, "expected a non-empty list of {a, b, rate, delay} tables")
+    return tuple(schema.read("topology.link", x, f"{f}[{i}]") for i, x in enumerate(v))
+
+
+def _check_topology(kind: str, values: dict, prefix: str) -> None:
+    """The engine's check of a topology kind, errors named `prefix.key`."""
+    from .. import engine
+
+    engine.check_section(
+        f"topology.{kind}", {k: v for k, v in topo.to_engine(kind, values).items() if k != "kind"}, prefix
+    )
 
 
 def _matchings(v, f: str, tors: int) -> tuple:
@@ -204,16 +162,6 @@ def _matchings(v, f: str, tors: int) -> tuple:
             )
         out.append(tuple(targets))
     return tuple(out)
-
-
-def _check_rdcn(v: dict) -> None:
-    for key in ("day", "night", "voq"):
-        if v[key] <= 0:
-            raise ScenarioError(f"topology.{key}", f"must be > 0, got {v[key]}")
-    if v["tors"] < 2:
-        raise ScenarioError("topology.tors", f"must be >= 2, got {v['tors']}")
-    if v["prebuffer"] > 0 and v["prebuffer_voq"] < v["voq"]:
-        raise ScenarioError("topology.prebuffer_voq", "must be >= topology.voq when prebuffering is on")
 
 
 def _switch(data):
@@ -272,22 +220,6 @@ def _ecn(data, prefix: str = "switch.ecn"):
         Table(rest, prefix, ("kind",))
         return Ecn()
     return schema.read(schema.ECN + kind, rest, prefix)
-
-
-def _with_profile(data: dict) -> dict:
-    """Apply `[fabric] profile`: its [switch] and [host] values under the file's own."""
-    fabric = data.get("fabric")
-    if fabric is None:
-        return data
-    t = Table(fabric, "fabric", ("profile",))
-    profile = FABRIC_PROFILES[t.req("profile", choice(tuple(FABRIC_PROFILES)))]
-    out = dict(data)
-    for section, values in profile.items():
-        given = data.get(section, {})
-        if not isinstance(given, dict):
-            raise ScenarioError(section, "must be a table")
-        out[section] = {**values, **given}
-    return out
 
 
 def _host(data):
@@ -413,15 +345,12 @@ def _metrics(data, topology: Topology):
 def _variant_topology(data, field: str, base: Topology) -> tuple:
     """A variant's topology overrides: only the rate, time and size fields of the scenario's kind
     (the counts and links fix the hosts that [[flows]] name, so a variant may not change them)."""
-    schema = {k: typ for k, typ in topo.FIELDS[base.kind].items() if typ in ("rate", "time", "size")}
+    fields = {key: k for key, (k, _) in topo.fields(base.kind).items() if k.type in ("rate", "time", "size")}
     if not isinstance(data, dict):
-        raise ScenarioError(field, f"expected a table of {', '.join(schema) or 'no'} overrides")
-    t = Table(data, field, tuple(schema))
-    out = {}
-    for key in data:
-        out[key] = t.req(key, {"rate": rate, "time": time, "size": size}[schema[key]])
-    if base.kind == "rdcn":
-        _check_rdcn({**base.values, **out})
+        raise ScenarioError(field, f"expected a table of {', '.join(fields) or 'no'} overrides")
+    t = Table(data, field, tuple(fields))
+    out = {key: t.req(key, lambda v, f, k=fields[key]: schema.convert(k, v, f)) for key in data}
+    _check_topology(base.kind, {**base.values, **out}, field)
     return tuple(sorted(out.items()))
 
 
@@ -507,7 +436,11 @@ def _experiment(
         if key in data:
             params[key] = {"time": time, "str": string, "number": number}[typ](data[key], t.f(key))
     return Experiment(
-        title=t.opt("title", string, ""), analysis=analysis, variants=tuple(variants), params=params
+        title=t.opt("title", string, ""),
+        analysis=analysis,
+        variants=tuple(variants),
+        params=params,
+        fixed_scale=t.opt("fixed_scale", boolean, False),
     )
 
 
@@ -574,6 +507,11 @@ def _name(v, f):
     return name
 
 
+def _base_rtt(v, f):
+    """`"auto"` (None: the engine takes the maximum base RTT) or a time > 0."""
+    return None if v == "auto" else pos_time(v, f)
+
+
 def from_dict(data: dict, default_name: str = "scenario", base_dir: Optional[Path] = None) -> Scenario:
     """Validate a parsed scenario. Any check this module missed still surfaces as a ScenarioError
     (field ``scenario``), never as a ValueError/OverflowError/TypeError from deeper code."""
@@ -588,31 +526,28 @@ def from_dict(data: dict, default_name: str = "scenario", base_dir: Optional[Pat
 def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scenario:
     """`base_dir`: relative file paths in the scenario (workload.cdf_file, workload.file) are
     relative to it (the scenario file's directory), else to the working directory."""
-    t = Table(data, "", TOP_KEYS)
-    data = _with_profile(data)
+    tables = {
+        key: (lambda v, f: v)
+        for key, k in front_sections.keys("scenario").items()
+        if k.type in ("table", "tables")
+    }
+    top = front_sections.read("scenario", data, "", special={**tables, "name": _name, "base_rtt": _base_rtt})
+    data = profiles.apply(data)
     algorithms = known_algorithms()
-    if "topology" not in data:
-        raise ScenarioError("topology", "missing (required) [topology] table")
     topology = _topology(data["topology"])
     n_hosts = topo.host_count(topology.kind, topology.values)
-    if "cc" not in data:
-        raise ScenarioError("cc", "missing (required) [cc] table with 'algorithm'")
-    base_rtt = data.get("base_rtt", "auto")
-    base_rtt_ps = None if base_rtt == "auto" else pos_time(base_rtt, "base_rtt")
     flows = _flows(data["flows"], n_hosts, algorithms) if "flows" in data else ()
     wl = workload.parse(data["workload"], topology, n_hosts, base_dir) if "workload" in data else None
     if wl is not None and isinstance(data["workload"], dict) and "cc" in data["workload"]:
         # generated flows' own controller (e.g. short DCTCP flows beside the variants' long flows)
         wl = dataclasses.replace(wl, cc=_cc(data["workload"]["cc"], "workload.cc", algorithms))
-    if not flows and wl is None:
-        raise ScenarioError("flows", "no flows: add [[flows]] tables or a [workload]")
     cc = _cc(data["cc"], "cc", algorithms, base_dir)
     scn = Scenario(
-        name=t.opt("name", _name, default_name),
-        description=t.opt("description", string, ""),
-        seed=t.opt("seed", seed, 1),
-        duration_ps=t.req("duration", pos_time),
-        base_rtt_ps=base_rtt_ps,
+        name=top["name"] or default_name,
+        description=top["description"],
+        seed=top["seed"],
+        duration_ps=top["duration"],
+        base_rtt_ps=top["base_rtt"],
         topology=topology,
         switch=_switch(data["switch"]) if "switch" in data else schema.record("switch", ecn=Ecn()),
         host=_host(data["host"]) if "host" in data else schema.record("host"),
@@ -620,6 +555,9 @@ def _from_dict(data: dict, default_name: str, base_dir: Optional[Path]) -> Scena
         flows=flows,
         workload=wl,
         metrics=_metrics(data["metrics"], topology) if "metrics" in data else schema.record("metrics"),
+        engine=schema.read("engine", data["engine"], "engine")
+        if "engine" in data
+        else schema.record("engine"),
         experiment=_experiment(data["experiment"], algorithms, cc, topology, data.get("workload"), base_dir)
         if "experiment" in data
         else None,

@@ -44,7 +44,14 @@ class Key:
     max_open: bool = False
     required: bool = False
     choices: tuple = ()
-    section: Optional[str] = None  # type "table": the section it holds
+    section: Optional[str] = None  # type "table"/"tables": the section it holds
+    kinds: tuple = ()  # the kinds of a kind-tagged section that take it (front_sections.py); () = all
+
+    @property
+    def inline(self) -> bool:
+        """A sub-section whose keys are written in the parent's table itself (an rdcn's circuit);
+        the engine's JSON nests them under `field`."""
+        return self.type == "table" and not self.key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +59,7 @@ class Section:
     name: str
     keys: tuple  # of Key
     rules: tuple  # of (key, message)
+    tag: Optional[dict] = None  # a kind of a tagged section: {"of": "topology", "kind": "fattree"}
 
     def key(self, name: str) -> Key:
         return next(k for k in self.keys if k.key == name)
@@ -70,8 +78,14 @@ def sections() -> dict[str, Section]:
             Key(**{**k, "choices": tuple(k.get("choices", ()))})
             for k in s["keys"]  # fmt: skip
         )
-        out[s["name"]] = Section(s["name"], keys, tuple((r["key"], r["message"]) for r in s["rules"]))
+        rules = tuple((r["key"], r["message"]) for r in s["rules"])
+        out[s["name"]] = Section(s["name"], keys, rules, s.get("tag"))
     return out
+
+
+def kinds(of: str) -> dict[str, Section]:
+    """The kinds of a tagged section (`topology`) by kind name, in the engine's order."""
+    return {s.tag["kind"]: s for s in sections().values() if s.tag and s.tag["of"] == of}
 
 
 def _frozen(v):
@@ -95,7 +109,7 @@ def record_class(section: str) -> type:
     # this module's name: pickle (worker processes) finds the class through __getattr__ below
     cls = dataclasses.make_dataclass(cls_name, fields, frozen=True)
     cls.__module__ = __name__
-    if section[len(ECN) :] in ecn_kinds():
+    if section.startswith(ECN) and section[len(ECN) :] in ecn_kinds():
         cls.kind = section[len(ECN) :]  # an ECN kind's record says which (a class attribute)
     return cls
 
@@ -126,8 +140,30 @@ _BY_TYPE: dict[str, Converter] = {
     "count": lambda v, f: integer(v, f, lo=0),
     "number": lambda v, f: float(number(v, f)),
     "bool": boolean,
+    "name": string,
     "names": lambda v, f: _names(v, f),
+    "lists": lambda v, f: _lists(v, f),
 }
+
+
+def convert(k: Key, v, f: str):
+    """One TOML value of key `k` (named `f`) in the engine's units, by the key's type alone (a
+    choice among its choices); the engine checks the range."""
+    if k.type == "choice":
+        return choice(k.choices)(v, f)
+    return _BY_TYPE[k.type](v, f)
+
+
+def _lists(v, f) -> tuple:
+    """A list of lists of whole numbers >= 0."""
+    if not isinstance(v, list):
+        raise ScenarioError(f, f"expected a list of lists of integers, got {type(v).__name__} {v!r}")
+    rows = []
+    for i, row in enumerate(v):
+        if not isinstance(row, list):
+            raise ScenarioError(f"{f}[{i}]", f"expected a list of integers, got {type(row).__name__} {row!r}")
+        rows.append(tuple(integer(x, f"{f}[{i}][{j}]", lo=0) for j, x in enumerate(row)))
+    return tuple(rows)
 
 
 def _tables(section: str, v, f: str) -> tuple:
@@ -170,14 +206,12 @@ def read(section: str, data: Any, prefix: str, special: Optional[dict] = None, b
         if k.key in special:
             got = special[k.key](data[k.key], f)
             values.update(got if isinstance(got, dict) and k.type != "table" else {k.field: got})
-        elif k.type == "choice":
-            values[k.field] = choice(k.choices)(data[k.key], f)
         elif k.type == "tables":
             values[k.field] = _tables(k.section, data[k.key], f)
         elif k.type == "table":
             raise AssertionError(f"{section}.{k.key}: a table key needs a reader")  # a front bug
         else:
-            values[k.field] = _BY_TYPE[k.type](data[k.key], f)
+            values[k.field] = convert(k, data[k.key], f)
     rec = dataclasses.replace(base, **values) if base is not None else record(section, **values)
     check(section, rec, prefix)
     return rec
@@ -208,6 +242,15 @@ def to_engine(rec) -> dict:
 _FORMAT = {"size": units.format_size_exact, "time": units.format_time_exact, "rate": units.format_rate_exact}
 
 
+def to_toml_value(k: Key, v):
+    """One value in the engine's units as TOML writes it: exact units, lists as lists."""
+    if k.type in _FORMAT:
+        return _FORMAT[k.type](v)
+    if k.type == "lists":
+        return [list(row) for row in v]
+    return list(v) if isinstance(v, tuple) else v
+
+
 def to_toml(section: str, rec, special: Optional[dict] = None) -> dict:
     """A record as TOML keys with exact units; `special` writes the keys `read` read specially
     (a writer returning None leaves its key out)."""
@@ -227,5 +270,5 @@ def to_toml(section: str, rec, special: Optional[dict] = None) -> dict:
         if k.type == "tables":
             out[k.key] = [to_toml(k.section, x) for x in v]
         else:
-            out[k.key] = _FORMAT[k.type](v) if k.type in _FORMAT else list(v) if isinstance(v, tuple) else v
+            out[k.key] = to_toml_value(k, v)
     return out

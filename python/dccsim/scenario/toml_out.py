@@ -8,7 +8,7 @@ import tomli_w
 
 from .. import topology as topo
 from .. import units
-from . import schema
+from . import front_sections, schema
 from .model import CcSpec, Scenario
 
 # ----------------------------------------------------------------------------------------------
@@ -21,46 +21,23 @@ def _cc_dict(cc: CcSpec) -> dict:
     return {"algorithm": cc.algorithm, **cc.params}
 
 
-def _format_unit(typ: str, val: int) -> str:
-    if typ == "rate":
-        return units.format_rate_exact(val)
-    if typ == "size":
-        return units.format_size_exact(val)
-    return units.format_time_exact(val)
+def topology_dict(t) -> dict:
+    """[topology] as TOML: `kind`, then every key of the kind (config/topology.rs) with exact units."""
+    out: dict[str, Any] = {"kind": t.kind}
+    for key, (k, _path) in topo.fields(t.kind).items():
+        v = t.values[key]
+        out[key] = (
+            [schema.to_toml(k.section, x) for x in v] if k.type == "tables" else schema.to_toml_value(k, v)
+        )
+    return out
 
 
 def to_dict(s: Scenario) -> dict:
-    tv = s.topology.values
-    topology: dict[str, Any] = {"kind": s.topology.kind}
-    for key, typ in topo.FIELDS[s.topology.kind].items():
-        if typ == "rate":
-            topology[key] = units.format_rate_exact(tv[key])
-        elif typ == "time":
-            topology[key] = units.format_time_exact(tv[key])
-        elif typ == "size":
-            topology[key] = units.format_size_exact(tv[key])
-        elif typ == "matchings":
-            topology[key] = [list(m) for m in tv[key]]
-        elif typ == "links":
-            topology[key] = [
-                {
-                    "a": l.a,
-                    "b": l.b,
-                    "rate": units.format_rate_exact(l.rate_bps),
-                    "delay": units.format_time_exact(l.delay_ps),
-                }
-                for l in tv[key]
-            ]
-        else:
-            topology[key] = tv[key]
     ecn = _ecn_dict(s.switch.ecn)
-    out: dict[str, Any] = {
-        "name": s.name,
-        "description": s.description,
-        "seed": s.seed,
-        "duration": units.format_time_exact(s.duration_ps),
-        "base_rtt": "auto" if s.base_rtt_ps is None else units.format_time_exact(s.base_rtt_ps),
-        "topology": topology,
+    out: dict[str, Any] = front_sections.to_toml("scenario", s)  # the top-level values
+    out.setdefault("base_rtt", "auto")
+    out |= {
+        "topology": topology_dict(s.topology),
         "switch": schema.to_toml(
             "switch", s.switch, {"ecn": lambda r: ecn, "pfc": lambda r: _pfc_or_none(r.pfc)}
         ),
@@ -92,9 +69,13 @@ def to_dict(s: Scenario) -> dict:
     if s.workload is not None:
         out["workload"] = _workload_dict(s.workload)
     out["metrics"] = schema.to_toml("metrics", s.metrics)
+    if s.engine != schema.record("engine"):
+        out["engine"] = schema.to_toml("engine", s.engine)
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}
+        if x.fixed_scale:
+            xd["fixed_scale"] = True
         if x.analysis:
             xd["analysis"] = x.analysis
             from ..analysis import ANALYSES
@@ -106,7 +87,12 @@ def to_dict(s: Scenario) -> dict:
             {"name": v.name, "cc": _cc_dict(v.cc)}
             | ({"ecn": _ecn_dict(v.ecn)} if v.ecn else {})
             | (
-                {"topology": {k: _format_unit(topo.FIELDS[s.topology.kind][k], val) for k, val in v.topology}}
+                {
+                    "topology": {
+                        k: schema.to_toml_value(topo.fields(s.topology.kind)[k][0], val)
+                        for k, val in v.topology
+                    }
+                }
                 if v.topology
                 else {}
             )
@@ -150,68 +136,9 @@ def _workload_overrides(base, wl) -> dict:
 
 
 def _workload_dict(wl) -> dict:
-    t = units.format_time_exact
-    w: dict[str, Any] = {"kind": wl.kind, "start": t(wl.start_ps)}
-    if wl.subflows != 1:
-        w["subflows"] = wl.subflows
-    if wl.cc is not None:
-        w["cc"] = _cc_dict(wl.cc)
-    if wl.kind == "permutation":
-        if wl.size_bytes is not None:
-            w["size"] = units.format_size_exact(wl.size_bytes)
-        return w
-    if wl.stop_ps is not None:
-        w["stop"] = t(wl.stop_ps)
-    w["warmup"] = t(wl.warmup_ps)
-    w["stop_when_done"] = wl.stop_when_done
-    if wl.file is not None:
-        w["file"] = wl.file
-    if wl.cdf is not None:
-        w["cdf"] = wl.cdf
-    if wl.cdf_file is not None:
-        w["cdf_file"] = wl.cdf_file
-    if wl.kind == "poisson" and wl.size_bytes is not None:
-        w["size"] = units.format_size_exact(wl.size_bytes)
-    if wl.load is not None:
-        w["load"] = list(wl.load) if isinstance(wl.load, tuple) else wl.load
-    if wl.arrival_rate is not None:
-        w["arrival_rate"] = wl.arrival_rate
-    if wl.load is not None or wl.arrival_rate is not None:
-        w["destinations"] = wl.destinations
-    if wl.sending_racks is not None:
-        w["sending_racks"] = wl.sending_racks
-    if wl.connections:
-        w["connections"] = True
-    if wl.multipath_from_bytes is not None:
-        w["multipath_from"] = units.format_size_exact(wl.multipath_from_bytes)
-    if wl.jobs is not None:
-        j = wl.jobs
-        w |= {
-            "clients": j.clients,
-            "fan_in": j.fan_in,
-            "request": units.format_size_exact(j.request_bytes) if j.request_bytes else 0,
-            "response": units.format_size_exact(j.response_bytes),
-            "loop": j.loop,
-        }
-        if j.interval_ps is not None:
-            w["interval"] = t(j.interval_ps)
-    if wl.incast is not None:
-        i = wl.incast
-        inc: dict[str, Any] = {"size": units.format_size_exact(i.size_bytes), "fan_in": i.fan_in}
-        if i.rate is not None:
-            inc["rate"] = i.rate
-        if i.global_rate is not None:
-            inc["global_rate"] = i.global_rate
-        inc.update(start=t(i.start_ps), stop=t(i.stop_ps))
-        w["incast"] = inc
-    if wl.rotating_incast is not None:
-        r = wl.rotating_incast
-        w["rotating_incast"] = {
-            "senders": r.senders,
-            "size": units.format_size_exact(r.size_bytes),
-            "rate": units.format_rate_exact(r.rate_bps),
-            "target_rack": r.target_rack,
-            "start": t(r.start_ps),
-            "stop": t(r.stop_ps),
-        }
-    return w
+    """[workload] from its declaration (front_sections.py): the keys of its kind, exact units."""
+    special = {
+        "cc": _cc_dict,
+        "load": lambda x: list(x) if isinstance(x, tuple) else x,
+    }
+    return {"kind": wl.kind, **front_sections.to_toml("workload", wl, wl.kind, special)}

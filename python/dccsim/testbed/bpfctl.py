@@ -15,12 +15,15 @@ PIN_PREFIX = "dccsim_"
 TC_PIN_DIR = f"{BPFFS}/dccsim_tc"
 FP_ONE = 1 << 20
 
-# algorithm name (as in the simulator) -> struct_ops object / kernel congestion-control name
+# algorithm name (as in the simulator) -> its law's plugin source bpf/laws/<stem>.bpf.c (the file the
+# simulator also runs), built inside plugin_kernel.bpf.c as build/law_<stem>.bpf.o (bpf/Makefile) /
+# kernel congestion-control name
 ALGORITHMS = {
-    "powertcp": ("cc_powertcp", "dccsim_powertcp"),
-    "theta-powertcp": ("cc_theta", "dccsim_theta"),
-    "dctcp": ("cc_dctcp", "dccsim_dctcp"),
-    "tbtcp": ("cc_tbtcp", "dccsim_tbtcp"),
+    "powertcp": ("powertcp", "dccsim_powertcp"),
+    "theta-powertcp": ("theta_powertcp", "dccsim_theta"),
+    "dctcp": ("dctcp", "dccsim_dctcp"),
+    "tbtcp": ("tbtcp", "dccsim_tbtcp"),
+    "swift": ("swift", "dccsim_swift"),
 }
 ALIASES = {"theta": "theta-powertcp", "thetapowertcp": "theta-powertcp", "θ-powertcp": "theta-powertcp"}
 ECN_KIND = {"none": 0, "step": 1, "red": 2, "tbtcp": 3}
@@ -44,6 +47,11 @@ def canonical(alg: str) -> str:
             f"{', '.join([*ALGORITHMS, *kernel_cc.KERNEL])}"
         )
     return a
+
+
+def law_source(alg: str) -> Path:
+    """The plugin source of an eBPF controller's law (bpf/laws/, docs/plugins.md)."""
+    return bpf_dir() / "laws" / f"{ALGORITHMS[alg][0]}.bpf.c"
 
 
 def build() -> Path:
@@ -121,9 +129,9 @@ def register(alg: str, build_dir: Path, plugin: Path | None = None) -> str:
         return PLUGIN_CC
     if alg in kernel_cc.KERNEL:
         return kernel_cc.KERNEL[alg]
-    obj, name = ALGORITHMS[alg]
+    stem, name = ALGORITHMS[alg]
     if name not in registered():
-        run(["bpftool", "struct_ops", "register", str(build_dir / f"{obj}.bpf.o")])
+        run(["bpftool", "struct_ops", "register", str(build_dir / f"law_{stem}.bpf.o")])
     return name
 
 

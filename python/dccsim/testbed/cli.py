@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ..usage import OneLineParser
-from . import bpfctl, kernel_cc, topology
+from . import bpfctl, cpuload, kernel_cc, topology
 from .nsutil import CommandError
 from .scenario import ScenarioError, load
 
@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--host-rate",
         default=None,
-        help="override topology.host_rate (near 1 Gbps a small machine's CPU, not the link, limits)",
+        help="override topology.host_rate (default: the scenario's, capped at what this machine "
+        "runs link-bound: 150 Mbps per CPU, docs/testbed.md)",
     )
     r.add_argument(
         "--compare",
@@ -62,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="result directory of the simulator's side of --compare (default OUT-sim)",
+    )
+    r.add_argument(
+        "--no-calibrate",
+        action="store_true",
+        help="--compare: keep the scenario's link delays on the simulator's side (default: its host "
+        "delay is set so that its base RTT is the testbed's measured tau)",
     )
     r.add_argument("-q", "--quiet", action="store_true")
     sub.add_parser("cleanup", help="remove leftover testbed namespaces and BPF objects")
@@ -92,14 +99,15 @@ def main(argv: list[str]) -> int:
         if args.plugin is not None:
             from .. import plugins
 
-            if args.compare:
-                raise ValueError(
-                    "--compare: not available with --plugin yet (run the simulator with dccsim run --plugin)"
-                )
             alg = plugins.display_name("plugin:" + args.plugin.name.removesuffix(".c"))
         else:
             alg = bpfctl.canonical(args.cc)
         sc = load(args.scenario, args.duration, args.host_rate)
+        capped = None
+        if args.host_rate is None and sc.host_rate_bps > cpuload.default_rate_cap_bps():
+            # a rate the machine cannot forward would measure its CPUs, not the control law
+            capped = sc.host_rate_bps
+            sc = load(args.scenario, args.duration, f"{cpuload.default_rate_cap_bps()}bps")
         if args.plugin is not None:
             plugins.check_params(args.plugin, {k: v for k, v in sc.cc_params.items() if k != "plugin"})
         tau_ns = None
@@ -137,6 +145,13 @@ def main(argv: list[str]) -> int:
         staging = outdir.prepare(out, force=args.force, scenario_text=sc.text)
     except outdir.OutputError as e:
         return _err(str(e), 2)
+    if capped:
+        print(
+            f"dccsim testbed: host rate {sc.host_rate_bps / 1e6:g} Mbps instead of the scenario's "
+            f"{capped / 1e6:g} Mbps: this machine's {cpuload.os.cpu_count()} CPUs forward about "
+            f"{cpuload.LINK_BOUND_BPS_PER_CPU / 1e6:g} Mbps each link-bound (set --host-rate to override)",
+            file=sys.stderr,
+        )
     committed = False
     old = {s: signal.signal(s, _on_signal) for s in (signal.SIGTERM, signal.SIGHUP)}
     t_wall = time.time()
@@ -185,6 +200,8 @@ def main(argv: list[str]) -> int:
                 f"{s['flows_completed']}/{len(sc.flows)} flows completed, {s['ecn_marked']} CE marks, "
                 f"{s['packets_dropped']} drops, tau {res.tau_ns / 1000:.1f} us -> {out}"
             )
+            if s["cpu"]["cpu_bound"]:
+                print(f"warning: {s['cpu']['reason']}")
         if "errors" in res.summary:
             code = 1
         compare_with = res.params
@@ -225,7 +242,15 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
     sim_out = args.sim_out or out.with_name(out.name + "-sim")
     quiet = args.quiet or args.json
     try:
-        _, matched = simside.run(sc, alg, testbed_params, sim_out, quiet=True)
+        _, matched = simside.run(
+            sc,
+            alg,
+            testbed_params,
+            sim_out,
+            quiet=True,
+            calibrated=not args.no_calibrate,
+            plugin=args.plugin,
+        )
     except Exception as e:  # noqa: BLE001  the testbed run is written; say why the sim side is not
         return _err(f"simulator side of --compare failed: {type(e).__name__}: {e}", 1)
     cargs = simside.compare_args(sc, alg, sim_out, out) + (["--json"] if args.json else [])
@@ -240,6 +265,14 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
             f"testbed:   tau {testbed_params['tau_ns'] / 1e3:.1f} us, "
             f"ecn {json.dumps(testbed_params.get('ecn'), sort_keys=True)}"
         )
+        cal = matched.get("calibration")
+        if cal:
+            print(
+                f"calibration: simulator host delay {cal['scenario_host_delay_ps'] / 1e6:g} -> "
+                f"{cal['host_delay_ps'] / 1e6:g} us, base RTT {cal['scenario_tau_ps'] / 1e6:.1f} -> "
+                f"{cal['tau_ps'] / 1e6:.1f} us (testbed {cal['testbed_tau_ps'] / 1e6:.1f} us)"
+                + (f"; not matched: {cal['note']}" if not cal["matched"] else "")
+            )
         print("$ dccsim compare " + " ".join(cargs))
     return compare.main(cargs)
 

@@ -9,16 +9,20 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
 
 from ..units import parse_size
-from . import bpfctl, topology
+from . import bpfctl, cpuload, laws, qmon, topology
 from .netlink import QdiscStats
 from .scenario import Scenario
 from .topology import Port, host_addr, ns_name
 from .traffic import Receiver, Sender, tcp_info
 
 WIRE_OVERHEAD = 14 + 20 + 20 + 12  # Ethernet + IPv4 + TCP + timestamps option, bytes per packet
-MIN_INTERVAL_PS = 1_000_000_000  # 1 ms: the sampler is a Python thread
+MIN_INTERVAL_PS = 1_000_000_000  # 1 ms: the flow sampler (tcp_info) is a Python thread
+MIN_PORT_INTERVAL_PS = 1_000_000  # 1 us: the port series are read off per-packet records (qmon)
 POWER_FAMILY = ("powertcp", "theta-powertcp")
 PROBE_LOAD = 0.5
 SO_MAX_PACING_RATE = 47
@@ -158,10 +162,15 @@ def run(
         pace=bool(p.get("pace", True)),
     )
     bpfctl.set_cc_cfg(**params)
-    if plugin is not None:
+    if plugin is not None or alg in bpfctl.ALGORITHMS:
         from ..plugins import raw_params
 
-        raw = raw_params(plugin, {k: v for k, v in p.items() if k != "plugin"})
+        if plugin is not None:
+            raw = raw_params(plugin, {k: v for k, v in p.items() if k != "plugin"})
+        else:  # the algorithm's law plugin (bpf/laws/), with the testbed's [cc] keys mapped onto it
+            law_params = laws.plugin_params(alg, p, host_bdp, tau_ns)
+            raw = raw_params(bpfctl.law_source(alg), law_params)
+            params["law"] = laws.law(alg, p)
         bpfctl.set_plugin_params(raw, rate, tau_ns)
         params["plugin_params"] = raw
 
@@ -193,7 +202,7 @@ def run(
             senders.append(Sender(f, ns_name(f"h{f.src}"), host_addr(f.dst), name_cc, mss, path_of))
         if any(s.mptcp for s in senders):
             params["subflow_cc"] = _check_subflow_cc(senders, name_cc)
-        res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"])
+        res = _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, params["pace"], build_dir)
     finally:
         stop.set()
         for s in senders:
@@ -296,11 +305,73 @@ def flow_record(sc: Scenario, f, k: int, fid: int, info: dict, i0: dict, acked: 
     }
 
 
-def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult:
+def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace, build_dir) -> RunResult:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="dccsim-qmon-") as tmp:
+        rec = Path(tmp) / "queue.bin"
+        with qmon.Monitor(build_dir, [p.ifindex for p in ports], rec) as mon:
+            cpu0 = cpuload.cpu_times()
+            res, t0_ns, t_end, tx0, sampled = _drive_flows(
+                sc, alg, ports, senders, stats, stop, log, tau_ns, pace
+            )
+            cpu = cpuload.shares(cpu0, cpuload.cpu_times())
+        traces = qmon.load(rec)
+    _port_results(res, sc, ports, traces, mon.counts, t0_ns, t_end, tx0)
+    res.summary["queue_monitor_skipped_runs"] = mon.skipped
+    util = {
+        p.name: res.summary["queue"][p.name]["sent_bytes"] * 8 / (p.rate_bps * t_end)
+        for p in topology.switch_ports(ports)
+    }
+    res.summary["cpu"] = {**cpu, **cpuload.verdict(cpu, util, res.summary["packets_dropped"])}
+    if res.summary["cpu"]["cpu_bound"]:
+        log(res.summary["cpu"]["reason"])
+    interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
+    gaps = np.diff(np.asarray([0.0, *sampled, t_end]))
+    res.summary["flow_sampler"] = {
+        "interval_ps": int(interval_s * 1e12),
+        "samples": len(sampled),
+        "coverage": round(min(1.0, len(sampled) / max(1, int(t_end / interval_s))), 4),
+        "max_gap_ps": int(gaps.max() * 1e12) if gaps.size else 0,
+    }
+    return res
+
+
+def _port_results(res, sc, ports, traces, counts, t0_ns, t_end, tx0) -> None:
+    """The port series (every port's exact queue and transmitted bytes, read at the scenario's
+    sampling instants as the simulator's sampler reads them) and, in the summary, each port's
+    time-weighted queue statistics, true peak and the monitor's coverage (qmon)."""
+    interval_ps = max(sc.sample_interval_ps, MIN_PORT_INTERVAL_PS)
+    instants_ps = np.arange(0, int(t_end * 1e12) + 1, interval_ps, dtype=np.int64)
+    end_ns = t0_ns + int(t_end * 1e9)
+    empty = qmon.PortTrace.empty()
+    cols = {}
+    stats = {}
+    for p in ports:
+        tr = traces.get(p.ifindex, empty)
+        q, tx = qmon.at_instants(tr, t0_ns + instants_ps // 1000, tx0[p.index])
+        cols[p.index] = (q, tx)
+        seen, lost = counts.get(p.ifindex, (0, 0))
+        stats[p.name] = qmon.queue_stats(tr, t0_ns, end_ns, seen, lost, tx0[p.index])
+    n, k = len(instants_ps), len(ports)
+    res.port_series = {  # time-major, ports in order within an instant (as the engine writes it)
+        "time_ps": np.repeat(instants_ps, k).tolist(),
+        "port": np.tile([p.index for p in ports], n).tolist(),
+        "queue_bytes": np.stack([cols[p.index][0] for p in ports], axis=1).reshape(-1).tolist(),
+        "tx_bytes": np.stack([cols[p.index][1] for p in ports], axis=1).reshape(-1).tolist(),
+    }
+    res.summary["queue"] = stats
+    # per port the largest queue it held (per packet, not per sample; compare reads it)
+    res.summary["port_peak_queue_bytes"] = {p.name: stats[p.name]["peak_bytes"] for p in ports}
+
+
+def _drive_flows(sc, alg, ports, senders, stats, stop, log, tau_ns, pace):
+    """Run the flows, sampling their tcp_info every interval: (RunResult without port results,
+    CLOCK_MONOTONIC ns of the start, run length s, each port's transmitted bytes at the start,
+    the instants s the flow sampler achieved)."""
     paced = pace and alg in POWER_FAMILY
     interval_s = max(sc.sample_interval_ps, MIN_INTERVAL_PS) / 1e12
     duration_s = sc.duration_ps / 1e12
-    ps = {k: [] for k in ("time_ps", "port", "queue_bytes", "tx_bytes")}
     fs = {
         k: []
         for k in (
@@ -332,6 +403,8 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
     last_time = {fid: None for _, _, fid in rows}
     infos0 = {s.flow.flow_id: s.infos() for s in senders}
 
+    sampled = []
+    t0_ns = qmon.monotonic_ns()
     t0 = time.perf_counter()
     for s in senders:
         s.start(t0, stop)
@@ -344,14 +417,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         if all(s.flow.size_bytes is not None and s.end_s is not None for s in senders):
             break
         t_ps = int(now * 1e12)
-        for ns, q in stats.items():
-            st = q.stats()
-            for p in by_ns[ns]:
-                backlog, sent, _ = st.get(p.ifindex, (0, 0, 0))
-                ps["time_ps"].append(t_ps)
-                ps["port"].append(p.index)
-                ps["queue_bytes"].append(backlog)
-                ps["tx_bytes"].append(sent - tx0[p.index])
+        sampled.append(now)
         for s in senders:
             if not s.started:
                 continue
@@ -404,7 +470,7 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
             rec["_error"] = s.error if k == 0 else None
             flows.append(rec)
     bstats = bpfctl.port_stats()
-    res = RunResult(alg, 0, {}, ports, flows, ps, fs)
+    res = RunResult(alg, 0, {}, ports, flows, {}, fs)
     res.bpf_stats = {p.name: bstats.get(p.ifindex, {}) for p in ports if p.ifindex in bstats}
     res.summary = {
         "sim_time_ps": int(t_end * 1e12),
@@ -416,8 +482,6 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
         "timeouts": sum(f["timeouts"] for f in flows),
         "ecn_marked": sum(int(v.get("marked", 0)) for v in res.bpf_stats.values()),
         "int_stamped": sum(int(v.get("stamped", 0)) for v in res.bpf_stats.values()),
-        # per switch port, the largest queue any packet found (every packet, unlike the 1 ms series)
-        "port_peak_queue_bytes": {k: int(v.get("max_qlen", 0)) for k, v in sorted(res.bpf_stats.items())},
         # per flow record (subflow): ms with data in flight, and ms limited by the receive window or
         # the send buffer (tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited); the rest of
         # the run the sender had nothing to send (an MPTCP subflow: the connection gave it no data)
@@ -426,4 +490,4 @@ def _drive(sc, alg, ports, senders, stats, stop, log, tau_ns, pace) -> RunResult
     errs = [f"flow {f['flow_id']}: {f['_error']}" for f in flows if f["_error"]]
     if errs:
         res.summary["errors"] = errs
-    return res
+    return res, t0_ns, t_end, tx0, sampled

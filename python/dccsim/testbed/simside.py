@@ -40,7 +40,7 @@ def sim_algorithm(alg: str) -> str:
     return sim
 
 
-def _scenario(sc, alg: str):
+def _scenario(sc, alg: str, cc: dict | None = None):
     """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
     is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). A
     kernel controller gets Linux's minimum RTO (kernel_cc.SIM_RTO)."""
@@ -49,7 +49,7 @@ def _scenario(sc, alg: str):
     from ..scenario import from_dict
 
     raw = copy.deepcopy(sc.raw)
-    raw["cc"] = {"algorithm": sim_algorithm(alg)}
+    raw["cc"] = cc if cc is not None else {"algorithm": sim_algorithm(alg)}
     if alg in kernel_cc.KERNEL:
         raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO}
     if isinstance(raw.get("experiment"), dict):
@@ -73,34 +73,52 @@ def sim_tau_ps(scn) -> int:
     return int(engine.run(cfg)["summary"]["base_rtt_ps"])
 
 
-def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
-    """The engine's parameters of the Linux law for the testbed's [cc] table `tb`."""
-    if alg in ("powertcp", "theta-powertcp"):
-        from ..units import parse_size
+CALIBRATION_STEP_PS = 1_000_000  # 1 us: the second host delay of calibrate()'s linear solve
 
-        host_bdp = host_rate_bps * tau_ps / 8e12
-        beta = (
-            parse_size(tb["beta"], "cc.beta")
-            if "beta" in tb
-            else max(1.0, host_bdp // int(tb.get("expected_flows", 10)))
-        )
-        return {
-            "law": "linux",
-            "gamma": float(tb.get("gamma", 0.9)),
-            "beta_bytes": float(beta),
-            "power_floor": float(tb.get("power_floor", 0.01)),
-        }
-    if alg in ("dctcp", "linux-dctcp"):
+
+def _with_host_delay(scn, delay_ps: int):
+    values = dict(scn.topology.values)
+    values["host_delay"] = delay_ps
+    return dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values))
+
+
+def calibrate(scn, target_tau_ps: int) -> tuple[object, dict]:
+    """The scenario with its host links' delay set so that the simulator's base RTT is the testbed's
+    measured τ (issue 29 item 4), and what was done. The base RTT is linear in the host delay (each
+    round trip crosses a fixed number of host links), so two engine probes (sim_tau_ps) solve it;
+    the delay cannot go below 0, so a τ under the simulator's zero-delay RTT (serialization
+    alone) is matched as closely as it can be and said so. Every link delay of the path that is not
+    a host link (two-path's path delays) keeps the scenario's value."""
+    d0 = int(scn.topology.values.get("host_delay", 0))
+    tau0 = sim_tau_ps(scn)
+    tau1 = sim_tau_ps(_with_host_delay(scn, d0 + CALIBRATION_STEP_PS))
+    slope = (tau1 - tau0) / CALIBRATION_STEP_PS
+    want = d0 + (target_tau_ps - tau0) / slope if slope > 0 else d0
+    delay = max(0, round(want))
+    out = _with_host_delay(scn, delay)
+    tau = sim_tau_ps(out)
+    return out, {
+        "testbed_tau_ps": int(target_tau_ps),
+        "scenario_tau_ps": int(tau0),
+        "scenario_host_delay_ps": d0,
+        "host_delay_ps": delay,
+        "tau_ps": int(tau),
+        "matched": abs(tau - target_tau_ps) <= max(1, slope),  # to the picosecond of delay
+        "note": "" if want >= 0 else "the testbed's tau is below the simulator's zero-delay RTT",
+    }
+
+
+def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
+    """The engine's parameters of the testbed's law (testbed/laws.py) for its [cc] table `tb`; β =
+    HostBw·τ/expected_flows with the simulator's own τ, as the testbed derives it from its τ."""
+    from . import laws
+
+    if alg in laws.LAWS:
+        return laws.native_params(alg, tb, host_rate_bps * tau_ps / 8e12, tau_ps / 1000)
+    if alg == "linux-dctcp":
         return {"law": "linux", "g": float(tb.get("g", 1 / 16))}
     if alg in ("cubic", "reno"):
         return {}  # the engine's RFC 9438 CUBIC and RFC 5681/6582 NewReno with their defaults
-    if alg == "tbtcp":
-        return {
-            "law": "linux",
-            "s": float(tb.get("scale", 1)),
-            "rai_alpha": float(tb.get("alpha", 0.1)),
-            "qcd_min_cwnd_mss": float(tb.get("min_cwnd_pkts", 2)),
-        }
     raise SimSideError(f"no simulator mapping for '{alg}'")
 
 
@@ -140,18 +158,40 @@ def sim_ecn(scn, alg: str, tb_ecn: dict, tau_ps: int):
     return None
 
 
-def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> tuple[Path, dict]:
-    """Run the simulator's side into OUT; returns (OUT, what was matched)."""
+def run(
+    sc,
+    alg: str,
+    testbed_params: dict,
+    out: Path,
+    quiet: bool = False,
+    calibrated: bool = True,
+    plugin=None,
+) -> tuple[Path, dict]:
+    """Run the simulator's side into OUT; returns (OUT, what was matched). `calibrated`: the
+    simulator's host delay is set so that its base RTT is the testbed's τ (calibrate), so both
+    sides' control laws, β, BDP caps and TBTCP curve use the same τ; else the scenario's delays.
+    `plugin`: the source the testbed ran (--plugin); the simulator runs the same file with the same
+    [cc] parameters."""
     from .. import runner
     from ..errors import ScenarioError
     from ..scenario import CcSpec, Experiment, Variant
 
+    plugin_cc = None
+    if plugin is not None:
+        plugin_cc = {k: v for k, v in sc.cc_params.items() if k != "plugin"}
+        plugin_cc["plugin"] = str(Path(plugin).resolve())
     try:
-        scn = _scenario(sc, alg)
+        scn = _scenario(sc, alg, plugin_cc)
     except (ScenarioError, ValueError) as e:
         raise SimSideError(f"the simulator cannot load the scenario: {e}") from None
+    calibration = None
+    if calibrated and testbed_params.get("tau_ns") and scn.base_rtt_ps is None:
+        scn, calibration = calibrate(scn, int(testbed_params["tau_ns"]) * 1000)
     tau_ps = sim_tau_ps(scn)
-    cc = CcSpec(sim_algorithm(alg), sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
+    if plugin is not None:
+        cc = scn.cc  # the same plugin file, compiled for the simulator, with the same parameters
+    else:
+        cc = CcSpec(sim_algorithm(alg), sim_cc(alg, sc.cc_params, sc.host_rate_bps, tau_ps))
     ecn = sim_ecn(scn, alg, testbed_params.get("ecn") or {}, tau_ps)
     variant = Variant(alg, cc, ecn)
     exp = scn.experiment or Experiment()
@@ -169,6 +209,7 @@ def run(sc, alg: str, testbed_params: dict, out: Path, quiet: bool = False) -> t
         "rto_ps": scn.host.rto_ps,
         "cc": cc.to_engine(),
         "ecn": ecn_to_engine(ecn if ecn is not None else scn.switch.ecn),  # {"kind", fields}
+        "calibration": calibration,
     }
     (Path(out) / "matched.json").write_text(json.dumps(matched, indent=1, sort_keys=True) + "\n")
     return Path(out), matched
@@ -178,8 +219,11 @@ def compare_args(sc, alg: str, sim_out: Path, tb_out: Path) -> list[str]:
     """`dccsim compare` arguments: simulator first, testbed second; the experiment's bottleneck and
     incast start when it names them."""
     from ..scenario import loads
+    from ..scenario.model import slugify
 
-    args = [f"{sim_out}:{alg}", f"{tb_out}:{alg}"]
+    # the simulator's variant directory is the slug of the name (a plugin's `delay_aimd` is
+    # `delay-aimd` there); the testbed's run keeps the name
+    args = [f"{sim_out}:{slugify(alg)}", f"{tb_out}:{alg}"]
     try:
         exp = loads(sc.text, default_name=sc.name).experiment
     except ValueError:

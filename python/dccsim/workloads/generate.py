@@ -89,15 +89,15 @@ def poisson(w, rk: Racks, seed: int) -> FlowList:
     counts = rng.poisson(mean)
     src = np.repeat(hosts, counts)
     n = len(src)
-    if n == 0:  # a run of no generated traffic is a mistake, not a result (issue 27)
+    from ..scenario.front_sections import NO_POISSON_FLOW as rule  # declared beside [workload]'s keys
+
+    if not rule.holds({}, n):
         from ..errors import ScenarioError
 
-        field = "workload.arrival_rate" if w.arrival_rate is not None else "workload.load"
+        key = "arrival_rate" if w.arrival_rate is not None else rule.key
         raise ScenarioError(
-            field,
-            f"the Poisson arrivals give no flow in [workload.start, workload.stop) with seed {seed} "
-            f"(≈ {float(np.sum(mean)):.3g} expected); must generate at least one: raise it or "
-            "lengthen workload.stop",
+            f"workload.{key}",
+            f"{rule.message} (seed {seed}: none drawn, ≈ {float(np.sum(mean)):.3g} expected)",
         )
     # given their number, the arrival times of a Poisson process are independent and uniform
     start = w.start_ps + np.minimum(np.floor(rng.random(n) * span).astype(np.int64), span - 1)

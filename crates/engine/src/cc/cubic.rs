@@ -6,7 +6,7 @@
 //! RFC 6582 recovery point).
 
 use super::params::cc_params;
-use super::params::{check, ParamSet, FACTOR, MSS, POS_MSS};
+use super::params::{check, init_within_max, ParamSet, FACTOR, INIT_WITHIN_MAX, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use super::{Algorithm, Caps};
@@ -39,7 +39,7 @@ cc_params! {
             unit "MSS", symbol "", source "none (0 = unbounded)";
     }
     rules {
-        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
+        "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
     }
 }
 

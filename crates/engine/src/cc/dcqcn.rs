@@ -183,6 +183,7 @@ pub struct Dcqcn {
 impl Dcqcn {
     pub fn new(p: DcqcnParams, ctx: &CcContext) -> Result<Self, ConfigError> {
         p.check()?;
+        super::params::check_min_rate("min_rate_bps", p.min_rate_bps, ctx)?;
         let line = ctx.host_rate_bps;
         Ok(Dcqcn {
             line,

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::params::cc_params;
-use super::params::{check, ParamSet, FRACTION, GAIN, MSS, POS_MSS};
+use super::params::{check, init_within_max, ParamSet, FRACTION, GAIN, INIT_WITHIN_MAX, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use super::{Algorithm, Caps};
@@ -56,7 +56,7 @@ cc_params! {
             unit "", symbol "", source "RFC 8257 (rfc)", alias "variant";
     }
     rules {
-        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
+        "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
     }
 }
 

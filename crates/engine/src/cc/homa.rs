@@ -5,7 +5,8 @@
 //! the fewest remaining bytes (SRPT) and tells each the (scheduled) priority to use. The
 //! receiver's side lives in the engine's transport (it sees every incoming message of a host);
 //! this module only turns grants into a window and picks priorities. Switches serve 8 strict
-//! priorities.
+//! priorities; `priorities` limits Homa to the first P of them (P = 1: one FIFO level, Homa
+//! without priorities) — a diagnostic of how much of Homa's advantage is its priority queues.
 
 use super::params::cc_params;
 use super::params::{check, ParamSet, BYTES};
@@ -29,6 +30,12 @@ cc_params! {
         /// defaults (10 KB, 100 KB, 1 MB: 4 unscheduled, 4 scheduled levels) are ours.
         unsched_cutoffs_bytes: Vec<f64> = vec![10e3, 100e3, 1e6], Type::Numbers, BYTES,
             unit "B", symbol "", source "ours: 10 KB, 100 KB, 1 MB (Homa derives cutoffs from the workload)";
+        /// Switch priority levels Homa may use (1..8). With P < 8 the unscheduled classes above
+        /// level P − 2 share level P − 2 and scheduled bytes use at most level P − 1 (P ≥ 2); P = 1
+        /// puts every packet in one level (FIFO). Homa §3.4 splits its levels between unscheduled
+        /// and scheduled bytes; how the PowerTCP study mapped them onto its fabric is not stated.
+        priorities: u32 = 8, Type::Count, Range::closed(1.0, 8.0),
+            unit "", symbol "", source "ours: all 8 switch priorities (the PowerTCP study does not say)";
     }
     rules {
         "unsched_cutoffs_bytes": |p| p.unsched_cutoffs_bytes.len() + 1 < PRIORITIES,
@@ -53,6 +60,8 @@ pub struct Homa {
     size: u64,
     granted: u64,
     sched_prio: u8,
+    /// The lowest priority (highest level number) Homa may use: `priorities` − 1.
+    max_prio: u8,
     snd_una: u64,
 }
 
@@ -71,15 +80,20 @@ impl Homa {
                 format!("must be ascending with at most {} entries (one priority stays for scheduled bytes)", PRIORITIES - 2),
             ));
         }
-        let first_sched = p.unsched_cutoffs_bytes.len() as u8 + 1;
+        if p.priorities == 0 || p.priorities as usize > PRIORITIES {
+            return Err(ConfigError::new("cc.priorities", format!("must be in 1..{PRIORITIES}")));
+        }
+        let max_prio = p.priorities as u8 - 1;
+        let first_sched = (p.unsched_cutoffs_bytes.len() as u8 + 1).min(max_prio);
         Ok(Homa {
             rtt_bytes,
             overcommit: p.overcommit,
-            unsched_prio: first_sched - 1,
+            unsched_prio: first_sched.saturating_sub(1),
             cutoffs: p.unsched_cutoffs_bytes,
             size: u64::MAX,
             granted: rtt_bytes,
             sched_prio: first_sched,
+            max_prio,
             snd_una: 0,
         })
     }
@@ -103,7 +117,7 @@ impl CongestionControl for Homa {
         if seq < self.rtt_bytes {
             self.unsched_prio
         } else {
-            self.sched_prio
+            self.sched_prio.min(self.max_prio)
         }
     }
 
@@ -114,14 +128,20 @@ impl CongestionControl for Homa {
 
 impl ReceiverDriven for Homa {
     fn grant_policy(&self) -> GrantPolicy {
-        GrantPolicy { rtt_bytes: self.rtt_bytes, overcommit: self.overcommit, first_sched_prio: self.cutoffs.len() as u8 + 1 }
+        GrantPolicy {
+            rtt_bytes: self.rtt_bytes,
+            overcommit: self.overcommit,
+            first_sched_prio: (self.cutoffs.len() as u8 + 1).min(self.max_prio),
+        }
     }
 
     fn on_flow_start(&mut self, size: Option<u64>) {
         self.size = size.unwrap_or(u64::MAX);
         self.granted = self.rtt_bytes.min(self.size);
-        // priority of the unscheduled bytes: the first class whose cutoff holds the message
-        self.unsched_prio = self.cutoffs.iter().position(|&c| self.size as f64 <= c).unwrap_or(self.cutoffs.len()) as u8;
+        // priority of the unscheduled bytes: the first class whose cutoff holds the message,
+        // folded into the levels left for unscheduled bytes (all but the last; P = 1: level 0)
+        let class = self.cutoffs.iter().position(|&c| self.size as f64 <= c).unwrap_or(self.cutoffs.len()) as u8;
+        self.unsched_prio = class.min(self.max_prio.saturating_sub(1));
     }
 
     fn on_grant(&mut self, offset: u64, prio: u8) {
@@ -163,6 +183,23 @@ mod tests {
         assert_eq!(h.cwnd(), 2_800.0);
         assert_eq!(h.priority(0), 0);
         assert_eq!(h.grant_policy(), GrantPolicy { rtt_bytes: 62_500, overcommit: 1, first_sched_prio: 4 });
+    }
+
+    #[test]
+    fn fewer_priority_levels_fold_the_classes() {
+        // P = 2: every unscheduled class at level 0, scheduled bytes at level 1
+        let mut h = Homa::new(Params { priorities: 2, ..Params::default() }, &ctx()).unwrap();
+        h.on_flow_start(Some(500_000));
+        assert_eq!(h.priority(0), 0);
+        assert_eq!(h.grant_policy().first_sched_prio, 1);
+        h.on_grant(70_000, 5); // the transport's rank-based level is clamped to P − 1
+        assert_eq!(h.priority(63_000), 1);
+        // P = 1: one FIFO level for every packet
+        let mut h = Homa::new(Params { priorities: 1, ..Params::default() }, &ctx()).unwrap();
+        h.on_flow_start(Some(500_000));
+        assert_eq!((h.priority(0), h.grant_policy().first_sched_prio), (0, 0));
+        h.on_grant(70_000, 3);
+        assert_eq!(h.priority(63_000), 0);
     }
 
     #[test]

@@ -44,6 +44,16 @@ pub const POS_COUNT: Range = Range::closed(1.0, U32);
 /// β of the multipath cut w·(1 − 1/β): above 1 keeps a positive window; beyond 1000 no study goes.
 pub const MP_BETA: Range = Range::above(1.0, 1000.0);
 
+/// The window laws' shared rule, written once: the initial window within the ceiling, where a
+/// ceiling of 0 means unbounded. Each law names it beside its fields:
+/// `"init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;`.
+pub fn init_within_max(init_mss: f64, max_mss: f64) -> bool {
+    max_mss == 0.0 || init_mss <= max_mss
+}
+
+/// The message of [`init_within_max`].
+pub const INIT_WITHIN_MAX: &str = "must not exceed max_cwnd_mss (0 = unbounded)";
+
 /// One parameter: its schema key (the scenario key and the engine's field are the same name),
 /// its unit (the parameter is a plain number in that unit, named in its key: `_us`, `_bps`), the
 /// symbol the paper writes it with, and an older spelling still read (`variant` for `law`).
@@ -203,7 +213,7 @@ fn check_value(k: &Key, v: &Value, field: &str) -> Result<(), ConfigError> {
             }
             Ok(())
         }
-        Type::Size | Type::Time | Type::Rate | Type::Names | Type::Table(_) | Type::Tables(_) => {
+        Type::Size | Type::Time | Type::Rate | Type::Name | Type::Names | Type::Lists | Type::Table(_) | Type::Tables(_) => {
             unreachable!("{field}: an algorithm parameter is a number, count, bool, choice or list of numbers")
         }
     }
@@ -283,7 +293,7 @@ macro_rules! cc_params {
                     $(, alias $alias:literal)? ;
             )*
         }
-        rules { $( $rkey:literal : |$s:ident| $cond:expr , $msg:literal ; )* }
+        rules { $( $rkey:literal : |$s:ident| $cond:expr , $msg:expr ; )* }
     ) => {
         $(#[doc = $sdoc])*
         #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -333,6 +343,19 @@ macro_rules! cc_params {
 }
 
 pub(crate) use cc_params;
+
+/// A rate-based law keeps its rate in [min_rate, line rate]: a minimum above the sender's line
+/// rate contradicts it (TIMELY's clamp would fail). Errors name `cc.<key>`.
+pub fn check_min_rate(key: &str, min_rate_bps: f64, ctx: &super::CcContext) -> Result<(), ConfigError> {
+    if min_rate_bps > ctx.host_rate_bps {
+        let line = ctx.host_rate_bps;
+        return Err(ConfigError::new(
+            &format!("cc.{key}"),
+            format!("must not exceed the sender's line rate ({line} bit/s), got {min_rate_bps}"),
+        ));
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

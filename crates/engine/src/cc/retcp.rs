@@ -13,7 +13,7 @@
 //! the sender's.
 
 use super::params::cc_params;
-use super::params::{check, ParamSet, MSS, POS_MSS};
+use super::params::{check, init_within_max, ParamSet, INIT_WITHIN_MAX, MSS, POS_MSS};
 use super::reno::{Reno, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use super::{Algorithm, Caps, CircuitAware};
@@ -43,7 +43,7 @@ cc_params! {
             unit "", symbol "", source "reTCP (NSDI'20 §4): 2; 1 = no jump, beyond 64 no study goes";
     }
     rules {
-        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
+        "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
     }
 }
 

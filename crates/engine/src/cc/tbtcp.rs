@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dctcp::{Dctcp, DctcpParams};
-use super::params::{cc_params, check, ParamSet, FRACTION, GAIN, MSS, POS_MSS};
+use super::params::{cc_params, check, init_within_max, ParamSet, FRACTION, GAIN, INIT_WITHIN_MAX, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
 use super::{AckEvent, CcContext, CongestionControl};
 use super::{Algorithm, Caps};
@@ -66,7 +66,7 @@ cc_params! {
     rules {
         "qcd_min_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.qcd_min_cwnd_mss < p.max_cwnd_mss,
             "must be below max_cwnd_mss (0 = unbounded), else QCD never acts";
-        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
+        "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
     }
 }
 
@@ -181,7 +181,7 @@ cc_params! {
             unit "MSS", symbol "", source "none (0 = unbounded)";
     }
     rules {
-        "init_cwnd_mss": |p| p.max_cwnd_mss == 0.0 || p.init_cwnd_mss <= p.max_cwnd_mss, "must not exceed max_cwnd_mss (0 = unbounded)";
+        "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
     }
 }
 

@@ -138,6 +138,7 @@ impl Timely {
         if p.completion == Completion::Segment && p.segment_bytes < 1.0 {
             return Err(ConfigError::new("cc.segment_bytes", "must be ≥ 1 byte"));
         }
+        super::params::check_min_rate("min_rate_bps", p.min_rate_bps, ctx)?;
         Ok(Timely { line: ctx.host_rate_bps, rate: ctx.host_rate_bps, prev_rtt: None, rtt_diff: 0.0, n_inc: 0, done: 0, p })
     }
 
@@ -366,6 +367,15 @@ mod tests {
         assert_eq!(t.pacing_rate(), 25e9);
         at(&mut t, 400 * US); // rtt_diff = 0.125·(−78.75) + 0.875·390 = 331.4 µs, gradient 16.57: factor < 0 → floor 100 Mb/s
         assert_eq!(t.pacing_rate(), 100e6);
+    }
+
+    #[test]
+    fn a_minimum_rate_above_the_line_rate_is_refused() {
+        // found by tests/fuzz_config.rs: the clamp to [min_rate, line rate] panicked on it
+        let p = TimelyParams { min_rate_bps: 30e9, ..TimelyParams::default() };
+        let e = Timely::new(p, &ctx()).err().expect("a 30 Gb/s minimum on a 25 Gb/s NIC is refused");
+        assert_eq!(e.field, "cc.min_rate_bps");
+        assert!(e.message.contains("line rate (25000000000 bit/s)"), "{}", e.message);
     }
 
     #[test]

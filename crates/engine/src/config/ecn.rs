@@ -35,33 +35,56 @@ crate::section! {
     rules {}
 }
 
-crate::section! {
+/// RED's three thresholds and their rule, declared once for the `red` kind and for each rule of
+/// `red_by_rate`: the section gets the fields written before `red;`, then `kmin`, `kmax` and
+/// `pmax`, then the fields after it, and the rule kmax ≥ kmin beside its own.
+macro_rules! red_section {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident ($s:literal) $($tagged:ident)? { $($before:tt)* }
+        red; { $($after:tt)* }
+        rules { $($rules:tt)* }
+    ) => {
+        crate::section! {
+            $(#[$m])*
+            pub struct $name ($s) $($tagged)? {
+                $($before)*
+                kmin_bytes: u64 = 0,
+                    key "kmin" required, Type::Size, Range::ANY,
+                    "No mark at or below kmin bytes of queue.",
+                    source "set per experiment";
+                kmax_bytes: u64 = 0,
+                    key "kmax" required, Type::Size, Range::ANY,
+                    "Every packet marked at or above kmax bytes of queue.",
+                    source "set per experiment";
+                pmax: f64 = 0.0,
+                    key "pmax" required, Type::Number, Range::closed(0.0, 1.0),
+                    "Marking probability just below kmax.",
+                    source "set per experiment";
+                $($after)*
+            }
+            rules {
+                "kmax": |s| s.kmax_bytes >= s.kmin_bytes,
+                    "must be at least kmin (kmax = kmin marks every packet above it: a step, as the artifacts' per-rate DCTCP)";
+                $($rules)*
+            }
+        }
+    };
+}
+
+red_section! {
     /// RED: probability 0 below Kmin, rising linearly to Pmax at Kmax, 1 above Kmax. With
     /// `steps` > 0 the rise is a staircase of that many equal intervals, as switch chips
     /// implement RED (TBTCP §6: 8 steps; interval i of [Kmin, Kmax) marks with Pmax·(i+1)/steps,
     /// our reading of the paper's step function, whose formula did not survive extraction).
-    pub struct RedEcn ("switch.ecn.red") tagged {
-        kmin_bytes: u64 = 0,
-            key "kmin" required, Type::Size, Range::ANY,
-            "No mark at or below kmin bytes of queue.",
-            source "set per experiment";
-        kmax_bytes: u64 = 0,
-            key "kmax" required, Type::Size, Range::ANY,
-            "Every packet marked at or above kmax bytes of queue.",
-            source "set per experiment";
-        pmax: f64 = 0.0,
-            key "pmax" required, Type::Number, Range::closed(0.0, 1.0),
-            "Marking probability just below kmax.",
-            source "set per experiment";
+    pub struct RedEcn ("switch.ecn.red") tagged {}
+    red; {
         steps: u32 = 0,
             key "steps", Type::Count, Range::closed(0.0, 1024.0),
             "0 = linear rise; n = a staircase of n equal steps (chips: 8).",
             source "ours: linear, as RED";
     }
-    rules {
-        "kmax": |s| s.kmax_bytes >= s.kmin_bytes,
-            "must be at least kmin (kmax = kmin marks every packet above it: a step, as the artifacts' per-rate DCTCP)";
-    }
+    rules {}
 }
 
 crate::section! {
@@ -101,30 +124,16 @@ crate::section! {
     }
 }
 
-crate::section! {
+red_section! {
     /// One rule of `red_by_rate`: ports of `rate` mark as RED(kmin, kmax, pmax).
     pub struct RateRed ("switch.ecn.rule") {
         rate_bps: u64 = 0,
             key "rate" required, Type::Rate, Range::POSITIVE,
             "The port rate this rule applies to.",
             source "set per experiment";
-        kmin_bytes: u64 = 0,
-            key "kmin" required, Type::Size, Range::ANY,
-            "No mark at or below kmin bytes of queue.",
-            source "set per experiment";
-        kmax_bytes: u64 = 0,
-            key "kmax" required, Type::Size, Range::ANY,
-            "Every packet marked at or above kmax bytes of queue.",
-            source "set per experiment";
-        pmax: f64 = 0.0,
-            key "pmax" required, Type::Number, Range::closed(0.0, 1.0),
-            "Marking probability just below kmax.",
-            source "set per experiment";
     }
-    rules {
-        "kmax": |s| s.kmax_bytes >= s.kmin_bytes,
-            "must be at least kmin (kmax = kmin marks every packet above it: a step, as the artifacts' per-rate DCTCP)";
-    }
+    red; {}
+    rules {}
 }
 
 impl Ecn {

@@ -10,16 +10,23 @@ use crate::schema::{self, Section};
 
 mod closed_loop;
 mod ecn;
+mod engine;
 mod host;
 mod metrics;
 mod pfc;
 mod switch;
+mod topology;
 pub use closed_loop::{ClosedLoop, NextDestination};
 pub use ecn::{CurveEcn, Ecn, RateRed, RedByRateEcn, RedEcn, StepEcn};
+pub use engine::EngineConfig;
 pub use host::{HostConfig, NicModel};
 pub use metrics::MetricsConfig;
 pub use pfc::{IngressPool, PfcConfig, PfcModel};
 pub use switch::{IntBytesMode, SwitchConfig, MAX_BUFFER_BYTES};
+pub use topology::{
+    CircuitConfig, CircuitPolicy, CustomTopology, DumbbellTopology, FattreeTopology, LinkSpec, RdcnTopology, StarTopology, Topology,
+    TwoPathTopology,
+};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,109 +53,13 @@ pub struct Config {
     /// off by default. Never ends early when there is no finite flow.
     #[serde(default)]
     pub stop_when_done: bool,
+    /// How the engine runs it (`[engine]`: the end-of-run checks).
+    #[serde(default)]
+    pub engine: EngineConfig,
 }
 
 fn one() -> u64 {
     1
-}
-
-/// Topology description. Hosts are numbered 0..n in the order the builder creates them.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Topology {
-    /// `hosts` hosts on one switch "sw0".
-    Star { hosts: u32, host_rate_bps: u64, host_delay_ps: u64 },
-    /// `left` hosts on switch "sw0", `right` hosts on "sw1", sw0–sw1 the bottleneck link.
-    Dumbbell { left: u32, right: u32, host_rate_bps: u64, host_delay_ps: u64, bottleneck_rate_bps: u64, bottleneck_delay_ps: u64 },
-    /// FatTree: `pods` pods of `tors_per_pod` ToRs and `aggs_per_pod` aggregation switches, every
-    /// ToR wired to every aggregation switch of its pod; aggregation switch j of each pod wired to
-    /// the cores j·c/a .. (j+1)·c/a − 1 (c cores, a aggregation switches per pod).
-    Fattree {
-        pods: u32,
-        tors_per_pod: u32,
-        aggs_per_pod: u32,
-        cores: u32,
-        servers_per_tor: u32,
-        host_rate_bps: u64,
-        host_delay_ps: u64,
-        tor_agg_rate_bps: u64,
-        tor_agg_delay_ps: u64,
-        agg_core_rate_bps: u64,
-        agg_core_delay_ps: u64,
-    },
-    /// Two disjoint paths (AMP Fig. 5): senders on "tor0", receivers on "tor1", joined via switches
-    /// "path0"/"path1" (both links of path k at `path<k>_*`); cross hosts h<S+R> on path0, h<S+R+1> on path1.
-    #[serde(rename = "two-path")]
-    TwoPath {
-        senders: u32,
-        receivers: u32,
-        host_rate_bps: u64,
-        host_delay_ps: u64,
-        path0_rate_bps: u64,
-        path0_delay_ps: u64,
-        path1_rate_bps: u64,
-        path1_delay_ps: u64,
-    },
-    /// Explicit nodes and links. Nodes are named "h<i>" (hosts 0..hosts) and "s<j>" (switches).
-    Custom { hosts: u32, switches: u32, links: Vec<LinkSpec> },
-    /// Reconfigurable datacenter (PowerTCP §5): `tors` ToRs "tor<i>" of `servers_per_tor` hosts,
-    /// each wired to one packet-switched core "core0" and to one optical circuit switch "ocs"
-    /// cycling through `circuit.matchings` (fabric/circuit.rs).
-    Rdcn {
-        tors: u32,
-        servers_per_tor: u32,
-        host_rate_bps: u64,
-        host_delay_ps: u64,
-        packet_rate_bps: u64,
-        packet_delay_ps: u64,
-        circuit: CircuitConfig,
-    },
-}
-
-/// The optical circuit switch of an `rdcn` topology and the ToRs' virtual output queues.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct CircuitConfig {
-    pub rate_bps: u64,
-    /// Propagation ToR → OCS → ToR (one way).
-    pub delay_ps: u64,
-    pub day_ps: u64,
-    pub night_ps: u64,
-    /// `matchings[k][i]` = the ToR that ToR i's circuit reaches during day k of every week
-    /// (i itself: no circuit). Empty = the round-robin schedule: day k joins i to (i + k + 1) mod n
-    /// for k = 0..n−2.
-    #[serde(default)]
-    pub matchings: Vec<Vec<u32>>,
-    /// Which port drains the VOQ whose circuit is up.
-    pub policy: CircuitPolicy,
-    /// Capacity of each per-destination VOQ (drop-tail), bytes.
-    pub voq_bytes: u64,
-    /// Prebuffering (reTCP): from this long before a circuit's day to its end, its VOQ may hold
-    /// `prebuffer_voq_bytes`; 0 = off.
-    #[serde(default)]
-    pub prebuffer_ps: u64,
-    #[serde(default)]
-    pub prebuffer_voq_bytes: u64,
-}
-
-/// Circuit-or-packet policy of a ToR's VOQs.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum CircuitPolicy {
-    /// The paper: "forward packets exclusively on the circuit network when available" — while the
-    /// circuit to j is up only it drains VOQ j; otherwise the packet uplink drains every VOQ.
-    Exclusive,
-    /// Both the circuit and the packet uplink drain VOQ j while the circuit is up.
-    Both,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    pub a: String,
-    pub b: String,
-    pub rate_bps: u64,
-    pub delay_ps: u64,
 }
 
 /// Which controller, with its parameter table (fields documented per algorithm).
@@ -210,9 +121,10 @@ pub const MAX_SUBFLOWS: u32 = 64; // most subflows of one connection
 /// Every section of the scenario schema (`schema::Section::describe`), for the front
 /// (`_engine.scenario_schema()`), in the order a scenario file writes them.
 pub fn sections() -> Vec<serde_json::Value> {
-    let mut all = vec![SwitchConfig::describe(), PfcConfig::describe()];
+    let mut all = Topology::sections();
+    all.extend([SwitchConfig::describe(), PfcConfig::describe()]);
     all.extend(Ecn::sections());
-    all.extend([HostConfig::describe(), MetricsConfig::describe()]);
+    all.extend([HostConfig::describe(), MetricsConfig::describe(), EngineConfig::describe()]);
     all
 }
 
@@ -227,7 +139,16 @@ pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), Conf
             Err(e) => Err(schema::unreadable_key::<T>(&value, prefix).unwrap_or_else(|| ConfigError::new(prefix, e.to_string()))),
         }
     }
+    if let Some(kind) = section.strip_prefix("topology.") {
+        // a topology kind is read and checked whole (its keys, rules and sub-sections)
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| ConfigError::new(prefix, e.to_string()))?;
+        if let Some(t) = Topology::read_kind(kind, value, prefix) {
+            return t?.check(prefix);
+        }
+    }
     match section {
+        "topology.circuit" => read::<CircuitConfig>(json, prefix),
+        "topology.link" => read::<LinkSpec>(json, prefix),
         "switch" => read::<SwitchConfig>(json, prefix),
         "switch.pfc" => read::<PfcConfig>(json, prefix),
         "switch.ecn.step" => read::<StepEcn>(json, prefix),
@@ -237,6 +158,7 @@ pub fn check_section(section: &str, json: &str, prefix: &str) -> Result<(), Conf
         "switch.ecn.rule" => read::<RateRed>(json, prefix),
         "host" => read::<HostConfig>(json, prefix),
         "metrics" => read::<MetricsConfig>(json, prefix),
+        "engine" => read::<EngineConfig>(json, prefix),
         _ => Err(ConfigError::new("section", format!("unknown section {section:?}"))),
     }
 }
@@ -253,83 +175,9 @@ impl Config {
         if self.duration_ps == 0 {
             return Err(ConfigError::new("duration", "must be > 0"));
         }
-        let pos = |field: &str, v: u64| {
-            if v == 0 {
-                Err(ConfigError::new(field, "must be > 0"))
-            } else {
-                Ok(())
-            }
-        };
-        match &self.topology {
-            Topology::Star { hosts, host_rate_bps, .. } => {
-                pos("topology.hosts", *hosts as u64)?;
-                pos("topology.host_rate", *host_rate_bps)?;
-            }
-            Topology::Dumbbell { left, right, host_rate_bps, bottleneck_rate_bps, .. } => {
-                pos("topology.left", *left as u64)?;
-                pos("topology.right", *right as u64)?;
-                pos("topology.host_rate", *host_rate_bps)?;
-                pos("topology.bottleneck_rate", *bottleneck_rate_bps)?;
-            }
-            Topology::Fattree {
-                pods,
-                tors_per_pod,
-                aggs_per_pod,
-                cores,
-                servers_per_tor,
-                host_rate_bps,
-                tor_agg_rate_bps,
-                agg_core_rate_bps,
-                ..
-            } => {
-                pos("topology.pods", *pods as u64)?;
-                pos("topology.tors_per_pod", *tors_per_pod as u64)?;
-                pos("topology.aggs_per_pod", *aggs_per_pod as u64)?;
-                pos("topology.servers_per_tor", *servers_per_tor as u64)?;
-                pos("topology.host_rate", *host_rate_bps)?;
-                pos("topology.tor_agg_rate", *tor_agg_rate_bps)?;
-                if *pods > 1 {
-                    pos("topology.cores", *cores as u64)?;
-                    pos("topology.agg_core_rate", *agg_core_rate_bps)?;
-                    if cores % aggs_per_pod != 0 {
-                        return Err(ConfigError::new(
-                            "topology.cores",
-                            format!("must be a multiple of aggs_per_pod ({aggs_per_pod}), got {cores}"),
-                        ));
-                    }
-                }
-            }
-            Topology::TwoPath { senders, receivers, host_rate_bps, path0_rate_bps, path1_rate_bps, .. } => {
-                pos("topology.senders", *senders as u64)?;
-                pos("topology.receivers", *receivers as u64)?;
-                pos("topology.host_rate", *host_rate_bps)?;
-                pos("topology.path0_rate", *path0_rate_bps)?;
-                pos("topology.path1_rate", *path1_rate_bps)?;
-            }
-            Topology::Custom { hosts, links, .. } => {
-                pos("topology.hosts", *hosts as u64)?;
-                for (i, l) in links.iter().enumerate() {
-                    pos(&format!("topology.links[{i}].rate"), l.rate_bps)?;
-                }
-            }
-            Topology::Rdcn { tors, servers_per_tor, host_rate_bps, packet_rate_bps, circuit, .. } => {
-                if *tors < 2 {
-                    return Err(ConfigError::new("topology.tors", format!("must be >= 2, got {tors}")));
-                }
-                pos("topology.servers_per_tor", *servers_per_tor as u64)?;
-                pos("topology.host_rate", *host_rate_bps)?;
-                pos("topology.packet_rate", *packet_rate_bps)?;
-                pos("topology.circuit_rate", circuit.rate_bps)?;
-                pos("topology.day", circuit.day_ps)?;
-                pos("topology.night", circuit.night_ps)?;
-                pos("topology.voq", circuit.voq_bytes)?;
-                if circuit.prebuffer_ps > 0 && circuit.prebuffer_voq_bytes < circuit.voq_bytes {
-                    return Err(ConfigError::new("topology.prebuffer_voq", "must be >= topology.circuit.voq when prebuffering is on"));
-                }
-                if self.switch.pfc.is_some() {
-                    return Err(ConfigError::new("switch.pfc", "must be off on an rdcn topology (its VOQs are drop-tail)"));
-                }
-            }
+        self.topology.check("topology")?;
+        if matches!(self.topology, Topology::Rdcn { .. }) && self.switch.pfc.is_some() {
+            return Err(ConfigError::new("switch.pfc", "must be off on an rdcn topology (its VOQs are drop-tail)"));
         }
         self.switch.check("switch")?;
         if let Some(pfc) = &self.switch.pfc {
@@ -338,6 +186,7 @@ impl Config {
         self.switch.ecn.check("switch.ecn")?;
         self.host.check("host")?;
         self.metrics.check("metrics")?;
+        self.engine.check("engine")?;
         for (i, f) in self.flows.iter().enumerate() {
             if f.size_bytes == Some(0) {
                 return Err(ConfigError::new(&format!("flows[{i}].size"), "must be > 0 (omit it for a long flow)"));

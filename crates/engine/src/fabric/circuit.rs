@@ -74,6 +74,7 @@ pub enum Role {
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct VoqCounters {
     pub in_bytes: u64,
+    pub in_packets: u64,
     pub circuit_bytes: u64,
     pub packet_bytes: u64,
     pub dropped_bytes: u64,
@@ -243,7 +244,14 @@ impl Circuit {
         self.voq_bytes[q] += size;
         self.rx[i as usize] += size;
         self.counters.in_bytes += size;
+        self.counters.in_packets += 1;
         true
+    }
+
+    /// Every VOQ, as (ToR i, rack j, its queued packets head first).
+    pub fn voqs(&self) -> impl Iterator<Item = (u32, u32, impl Iterator<Item = PktId> + '_)> + '_ {
+        let t = self.tors;
+        self.voq.iter().enumerate().map(move |(q, d)| (q as u32 / t, q as u32 % t, d.iter().map(|e| e.0)))
     }
 
     /// Bytes in all VOQs of ToR i.

@@ -100,12 +100,8 @@ impl Fabric {
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;
+        p.count.sent_pkts += 1;
         let arrive = p.free_at + p.delay;
-        if let Some(d) = core.sched.defer.as_deref_mut() {
-            if d.holds_packet(now, port, arrive, pkt) {
-                return; // a link between partitions: its far end takes the packet at the window's end
-            }
-        }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
@@ -164,11 +160,10 @@ impl Fabric {
         core.stats.packet_hops += 1;
         let p = &mut self.ports[port as usize];
         let (_, pkt) = p.link.pop_front().expect("link arrival without a packet");
+        p.count.deliver(core.pool.get(pkt).size as u64);
         if let Some(&(t, next)) = p.link.front() {
             core.sched.at(t, EvKind::LinkArrive, port, 0);
             core.pool.prefetch(next);
-        } else if let Some(d) = core.sched.defer.as_deref_mut() {
-            d.link_emptied(port, core.sched.now); // the partitioned schedule keys a packet still in flight to it
         }
         match p.peer {
             Node::Host(h) => Handoff::Deliver(h, pkt),
@@ -216,11 +211,13 @@ impl Fabric {
         let ps = &mut self.ports[port as usize];
         let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };
         let sw = &mut self.switches[index as usize];
-        let admitted = match &self.pfc {
+        ps.count.arrive(size);
+        let admitted = match &mut self.pfc {
             None => sw.admits(self.buffer_bytes, self.dt_alpha, ps.queue_bytes, size),
-            Some(pfc) => pfc.admits(ingress, prio, size),
+            Some(pfc) => pfc.admit(ingress, prio, size),
         };
         if !admitted {
+            ps.count.drop(size);
             core.stats.packets_dropped += 1;
             if kind == Kind::Data {
                 core.stats.data_packets_dropped += 1;
@@ -305,7 +302,15 @@ impl Fabric {
     pub fn nic_enqueue(&mut self, core: &mut Core, nic: PortId, pkt: PktId) {
         let size = core.pool.get(pkt).size as u64;
         let ps = &mut self.ports[nic as usize];
+        ps.count.arrive(size);
         ps.queue.push(0, pkt, core.sched.now);
         ps.queue_bytes += size;
+    }
+
+    /// A data packet its host just built goes straight onto the host's idle NIC port.
+    #[inline]
+    pub fn nic_send(&mut self, core: &mut Core, nic: PortId, pkt: PktId) {
+        self.ports[nic as usize].count.arrive(core.pool.get(pkt).size as u64);
+        self.start_tx(core, nic, pkt);
     }
 }

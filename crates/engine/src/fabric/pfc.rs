@@ -66,6 +66,9 @@ pub struct Pfc {
     hdrm_total: Vec<u64>,
     /// Per port (only switch-owned ports are used).
     ingress: Vec<Ingress>,
+    /// Packets refused because the headroom (or, sonic, the buffer pool) was exhausted: the only
+    /// drops a lossless fabric reports (`Summary::pfc_overflow_drops`).
+    pub overflow_drops: u64,
 }
 
 /// What the accounting asks the fabric to send upstream.
@@ -123,7 +126,7 @@ impl Pfc {
                 vec![],
             ),
         };
-        Pfc { cfg, shared_used: vec![0; switches], base, limit, hdrm_used: vec![0; switches], hdrm_total, ingress }
+        Pfc { cfg, shared_used: vec![0; switches], base, limit, hdrm_used: vec![0; switches], hdrm_total, ingress, overflow_drops: 0 }
     }
 
     #[inline]
@@ -143,6 +146,14 @@ impl Pfc {
     #[inline]
     fn shared_of(&self, q: PortId, prio: usize) -> u64 {
         self.ingress[q as usize].q[prio].bytes.saturating_sub(self.cfg.reserve_bytes)
+    }
+
+    /// `admits`, counting a refusal as an overflow drop.
+    #[inline]
+    pub fn admit(&mut self, q: PortId, prio: u8, size: u64) -> bool {
+        let ok = self.admits(q, prio, size);
+        self.overflow_drops += !ok as u64;
+        ok
     }
 
     /// A packet of `size` bytes arriving by ingress `q` at priority `prio`: admit it unless it

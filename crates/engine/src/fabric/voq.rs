@@ -63,6 +63,7 @@ impl Fabric {
             let view = EgressView { queue_bytes: voq_after, tx_bytes: counter, rx_bytes: counter, rate_bps: ps.rate_bps };
             int::stamp(self.int, p, int, now, now - enqueued_at, view);
         }
+        self.ports[port as usize].count.arrive(size);
         self.start_tx(core, port, pkt);
         self.kick_at_free(core, port);
     }

@@ -108,7 +108,7 @@ impl Nics {
             let fid = self.nics[host as usize].flows[i];
             self.nics[host as usize].rr = i + 1;
             let pkt = tp.next_data_packet(core, fid);
-            fabric.start_tx(core, nic, pkt);
+            fabric.nic_send(core, nic, pkt);
             self.kick_if_more(core, fabric, tp, host);
             return;
         }

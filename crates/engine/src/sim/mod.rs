@@ -6,12 +6,12 @@
 //! clock, event queue, packet pool and counters that all of them share.
 
 pub mod events;
-pub mod partition;
 
 use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, HostId};
 use crate::fabric::{Fabric, Handoff};
+use crate::invariants::Violation;
 use crate::nic::Nics;
 use crate::packet::Kind;
 use crate::packet::PktId;
@@ -35,7 +35,16 @@ pub struct Simulator {
     tau: Time,
     /// `stop_when_done`: the number of finite flows whose completion ends the run (0 = off).
     stop_after_completed: u64,
+    /// Check the end-of-run invariants (`[engine] check`; always in debug builds).
+    check: bool,
+    /// Unit tests of the invariants: break some state just before they are checked.
+    #[cfg(test)]
+    pub(crate) tamper: Option<Tamper>,
 }
+
+/// A test's change to the state a run ends with (`invariants` tests).
+#[cfg(test)]
+pub(crate) type Tamper = Box<dyn FnOnce(&mut Core, &mut Fabric, &mut Transport, Time)>;
 
 impl Simulator {
     pub fn new(cfg: &Config) -> Result<Simulator, ConfigError> {
@@ -51,6 +60,9 @@ impl Simulator {
             duration: cfg.duration_ps,
             tau,
             stop_after_completed,
+            check: cfg.engine.check || cfg!(debug_assertions),
+            #[cfg(test)]
+            tamper: None,
         })
     }
 
@@ -59,14 +71,15 @@ impl Simulator {
         self.tau
     }
 
-    pub fn run(self) -> Results {
-        self.run_polled(&mut |_| false).0
+    pub fn run(self) -> Result<Results, Violation> {
+        Ok(self.run_polled(&mut |_| false)?.0)
     }
 
     /// Run, calling `stop(now)` every `POLL_EVENTS` events with the simulated time (a progress
     /// report, a Ctrl-C check); when it returns true the run ends at the current simulated time.
-    /// Returns the results and whether the run reached its duration.
-    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> (Results, bool) {
+    /// Returns the results and whether the run reached its duration, or the first broken
+    /// invariant when they are checked.
+    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -79,82 +92,81 @@ impl Simulator {
                 poll_in = POLL_EVENTS;
                 let now = self.core.sched.now;
                 if stop(now) {
-                    return (self.finish(now), false);
+                    return Ok((self.finish(now)?, false));
                 }
             }
-            if let Some(now) = self.step(ev) {
-                return (self.finish(now), true);
-            }
-        }
-        (self.finish(until), true)
-    }
-
-    /// Dispatch one event to the layer that owns it; `Some(now)` when the run ends here (a PFC
-    /// deadlock, or `stop_when_done` with every finite flow completed).
-    #[inline(always)]
-    fn step(&mut self, ev: crate::sched::Event) -> Option<Time> {
-        let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
-        prefetch_ahead(core, fabric);
-        let id = ev.id();
-        match ev.kind() {
-            EvKind::TxDone => {
-                let h = fabric.tx_done(core, id);
-                handoff(core, fabric, nics, tp, h);
-            }
-            EvKind::LinkArrive => {
-                let h = fabric.link_arrive(core, id);
-                handoff(core, fabric, nics, tp, h);
-            }
-            EvKind::FlowStart => {
-                let c = tp.flows[id as usize].info.connection;
-                if tp.deps.may_start(c) {
-                    if let Some(host) = tp.flow_start(core, id) {
-                        nics.add_flow(host, id);
+            let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
+            prefetch_ahead(core, fabric);
+            let id = ev.id();
+            match ev.kind() {
+                EvKind::TxDone => {
+                    let h = fabric.tx_done(core, id);
+                    handoff(core, fabric, nics, tp, h);
+                }
+                EvKind::LinkArrive => {
+                    let h = fabric.link_arrive(core, id);
+                    handoff(core, fabric, nics, tp, h);
+                }
+                EvKind::FlowStart => {
+                    let c = tp.flows[id as usize].info.connection;
+                    if tp.deps.may_start(c) {
+                        if let Some(host) = tp.flow_start(core, id) {
+                            nics.add_flow(host, id);
+                            nics.serve(core, fabric, tp, host);
+                        }
+                    }
+                }
+                EvKind::NicWake => nics.wake(core, fabric, tp, id),
+                EvKind::Rto => {
+                    if let Some(host) = tp.rto(core, id) {
                         nics.serve(core, fabric, tp, host);
                     }
                 }
-            }
-            EvKind::NicWake => nics.wake(core, fabric, tp, id),
-            EvKind::Rto => {
-                if let Some(host) = tp.rto(core, id) {
-                    nics.serve(core, fabric, tp, host);
-                }
-            }
-            EvKind::CcTimer => {
-                if let Some(host) = tp.cc_timer(core, id, ev.aux) {
-                    nics.serve(core, fabric, tp, host);
-                }
-            }
-            EvKind::Sample => self.telemetry.sample(core, fabric, tp),
-            EvKind::PfcFrame => {
-                let h = fabric.pfc_frame(core, id, ev.aux);
-                handoff(core, fabric, nics, tp, h);
-            }
-            EvKind::Circuit => {
-                let (changed, up) = fabric.circuit_change(core);
-                let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
-                for (i, j) in changed {
-                    for host in tp.circuit_signal(core, servers, i, j, up) {
+                EvKind::CcTimer => {
+                    if let Some(host) = tp.cc_timer(core, id, ev.aux) {
                         nics.serve(core, fabric, tp, host);
                     }
                 }
-            }
-            EvKind::PfcWatchdog => {
-                if let Some(cycle) = fabric.pfc_deadlock(core) {
-                    let now = core.sched.now;
-                    self.telemetry.deadlock(now, cycle);
-                    return Some(now);
+                EvKind::Sample => self.telemetry.sample(core, fabric, tp),
+                EvKind::PfcFrame => {
+                    let h = fabric.pfc_frame(core, id, ev.aux);
+                    handoff(core, fabric, nics, tp, h);
+                }
+                EvKind::Circuit => {
+                    let (changed, up) = fabric.circuit_change(core);
+                    let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
+                    for (i, j) in changed {
+                        for host in tp.circuit_signal(core, servers, i, j, up) {
+                            nics.serve(core, fabric, tp, host);
+                        }
+                    }
+                }
+                EvKind::PfcWatchdog => {
+                    if let Some(cycle) = fabric.pfc_deadlock(core) {
+                        let now = core.sched.now;
+                        self.telemetry.deadlock(now, cycle);
+                        return Ok((self.finish(now)?, true));
+                    }
                 }
             }
+            if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
+                let now = self.core.sched.now;
+                return Ok((self.finish(now)?, true));
+            }
         }
-        if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
-            return Some(self.core.sched.now);
-        }
-        None
+        Ok((self.finish(until)?, true))
     }
 
-    fn finish(self, until: Time) -> Results {
-        self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau)
+    #[allow(unused_mut)] // mutated only by the unit tests' tamper hook
+    fn finish(mut self, until: Time) -> Result<Results, Violation> {
+        #[cfg(test)]
+        if let Some(t) = self.tamper.take() {
+            t(&mut self.core, &mut self.fabric, &mut self.transport, until);
+        }
+        if self.check {
+            crate::invariants::check(&self.core, &self.fabric, &self.transport, until)?;
+        }
+        Ok(self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau))
     }
 }
 

@@ -2,6 +2,7 @@
 //! flow records and counters assembled into `Results` at the end.
 
 pub mod capture;
+pub mod log;
 pub mod trace;
 
 use crate::core::{Core, FlowId, PortId};
@@ -23,6 +24,8 @@ pub struct Telemetry {
     deadlock: Vec<PortId>,
     /// Controllers' variables to record at every sample (`[metrics] trace`; None = off).
     pub tracer: Option<trace::Tracer>,
+    /// The debug log (`[metrics] log`; empty = off).
+    pub log: log::Log,
 }
 
 impl Telemetry {
@@ -34,12 +37,14 @@ impl Telemetry {
             out.ports.name.push(info.name.clone());
             out.ports.rate_bps.push(info.rate_bps);
         }
-        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None }
+        Telemetry { monitored, interval, start, end, flows, out, deadlock: Vec::new(), tracer: None, log: log::Log::default() }
     }
 
-    /// Schedule the first sample.
+    /// Schedule the first sample, if there is anything to sample (listed ports, flows, traced
+    /// variables): the interval has a default, so an unmonitored run must not pay for samples.
     pub fn arm(&self, core: &mut Core) {
-        if self.interval > 0 {
+        let anything = !self.monitored.is_empty() || self.flows || self.tracer.is_some();
+        if self.interval > 0 && anything {
             core.sched.at(self.start, EvKind::Sample, 0, 0);
         }
     }
@@ -71,7 +76,7 @@ impl Telemetry {
                 tracer.sample(now, id as FlowId, f.tx.cc.as_ref(), &mut self.out.trace);
             }
         }
-        let next = now + self.interval;
+        let next = now.saturating_add(self.interval);
         if next <= self.end {
             core.sched.at(next, EvKind::Sample, 0, 0);
         }
@@ -93,6 +98,7 @@ impl Telemetry {
         s.events = core.sched.processed;
         s.packets_in_flight = core.pool.live() as u64;
         s.pfc_deadlock_at_ps = deadlock_at;
+        s.pfc_overflow_drops = fabric.pfc.as_ref().map_or(0, |p| p.overflow_drops);
         let pfc = &mut self.out.pfc;
         for (i, p) in fabric.ports.iter().enumerate() {
             let paused = p.pfc.paused_ps + if p.paused != 0 { until - p.paused_since.min(until) } else { 0 };
@@ -142,6 +148,7 @@ impl Telemetry {
             t.retransmits.push(f.stats.retransmits);
             t.timeouts.push(f.stats.timeouts);
         }
+        self.out.log = self.log.take();
         self.out
     }
 }

@@ -90,6 +90,9 @@ pub struct Timers {
 /// Linux's `TCP_RTO_MAX`: a backed-off retransmission timeout stops doubling at 120 s.
 pub const RTO_MAX: Time = 120 * crate::time::SEC;
 
+/// (Deadlines are `now.saturating_add(…)`: a timeout as long as the time type holds, which the
+/// schema allows, never fires instead of wrapping into the past; found by tests/fuzz_config.rs.)
+///
 /// The retransmission timeout after `backoff` consecutive timeouts: `rto`·2^backoff up to
 /// [`RTO_MAX`] (never below `rto`) with `host.rto_backoff`, else `rto` (RFC 6298 §5.5).
 #[inline]
@@ -106,6 +109,8 @@ pub struct FlowStats {
     pub started: bool,
     pub done: bool,
     pub end: Time,
+    /// When its first data packet was sent (None: not yet; `crate::invariants`).
+    pub first_tx: Option<Time>,
     pub retransmits: u64,
     pub timeouts: u64,
 }
@@ -293,8 +298,8 @@ impl Transport {
         let host = self.wire.host;
         let f = &mut self.flows[fid as usize];
         f.timers.rto_pending = false;
-        if f.stats.done || f.tx.snd_nxt == f.tx.snd_una {
-            return None;
+        if f.stats.done || f.tx.snd_una >= f.tx.high_sent {
+            return None; // nothing outstanding
         }
         if now < f.timers.rto_deadline {
             f.timers.rto_pending = true;
@@ -308,7 +313,7 @@ impl Transport {
         f.tx.next_send = now;
         // the retransmission waits twice as long as the timeout that sent it (Linux, ns-3)
         f.timers.rto_backoff = f.timers.rto_backoff.saturating_add(1);
-        f.timers.rto_deadline = now + rto_after(&host, f.timers.rto_backoff);
+        f.timers.rto_deadline = now.saturating_add(rto_after(&host, f.timers.rto_backoff));
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;

@@ -64,7 +64,7 @@ impl Transport {
             Kind::Ack
         } else if p.seq < r.rcv_nxt {
             Kind::Ack
-        } else if r.last_nack_seq != r.rcv_nxt || now >= r.last_nack_at + nack_interval {
+        } else if r.last_nack_seq != r.rcv_nxt || now >= r.last_nack_at.saturating_add(nack_interval) {
             r.last_nack_seq = r.rcv_nxt;
             r.last_nack_at = now;
             Kind::Nack

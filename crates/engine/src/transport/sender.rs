@@ -36,7 +36,11 @@ impl Transport {
         if seq < f.tx.high_sent {
             f.stats.retransmits += 1;
         }
-        let was_idle = f.tx.snd_nxt == f.tx.snd_una;
+        // nothing outstanding (everything sent was acknowledged): a go-back-N resend after a NACK
+        // (snd_nxt pulled back to snd_una) is not idle, and must not restart a running timer
+        // (RFC 6298 §5.1), or NACKs arriving faster than the RTO would postpone it forever
+        let was_idle = f.tx.snd_una >= f.tx.high_sent;
+        f.stats.first_tx.get_or_insert(now);
         f.tx.snd_nxt += payload;
         // the window is the limit if it has no room for another full packet now
         f.tx.cwnd_limited = (f.tx.snd_nxt - f.tx.snd_una + w.payload) as f64 > f.tx.cwnd;
@@ -58,10 +62,10 @@ impl Transport {
         f.tx.cc.on_send(now, payload);
         if !f.timers.rto_pending {
             f.timers.rto_pending = true;
-            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
+            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
             core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         } else if was_idle {
-            f.timers.rto_deadline = now + rto_after(&w.host, f.timers.rto_backoff);
+            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
         }
         let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
@@ -90,7 +94,7 @@ impl Transport {
             newly = p.seq - f.tx.snd_una;
             f.tx.snd_una = p.seq;
             f.timers.rto_backoff = 0; // new data acknowledged: a valid RTT sample ends the backoff
-            f.timers.rto_deadline = now + rto;
+            f.timers.rto_deadline = now.saturating_add(rto);
             if f.tx.snd_nxt < f.tx.snd_una {
                 f.tx.snd_nxt = f.tx.snd_una;
             }

@@ -46,6 +46,7 @@ pub fn incast_with(algorithm: &str, params: serde_json::Value, t0: u64, duration
         cc: cc(algorithm, params),
         base_rtt_ps: None,
         stop_when_done: false,
+        engine: Default::default(),
         flows,
         metrics: MetricsConfig { interval_ps: US, ports: vec!["tor0->h16".into()], flows: true, start_ps: 0, ..MetricsConfig::default() },
     }
@@ -62,6 +63,7 @@ pub fn star(n: u32, rate_bps: u64, delay_ps: u64, algorithm: &str, params: serde
         cc: cc(algorithm, params),
         base_rtt_ps: None,
         stop_when_done: false,
+        engine: Default::default(),
         flows: (0..n).map(|s| long_flow(s, n, 0)).collect(),
         metrics: MetricsConfig { interval_ps: US, ports: vec![format!("sw0->h{n}")], flows: true, start_ps: 0, ..MetricsConfig::default() },
     }
@@ -82,6 +84,7 @@ pub fn fan_in(n: u32, sender_rate: u64, bottleneck: u64, delay_ps: u64, algorith
         cc: cc(algorithm, params),
         base_rtt_ps: None,
         stop_when_done: false,
+        engine: Default::default(),
         flows: (0..n).map(|s| long_flow(s, n, 0)).collect(),
         metrics: MetricsConfig { interval_ps: US, ports: vec![format!("s0->h{n}")], flows: true, start_ps: 0, ..MetricsConfig::default() },
     }

@@ -199,11 +199,11 @@ fn every_context_field_reaches_the_plugin_at_its_offset() {
 #[ignore]
 fn plugin_per_ack_cost() {
     use crate::cc::dctcp::{Dctcp, DctcpParams, Law};
-    let src = std::fs::read_to_string(repo().join("examples/dctcp.bpf.c")).unwrap();
+    let src = std::fs::read_to_string(repo().join("bpf/laws/dctcp.bpf.c")).unwrap();
     let Some(o) = compile("dctcp", &src) else { return };
     let p = Plugin::load(o.to_str().unwrap()).unwrap();
     let ctx = test_ctx(20e-6, 1048.0);
-    let raw = p.param_values(&serde_json::Value::Null, "cc").unwrap();
+    let raw = p.param_values(&serde_json::json!({"law": 1}), "cc").unwrap(); // Linux's reading, as below
     let n = 20_000_000u64;
     let events: Vec<AckEvent> = (0..4096u64).map(|i| AckEvent { ecn: i % 7 == 0, ..ack(i * 1000, 25_000_000, 0, 0) }).collect();
     let run = |cc: &mut dyn CongestionControl| {

@@ -180,6 +180,14 @@ impl CongestionControl for PluginCc {
         self.set_now(now);
         self.call(3, L::EV_TIMEOUT);
     }
+    /// A flow that starts mid-stream (the shared vectors): `init` again, from a zero state, with
+    /// these sequence numbers (the engine's own flows start at 0/0, as `new` assumed).
+    fn on_start(&mut self, snd_una: u64, snd_nxt: u64) {
+        self.ctx.0[L::STATE..].fill(0);
+        self.ctx.put32(L::SND_UNA, snd_una as u32);
+        self.ctx.put32(L::SND_NXT, snd_nxt as u32);
+        self.call(0, L::EV_INIT);
+    }
     fn timer(&self) -> Option<Time> {
         self.timer
     }

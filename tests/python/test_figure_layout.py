@@ -1,0 +1,165 @@
+"""Figures a reader can read (issue 26 item 2): a layout that stays within a report column at any
+variant count, legends and reference lines, one axis scale shared by the variants or fixed by the
+scenario, and a title that says when the scenario was edited from the catalog's."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from dccsim import engine, experiments, figure_layout, figure_split, runner
+from dccsim.overrides import resolve as resolve_overrides
+
+pytestmark = pytest.mark.engine
+
+
+def _drawn(analysis, scn, series):
+    """The matplotlib Figure `analysis.figure` builds (captured at plots.save, nothing written)."""
+    captured = {}
+
+    class Capture:
+        def save(self, fig, path, dpi, metadata):
+            captured["fig"] = fig
+
+    figure_split.activate(Capture())
+    try:
+        analysis.figure(scn, series, "unused.png")
+    finally:
+        figure_split.activate(None)
+    return captured["fig"]
+
+
+def _short_incast(scn=None):
+    scn = scn or experiments.get("powertcp-incast")
+    return dataclasses.replace(scn, duration_ps=scn.experiment.params["t0"] + 600 * 10**6)
+
+
+@pytest.fixture(scope="module")
+def incast_tables():
+    from dccsim.analysis import incast
+
+    scn = _short_incast()
+    v = scn.variant("hpcc")
+    res = engine.run(scn.to_engine_config(v))
+    t = runner.frames(res)
+    return t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"])
+
+
+def _incast_series(scn, tables, metrics, scale=1.0):
+    """Every variant of `scn` with the same (queue-scaled) tables: the figure's layout is what is
+    tested, not the controllers."""
+    t = dict(tables)
+    ps = dict(t["port_series"])
+    ps["queue_bytes"] = (np.asarray(ps["queue_bytes"]) * scale).astype(np.int64)
+    t["port_series"] = ps
+    return {v.slug: (v, t, metrics) for v in scn.variants()}
+
+
+def _legend_texts(fig):
+    return [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+
+
+def test_grid_has_at_most_four_columns_and_fits_a_report_column():
+    for n in range(1, 21):
+        assert 1 <= figure_layout.columns(n) <= 4
+    scn = experiments.get("powertcp-fairness")
+    for n in (1, 2, 4, 7, 10, 13):
+        fig, axes, ncols = figure_layout.grid(n, scn)
+        assert len(axes) == n and ncols == figure_layout.columns(n)
+        # ≤ 9.4 in wide: 8-pt tick labels are ≥ 8 px tall at 700 px (figure_layout's docstring)
+        assert fig.get_figwidth() <= figure_layout.MAX_WIDTH_IN
+        assert len(fig.axes) == n  # the unused cells of the last row are removed
+
+
+def test_incast_is_one_overlay_with_a_legend_and_the_line_rate(incast_tables):
+    from dccsim.analysis import incast
+
+    scn = _short_incast()
+    series = _incast_series(scn, *incast_tables)
+    n = len(series)
+    assert n >= 7  # the issue's count (7) and more
+    fig = _drawn(incast.ANALYSIS, scn, series)
+    w, h = fig.get_size_inches()
+    assert w <= figure_layout.MAX_WIDTH_IN and h / w >= 0.6  # not a strip (was 3024×360 px)
+    queue, thr = fig.axes
+    assert queue.get_shared_x_axes().joined(queue, thr)
+    legend = _legend_texts(fig)
+    for v in scn.variants():
+        assert any(t.startswith(v.name) for t in legend), v.name
+    assert "line rate 25 Gbps" in legend
+    assert len([ln for ln in queue.get_lines() if not ln.get_label().startswith("DT")]) == n
+    rate = [ln for ln in thr.get_lines() if ln.get_label().startswith("line rate")][0]
+    assert rate.get_ydata()[0] == pytest.approx(25.0)
+
+
+def test_queue_axis_is_shared_or_fixed_by_the_scenario(incast_tables):
+    from dccsim.analysis import incast
+
+    scn = _short_incast()
+    small = _drawn(incast.ANALYSIS, scn, _incast_series(scn, *incast_tables, scale=0.5))
+    large = _drawn(incast.ANALYSIS, scn, _incast_series(scn, *incast_tables, scale=1.0))
+    # fitted to the data: the two runs' axes differ (this is what misled before)
+    assert small.axes[0].get_ylim() != large.axes[0].get_ylim()
+    fixed = figure_layout.with_fixed_scale(scn)
+    a = _drawn(incast.ANALYSIS, fixed, _incast_series(scn, *incast_tables, scale=0.5))
+    b = _drawn(incast.ANALYSIS, fixed, _incast_series(scn, *incast_tables, scale=1.0))
+    assert a.axes[0].get_ylim() == b.axes[0].get_ylim()
+    limit = incast.dt_limit(scn) / 1e3
+    assert a.axes[0].get_ylim()[1] == pytest.approx(limit * 1.05)
+
+
+def test_title_says_edited_from_the_catalog_experiment_only_when_edited():
+    raw = experiments.raw_scenario("powertcp-incast")
+    same = experiments.get("powertcp-incast")
+    assert figure_layout.edited_from(same) is None
+    assert figure_layout.edited_from(same.with_seed(7)) is None  # a repetition, not an edit
+    assert figure_layout.edited_from(figure_layout.with_fixed_scale(same)) is None
+    edited = resolve_overrides(*raw, ("switch.buffer=2MiB",), ())
+    assert figure_layout.edited_from(edited) == "powertcp-incast"
+    assert "edited from catalog experiment 'powertcp-incast'" in figure_layout.title(edited)
+    assert "edited" not in figure_layout.title(same)
+    # a scenario of its own name is never "edited"
+    assert figure_layout.edited_from(dataclasses.replace(edited, name="mine")) is None
+
+
+def test_the_edited_title_reaches_the_figure(incast_tables):
+    from dccsim.analysis import incast
+
+    raw = experiments.raw_scenario("powertcp-incast")
+    edited = _short_incast(resolve_overrides(*raw, ("switch.dt_alpha=0.5",), ()))
+    fig = _drawn(incast.ANALYSIS, edited, _incast_series(edited, *incast_tables))
+    assert "edited from catalog experiment 'powertcp-incast'" in fig._suptitle.get_text().replace("\n", " ")
+
+
+def test_fixed_scale_is_a_scenario_key_written_and_read_back():
+    from dccsim.scenario import dump_toml, loads
+
+    scn = figure_layout.with_fixed_scale(experiments.get("powertcp-incast"))
+    text = dump_toml(scn)
+    assert "fixed_scale = true" in text
+    assert loads(text).experiment.fixed_scale
+    assert "fixed_scale" not in dump_toml(experiments.get("powertcp-incast"))
+    # a scenario without [experiment] gets one holding only the key
+    plain = dataclasses.replace(scn, experiment=None)
+    assert figure_layout.with_fixed_scale(plain).experiment.fixed_scale
+
+
+def test_fixed_scale_flag_reaches_the_run(tmp_path):
+    from cli_helpers import dccsim
+
+    out = tmp_path / "o"
+    p = dccsim(
+        "run",
+        "powertcp-incast",
+        "--variant",
+        "hpcc",
+        "--fixed-scale",
+        "--no-figures",
+        "--quiet",
+        "--out",
+        out,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "fixed_scale = true" in (out / "scenario.toml").read_text()
