@@ -4,6 +4,7 @@
 use crate::packet::PacketPool;
 use crate::results::Summary;
 use crate::sched::Scheduler;
+use crate::sim::order::Order;
 
 /// Host index (hosts are topology nodes 0..H).
 pub type HostId = u32;
@@ -24,7 +25,8 @@ pub struct Core {
 }
 
 impl Core {
-    pub fn new(seed: u64) -> Self {
-        Core { sched: Scheduler::new(), pool: PacketPool::new(), stats: Summary::default(), seed }
+    /// `order`: the entities whose insertions the event keys count (`sim::order`).
+    pub fn new(seed: u64, order: Order) -> Self {
+        Core { sched: Scheduler::new(order), pool: PacketPool::new(), stats: Summary::default(), seed }
     }
 }

@@ -1,21 +1,22 @@
-//! The event queue, ordered by (time, insertion order): ties are broken by insertion order,
-//! so a scenario plus a seed determines the run exactly.
+//! The event queue, ordered by (time, key): the key (`sim::order`) names the entity that made
+//! the event and how many events that entity had made before, so ties at one picosecond are
+//! broken the same way however the network is cut into partitions, and a scenario plus a seed
+//! determines the run exactly.
 //!
 //! Almost every event falls within tens of microseconds of now (serialisations, propagation),
 //! so the queue is a timing wheel of `WHEEL` slots of 2^`SLOT_BITS` ps each: an event is pushed
-//! unsorted into its slot, and a slot is sorted by time only when time reaches it (a counting
-//! pass by sub-slot, then an insertion pass: `sort_slot`). Events beyond the wheel's horizon
-//! (timeouts, far flow starts) wait in a binary heap and join their slot when it comes up. A
-//! bitmap finds the next non-empty slot.
+//! unsorted into its slot, and a slot is sorted by (time, key) only when time reaches it (a
+//! counting pass by sub-slot, then an insertion pass: `sort_slot`). Events beyond the wheel's
+//! horizon (timeouts, far flow starts) wait in a binary heap and join their slot when it comes
+//! up. A bitmap finds the next non-empty slot.
 //!
-//! Insertion order needs no sequence number on the wheel: a slot's buffer holds its events in
-//! insertion order, every far event of a slot was inserted before any wheel event of it (the
-//! slot enters the horizon only once, as time advances) — so a *stable* sort by time gives
-//! (time, insertion) order. Events scheduled into the current slot while it is served (an ACK
-//! serialised in under a slot) were inserted after every event already sorted there: into a
-//! slot of few pending events they are inserted in order, into a crowded one they wait in a
-//! small heap of their own (`late`) and win no tie against the sorted ones. Only the heaps,
-//! which are not stable, keep a sequence number. An event is 16 bytes.
+//! Keys are unique, so every structure orders by the same total order and none needs to be
+//! stable. Events scheduled into the current slot while it is served (an ACK serialised in under
+//! a slot) are inserted at their place among its pending events while few are pending, and into
+//! a small heap of their own (`late`) when the slot is crowded. An event's key may be less than
+//! the key of the event that made it (a zero-delay event made by a lower entity): it is then
+//! simply the next one popped. The queue always pops its least pending (time, key). An event is
+//! 24 bytes.
 //!
 //! The slot's occupancy grows with the fabric's event rate (≈ 30 events at 256 hosts with 25G
 //! NICs, thousands at 8192 hosts with 100G ones), so nothing done per event may cost in
@@ -25,6 +26,8 @@
 use std::collections::BinaryHeap;
 
 use crate::sim::events::{EvKind, KINDS};
+use crate::sim::order::Order;
+use crate::sim::partition::Route;
 use crate::time::Time;
 
 /// Slot width: 2^13 ps ≈ 8.2 ns (a 1 KB packet at 100 Gb/s takes 87 ns).
@@ -45,9 +48,16 @@ pub struct Event {
     /// kind << ID_BITS | id
     kind_id: u32,
     pub aux: u32,
+    /// Source entity and its insertion counter (`sim::order`): ties of time are broken by it.
+    pub key: u64,
 }
 
 impl Event {
+    /// The queue's order: (time, key).
+    #[inline(always)]
+    pub fn order(&self) -> (Time, u64) {
+        (self.time, self.key)
+    }
     #[inline]
     pub fn kind(&self) -> EvKind {
         KINDS[(self.kind_id >> ID_BITS) as usize]
@@ -58,19 +68,13 @@ impl Event {
     }
 }
 
-/// An event beyond the wheel's horizon, with its insertion number (the heap is not stable).
+/// An event in a heap, least (time, key) on top.
 #[derive(Clone, Copy, Debug)]
-struct FarEvent(Event, u64);
+struct FarEvent(Event);
 
-impl FarEvent {
-    #[inline]
-    fn key(&self) -> (Time, u64) {
-        (self.0.time, self.1)
-    }
-}
 impl PartialEq for FarEvent {
     fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
+        self.0.order() == o.0.order()
     }
 }
 impl Eq for FarEvent {}
@@ -81,7 +85,7 @@ impl PartialOrd for FarEvent {
 }
 impl Ord for FarEvent {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        o.key().cmp(&self.key()) // reversed: BinaryHeap is a max-heap
+        o.0.order().cmp(&self.0.order()) // reversed: BinaryHeap is a max-heap
     }
 }
 
@@ -89,7 +93,7 @@ pub struct Scheduler {
     slots: Vec<Vec<Event>>,
     /// Bit i of word i/64 set ⇔ slot i is non-empty.
     occupied: Vec<u64>,
-    /// Events of the current slot, sorted by (time, insertion); `cur[head..]` are pending.
+    /// Events of the current slot, sorted by (time, key); `cur[head..]` are pending.
     cur: Vec<Event>,
     /// Scratch buffer of the slot sort (its counting pass scatters into it).
     spare: Vec<Event>,
@@ -97,10 +101,13 @@ pub struct Scheduler {
     /// Absolute slot number (time >> SLOT_BITS) of `cur`.
     cur_slot: u64,
     far: BinaryHeap<FarEvent>,
-    /// Events scheduled into the current slot after it was sorted, by (time, insertion).
+    /// Events scheduled into a crowded current slot after it was sorted.
     late: BinaryHeap<FarEvent>,
-    /// Insertion number of the heaps' events.
-    far_seq: u64,
+    /// The keys: each entity's insertion counter and the entity handling the current event.
+    pub order: Order,
+    /// A partitioned run (`sim::partition`) takes the events another partition owns. None in a
+    /// plain run: one untaken branch per insertion.
+    pub route: Option<Box<Route>>,
     /// Counters of the slot sort's counting pass (reused).
     counts: Vec<u32>,
     pub now: Time,
@@ -109,14 +116,9 @@ pub struct Scheduler {
     pub scheduled: u64,
 }
 
-impl Default for Scheduler {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Scheduler {
-    pub fn new() -> Self {
+    /// A queue for the entities of `order` (`Order::new`: the network's ports, flows and hosts).
+    pub fn new(order: Order) -> Self {
         Scheduler {
             slots: (0..WHEEL).map(|_| Vec::new()).collect(),
             occupied: vec![0; (WHEEL / 64) as usize],
@@ -126,7 +128,8 @@ impl Scheduler {
             cur_slot: 0,
             far: BinaryHeap::new(),
             late: BinaryHeap::new(),
-            far_seq: 0,
+            order,
+            route: None,
             counts: Vec::new(),
             now: 0,
             processed: 0,
@@ -139,29 +142,41 @@ impl Scheduler {
     pub fn at(&mut self, time: Time, kind: EvKind, id: u32, aux: u32) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(id <= MAX_ID, "event id out of range");
-        let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux };
+        let key = self.order.key(kind, id);
+        let e = Event { time, kind_id: (kind as u32) << ID_BITS | id, aux, key };
         self.scheduled += 1;
+        if let Some(r) = self.route.as_deref_mut() {
+            if r.takes(e) {
+                return;
+            }
+        }
+        self.place(e);
+    }
+
+    /// Queue an event made (and counted) elsewhere, keeping its key: another partition's, handed
+    /// over at a barrier. Its slot must not be behind the current one (`pop_until` does not
+    /// advance past its horizon, and handed-over events come after it).
+    #[inline]
+    pub fn place(&mut self, e: Event) {
+        let (time, key) = e.order();
         let slot = time >> SLOT_BITS;
+        debug_assert!(slot >= self.cur_slot, "event placed behind the current slot");
         if slot == self.cur_slot {
-            // after every pending event of equal time (they were inserted earlier): a sorted
-            // insert while few are pending (a short memmove), else the late heap; once the heap
-            // holds one, every later event of the slot goes there too, so that each sorted event
-            // was inserted before each late one
+            // at its place among the pending events: a sorted insert while few are pending (a
+            // short memmove), else the late heap
             let pending = self.cur.len() - self.head;
-            if self.late.is_empty() && pending <= LATE_AFTER {
-                let i = self.head + self.cur[self.head..].partition_point(|x| x.time <= time);
+            if pending <= LATE_AFTER {
+                let i = self.head + self.cur[self.head..].partition_point(|x| x.order() < (time, key));
                 self.cur.insert(i, e);
             } else {
-                self.late.push(FarEvent(e, self.far_seq));
-                self.far_seq += 1;
+                self.late.push(FarEvent(e));
             }
         } else if slot < self.cur_slot + WHEEL {
             let i = (slot % WHEEL) as usize;
             self.slots[i].push(e);
             self.occupied[i >> 6] |= 1 << (i & 63);
         } else {
-            self.far.push(FarEvent(e, self.far_seq));
-            self.far_seq += 1;
+            self.far.push(FarEvent(e));
         }
     }
 
@@ -191,9 +206,10 @@ impl Scheduler {
         self.far.peek().map(|f| f.0.time >> SLOT_BITS)
     }
 
-    /// Make `cur` hold the events of the earliest non-empty slot.
+    /// Make `cur` hold the events of the earliest non-empty slot, unless that slot begins after
+    /// `until` (then nothing moves: an event handed over later may still belong before it).
     #[cold]
-    fn advance(&mut self) -> bool {
+    fn advance(&mut self, until: Time) -> bool {
         let wheel = self.next_wheel_slot();
         let far = self.far_slot();
         let slot = match (wheel, far) {
@@ -202,10 +218,12 @@ impl Scheduler {
             (None, Some(b)) => b,
             (Some(a), Some(b)) => a.min(b),
         };
+        if slot > until >> SLOT_BITS {
+            return false;
+        }
         self.cur_slot = slot;
         self.cur.clear();
         self.head = 0;
-        // far events first: they were inserted before any wheel event of this slot
         while self.far_slot() == Some(slot) {
             let e = self.far.pop().unwrap().0;
             self.cur.push(e);
@@ -225,7 +243,28 @@ impl Scheduler {
 
     /// Every event not yet popped, in no particular order (end-of-run checks).
     pub fn pending(&self) -> impl Iterator<Item = &Event> + '_ {
-        self.cur[self.head..].iter().chain(self.slots.iter().flatten()).chain(self.far.iter().map(|f| &f.0))
+        let heaps = self.far.iter().chain(self.late.iter()).map(|f| &f.0);
+        self.cur[self.head..].iter().chain(self.slots.iter().flatten()).chain(heaps)
+    }
+
+    /// Time of the next event, if any (a partitioned run's barrier times).
+    pub fn next_time(&self) -> Option<Time> {
+        let pending = self.cur[self.head..].first().map(|e| e.time);
+        let late = self.late.peek().map(|f| f.0.time);
+        if pending.is_some() || late.is_some() {
+            return pending.into_iter().chain(late).min();
+        }
+        let wheel = self.next_wheel_slot().and_then(|s| self.slots[(s % WHEEL) as usize].iter().map(|e| e.time).min());
+        wheel.into_iter().chain(self.far.peek().map(|f| f.0.time)).min()
+    }
+
+    /// Take over another queue's pending events and counts (the end of a partitioned run, so that
+    /// the end-of-run checks see one queue).
+    pub fn absorb(&mut self, other: Scheduler) {
+        self.far.extend(other.pending().map(|&e| FarEvent(e)));
+        self.scheduled += other.scheduled;
+        self.processed += other.processed;
+        self.now = self.now.max(other.now);
     }
 
     /// The `k`-th event after the one just popped, if it is in the current slot (for
@@ -235,13 +274,14 @@ impl Scheduler {
         self.cur.get(self.head + k)
     }
 
-    /// Pop the next event if it happens no later than `until`.
+    /// Pop the next event if it happens no later than `until`; its entity becomes the source of
+    /// the events its handler makes.
     #[inline]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
         if !self.late.is_empty() {
             return self.pop_with_late(until);
         }
-        if self.head == self.cur.len() && !self.advance() {
+        if self.head == self.cur.len() && !self.advance(until) {
             return None;
         }
         let e = self.cur[self.head];
@@ -251,15 +291,15 @@ impl Scheduler {
         self.head += 1;
         self.now = e.time;
         self.processed += 1;
+        self.order.enter(e.kind(), e.id());
         Some(e)
     }
 
-    /// `pop_until` while late events wait: the earlier of the sorted slot's head and the late
-    /// heap's top, the sorted one on a tie (inserted first). The slot is not left before the
-    /// late heap is empty (its events belong to it).
+    /// `pop_until` while late events wait: the least of the sorted slot's head and the late
+    /// heap's top. The slot is not left before the late heap is empty (its events belong to it).
     fn pop_with_late(&mut self, until: Time) -> Option<Event> {
         let top = self.late.peek().unwrap().0;
-        let sorted = self.cur.get(self.head).filter(|e| e.time <= top.time);
+        let sorted = self.cur.get(self.head).filter(|e| e.order() < top.order());
         let e = sorted.copied().unwrap_or(top);
         if e.time > until {
             return None;
@@ -271,6 +311,7 @@ impl Scheduler {
         }
         self.now = e.time;
         self.processed += 1;
+        self.order.enter(e.kind(), e.id());
         Some(e)
     }
 }
@@ -279,7 +320,7 @@ impl Scheduler {
 /// (about one per four events), at most one per picosecond.
 const MIN_SUB_BITS: u32 = 5;
 
-/// Stable sort of one slot's events by time (equal times keep insertion order).
+/// Sort of one slot's events by (time, key).
 ///
 /// A slot holds ≈ 30 events in a busy 256-host fabric, thousands at 8192 hosts, in nearly random
 /// time order, so a plain insertion sort makes ≈ n²/4 moves and mispredicts its loop exit once
@@ -301,7 +342,7 @@ fn sort_slot(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut Vec<u32>
             scatter(cur, spare, counts, sub_bits);
         }
     }
-    insertion_sort_by_time(cur);
+    insertion_sort(cur);
 }
 
 /// The stable counting pass of `sort_slot`: `cur`'s events by their sub-slot of
@@ -333,13 +374,13 @@ fn scatter(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut [u32], sub
     std::mem::swap(cur, spare);
 }
 
-/// Stable insertion sort by time: cheap when few events are out of order.
+/// Insertion sort by (time, key): cheap when few events are out of order.
 #[inline]
-fn insertion_sort_by_time(v: &mut [Event]) {
+fn insertion_sort(v: &mut [Event]) {
     for i in 1..v.len() {
         let e = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].time > e.time {
+        while j > 0 && v[j - 1].order() > e.order() {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -350,9 +391,15 @@ fn insertion_sort_by_time(v: &mut [Event]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A queue for a small network (16 ports, flows and hosts); events made outside any handler
+    /// are global, so their keys follow insertion order.
+    fn sched() -> Scheduler {
+        Scheduler::new(Order::new(16, 16, 16))
+    }
     #[test]
     fn ties_pop_in_insertion_order() {
-        let mut s = Scheduler::new();
+        let mut s = sched();
         s.at(10, EvKind::Sample, 2, 0);
         s.at(5, EvKind::Sample, 1, 0);
         s.at(10, EvKind::Sample, 3, 0);
@@ -363,7 +410,7 @@ mod tests {
     #[test]
     fn interleaved_pushes_and_pops_come_out_sorted() {
         // pseudo-random times, pushed while popping: the output must be sorted by (time, seq)
-        let mut s = Scheduler::new();
+        let mut s = sched();
         let mut x = 12345u64;
         let mut out = Vec::new();
         for round in 0..2000u32 {
@@ -386,7 +433,7 @@ mod tests {
     fn equal_times_inserted_at_different_moments_keep_insertion_order() {
         // Events for time 1000 are inserted before and after the queue advances to earlier
         // times (so relative to different `last` values); they must still come out in order.
-        let mut s = Scheduler::new();
+        let mut s = sched();
         s.at(1000, EvKind::Sample, 0, 0);
         s.at(10, EvKind::Sample, 100, 0);
         s.at(1000, EvKind::Sample, 1, 0);
@@ -402,7 +449,7 @@ mod tests {
     #[test]
     fn far_events_and_wheel_events_merge_in_order() {
         // times spread over many wheel horizons, equal times inserted at different moments
-        let mut s = Scheduler::new();
+        let mut s = sched();
         let mut expect = Vec::new();
         let mut x = 99u64;
         for i in 0..5000u32 {
@@ -425,7 +472,7 @@ mod tests {
     fn a_far_event_precedes_a_wheel_event_of_equal_time_inserted_later() {
         // T is beyond the horizon at first (heap), then within it (wheel), then current (cur)
         let t = 3 * WHEEL << SLOT_BITS;
-        let mut s = Scheduler::new();
+        let mut s = sched();
         s.at(t, EvKind::Sample, 1, 0);
         s.at(t - (WHEEL << SLOT_BITS) / 2, EvKind::Sample, 0, 0);
         s.at(t - (WHEEL << SLOT_BITS) / 2 + 1, EvKind::Sample, 0, 0);
@@ -441,9 +488,9 @@ mod tests {
     }
 
     #[test]
-    fn slot_sort_is_a_stable_sort_by_time_at_every_size() {
+    fn slot_sort_sorts_by_time_and_key_at_every_size() {
         // sizes around the insertion-only and library-sort cut-offs, times inside one slot with
-        // many ties (few distinct values) and spread out; `aux` records the insertion order
+        // many ties (few distinct values) and spread out; keys in insertion order, `aux` the same
         let mut x = 7u64;
         let (mut spare, mut counts) = (Vec::new(), Vec::new());
         for n in [0usize, 1, 2, 8, 9, 30, 31, 200, 1024, 1025, 3000, 40_000] {
@@ -452,7 +499,7 @@ mod tests {
                 let mut v: Vec<Event> = (0..n as u32)
                     .map(|i| {
                         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        Event { time: base + (x >> 40) % distinct * ((1 << SLOT_BITS) / distinct), kind_id: 0, aux: i }
+                        Event { time: base + (x >> 40) % distinct * ((1 << SLOT_BITS) / distinct), kind_id: 0, aux: i, key: i as u64 }
                     })
                     .collect();
                 let mut expect = v.clone();
@@ -470,7 +517,7 @@ mod tests {
         // hundreds of events per slot, and while a slot is served new events into it (many
         // pending: the late heap; few pending: a sorted insert) with ties, against a model
         // ordered by (time, insertion number)
-        let mut s = Scheduler::new();
+        let mut s = sched();
         let mut model = std::collections::BTreeSet::new();
         let mut x = 3u64;
         let mut seq = 0u32;
@@ -503,7 +550,7 @@ mod tests {
     fn a_crowded_slot_keeps_time_and_insertion_order() {
         // 200 events into one wheel slot (beyond the counting pass's small-slot cut),
         // with ties; then into the same wheel position one turn later, so an emptied slot is reused
-        let mut s = Scheduler::new();
+        let mut s = sched();
         for round in 0..2u64 {
             if round == 1 {
                 s.at(1000 << SLOT_BITS, EvKind::Sample, 0, 0); // move time so slot 5 + WHEEL is on the wheel
@@ -526,21 +573,40 @@ mod tests {
 
     #[test]
     fn kind_id_and_aux_survive_packing() {
-        let mut s = Scheduler::new();
+        let mut s = sched();
         for (k, kind) in KINDS.iter().enumerate() {
-            s.at(k as u64, *kind, MAX_ID - k as u32, u32::MAX - k as u32);
+            s.at(k as u64, *kind, 15 - k as u32, u32::MAX - k as u32);
         }
         for (k, kind) in KINDS.iter().enumerate() {
             let e = s.pop_until(u64::MAX).unwrap();
-            assert_eq!((e.kind(), e.id(), e.aux), (*kind, MAX_ID - k as u32, u32::MAX - k as u32));
+            assert_eq!((e.kind(), e.id(), e.aux), (*kind, 15 - k as u32, u32::MAX - k as u32));
         }
+        let e = Event { time: 0, kind_id: (EvKind::Circuit as u32) << ID_BITS | MAX_ID, aux: 0, key: 0 };
+        assert_eq!((e.kind(), e.id()), (EvKind::Circuit, MAX_ID));
     }
 
     #[test]
     fn pop_until_respects_the_horizon() {
-        let mut s = Scheduler::new();
+        let mut s = sched();
         s.at(10, EvKind::Sample, 1, 0);
         assert!(s.pop_until(9).is_none());
         assert_eq!(s.pop_until(10).unwrap().id(), 1);
+    }
+
+    #[test]
+    fn ties_go_by_source_entity_not_by_insertion() {
+        // at one instant, events made by port 3's handler come after those made by port 1's,
+        // although port 3 was handled first; global ones come first of all
+        let mut s = sched();
+        s.at(5, EvKind::TxDone, 3, 0);
+        s.at(5, EvKind::TxDone, 1, 0);
+        s.pop_until(u64::MAX).unwrap(); // port 3 (global insertion order)
+        s.at(100, EvKind::NicWake, 7, 0);
+        s.pop_until(u64::MAX).unwrap(); // port 1
+        s.at(100, EvKind::NicWake, 8, 0);
+        s.order.enter(EvKind::Sample, 0);
+        s.at(100, EvKind::NicWake, 9, 0);
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
+        assert_eq!(order, vec![9, 8, 7]);
     }
 }

@@ -6,6 +6,8 @@
 //! clock, event queue, packet pool and counters that all of them share.
 
 pub mod events;
+pub mod order;
+pub mod partition;
 
 use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
@@ -51,8 +53,9 @@ impl Simulator {
         let Parts { fabric, nics, transport, telemetry, tau } = build(cfg)?;
         let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
         let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
+        let order = order::Order::new(fabric.ports.len() as u32, transport.flows.len() as u32, fabric.net.n_hosts);
         Ok(Simulator {
-            core: Core::new(cfg.seed),
+            core: Core::new(cfg.seed, order),
             fabric,
             nics,
             transport,
@@ -95,66 +98,75 @@ impl Simulator {
                     return Ok((self.finish(now)?, false));
                 }
             }
-            let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
-            prefetch_ahead(core, fabric);
-            let id = ev.id();
-            match ev.kind() {
-                EvKind::TxDone => {
-                    let h = fabric.tx_done(core, id);
-                    handoff(core, fabric, nics, tp, h);
-                }
-                EvKind::LinkArrive => {
-                    let h = fabric.link_arrive(core, id);
-                    handoff(core, fabric, nics, tp, h);
-                }
-                EvKind::FlowStart => {
-                    let c = tp.flows[id as usize].info.connection;
-                    if tp.deps.may_start(c) {
-                        if let Some(host) = tp.flow_start(core, id) {
-                            nics.add_flow(host, id);
-                            nics.serve(core, fabric, tp, host);
-                        }
-                    }
-                }
-                EvKind::NicWake => nics.wake(core, fabric, tp, id),
-                EvKind::Rto => {
-                    if let Some(host) = tp.rto(core, id) {
-                        nics.serve(core, fabric, tp, host);
-                    }
-                }
-                EvKind::CcTimer => {
-                    if let Some(host) = tp.cc_timer(core, id, ev.aux) {
-                        nics.serve(core, fabric, tp, host);
-                    }
-                }
-                EvKind::Sample => self.telemetry.sample(core, fabric, tp),
-                EvKind::PfcFrame => {
-                    let h = fabric.pfc_frame(core, id, ev.aux);
-                    handoff(core, fabric, nics, tp, h);
-                }
-                EvKind::Circuit => {
-                    let (changed, up) = fabric.circuit_change(core);
-                    let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
-                    for (i, j) in changed {
-                        for host in tp.circuit_signal(core, servers, i, j, up) {
-                            nics.serve(core, fabric, tp, host);
-                        }
-                    }
-                }
-                EvKind::PfcWatchdog => {
-                    if let Some(cycle) = fabric.pfc_deadlock(core) {
-                        let now = core.sched.now;
-                        self.telemetry.deadlock(now, cycle);
-                        return Ok((self.finish(now)?, true));
-                    }
-                }
-            }
-            if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
-                let now = self.core.sched.now;
+            if let Some(now) = self.step(ev) {
                 return Ok((self.finish(now)?, true));
             }
         }
         Ok((self.finish(until)?, true))
+    }
+
+    /// Dispatch one event to the layer that owns it; `Some(now)` when the run ends here (a PFC
+    /// deadlock, or `stop_when_done` with every finite flow completed).
+    #[inline(always)]
+    fn step(&mut self, ev: crate::sched::Event) -> Option<Time> {
+        let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
+        prefetch_ahead(core, fabric);
+        let id = ev.id();
+        match ev.kind() {
+            EvKind::TxDone => {
+                let h = fabric.tx_done(core, id);
+                handoff(core, fabric, nics, tp, h);
+            }
+            EvKind::LinkArrive => {
+                let h = fabric.link_arrive(core, id);
+                handoff(core, fabric, nics, tp, h);
+            }
+            EvKind::FlowStart => {
+                let c = tp.flows[id as usize].info.connection;
+                if tp.deps.may_start(c) {
+                    if let Some(host) = tp.flow_start(core, id) {
+                        nics.add_flow(host, id);
+                        nics.serve(core, fabric, tp, host);
+                    }
+                }
+            }
+            EvKind::NicWake => nics.wake(core, fabric, tp, id),
+            EvKind::Rto => {
+                if let Some(host) = tp.rto(core, id) {
+                    nics.serve(core, fabric, tp, host);
+                }
+            }
+            EvKind::CcTimer => {
+                if let Some(host) = tp.cc_timer(core, id, ev.aux) {
+                    nics.serve(core, fabric, tp, host);
+                }
+            }
+            EvKind::Sample => self.telemetry.sample(core, fabric, tp),
+            EvKind::PfcFrame => {
+                let h = fabric.pfc_frame(core, id, ev.aux);
+                handoff(core, fabric, nics, tp, h);
+            }
+            EvKind::Circuit => {
+                let (changed, up) = fabric.circuit_change(core);
+                let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
+                for (i, j) in changed {
+                    for host in tp.circuit_signal(core, servers, i, j, up) {
+                        nics.serve(core, fabric, tp, host);
+                    }
+                }
+            }
+            EvKind::PfcWatchdog => {
+                if let Some(cycle) = fabric.pfc_deadlock(core) {
+                    let now = core.sched.now;
+                    self.telemetry.deadlock(now, cycle);
+                    return Some(now);
+                }
+            }
+        }
+        if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
+            return Some(self.core.sched.now);
+        }
+        None
     }
 
     #[allow(unused_mut)] // mutated only by the unit tests' tamper hook

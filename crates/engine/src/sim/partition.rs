@@ -1,0 +1,334 @@
+//! The partitioned schedule of a parallel run (issue 28 item 2, docs/parallel.md), executed on one
+//! core: what a conservative parallel engine would run, in an order in which no partition sees
+//! another's work of the same window.
+//!
+//! A *plan* cuts the network into partitions (hosts go with their edge switch, edge switches in
+//! contiguous blocks, every other switch with the partition most of its neighbours are in) and
+//! takes as *lookahead* L the smallest propagation delay of a link between two partitions: nothing
+//! one partition does at time t can reach another before t + L. Each partition has its own queue
+//! (its own `Scheduler`, keys from its own counters). Time is cut into windows of at most L,
+//! ending early at each global event (samples, the PFC watchdog, circuit changes), which runs
+//! alone at the window's end — the barrier. Within a window the partitions run **one after
+//! another**, each to the window's end; what one makes for another (`Route`) waits in an outbox
+//! until the barrier. So partition 1 runs its window after partition 0 has run all of it: a
+//! handler that read or wrote another partition's state, or an order that depended on the
+//! interleaving of partitions, would show as a difference from the one-queue run (the golden
+//! digests; `tests/partition.rs`).
+//!
+//! What it does not emulate: a link between partitions is one FIFO here, pushed by the sender and
+//! popped by the receiver, and whichever end finds the next packet due queues its arrival, keyed
+//! by the link and the packet's place on it (`sim::order`). So the queues share one array of
+//! insertion counters (each other entity's counter is advanced by its own partition only; a
+//! link's by whichever end queued the arrival, which is the packet's place either way). A threaded
+//! engine would hand the sender's packets over at the barrier and let the receiver number them.
+
+use crate::config::{Config, ConfigError};
+use crate::results::Results;
+use crate::sched::{Event, Scheduler};
+use crate::sim::order::Order;
+use crate::sim::{EvKind, Simulator};
+use crate::time::Time;
+use crate::topo::Network;
+
+/// The owner of the events that read or change the whole fabric: the barrier.
+pub const GLOBAL: u16 = u16::MAX;
+
+/// Which partition owns each node, and the lookahead that the cut allows.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub parts: u16,
+    /// Partition of every topology node (hosts first, then switches).
+    pub of_node: Vec<u16>,
+    /// Smallest propagation delay of a link between two partitions (ps); `Time::MAX` when no
+    /// link crosses (one partition).
+    pub lookahead: Time,
+}
+
+impl Plan {
+    /// Cut `net` into `parts` partitions. Errors name `field` (the caller's key).
+    pub fn new(net: &Network, parts: u32, field: &str) -> Result<Plan, ConfigError> {
+        let n = net.nodes.len();
+        let peers = |v: usize| net.nodes[v].ports.iter().map(|&p| net.ports[p as usize].peer as usize);
+        // edge switches: those with a host attached, in node order
+        let edges: Vec<usize> = (0..n).filter(|&v| !net.nodes[v].is_host && peers(v).any(|u| net.nodes[u].is_host)).collect();
+        if parts == 0 || parts as usize > edges.len().max(1) {
+            return Err(ConfigError::new(field, format!("must be 1 to {} (the edge switches of this topology)", edges.len().max(1))));
+        }
+        let mut of_node = vec![GLOBAL; n];
+        let mut load = vec![0u32; parts as usize];
+        for (i, &e) in edges.iter().enumerate() {
+            let p = (i as u64 * parts as u64 / edges.len() as u64) as u16;
+            of_node[e] = p;
+            load[p as usize] += 1;
+        }
+        for v in 0..n {
+            if net.nodes[v].is_host {
+                // a host goes with its switch (a host without a link, to partition 0)
+                of_node[v] = peers(v).next().map_or(0, |u| if of_node[u] == GLOBAL { 0 } else { of_node[u] });
+            }
+        }
+        // the other switches, in node order: the partition most of their placed neighbours are in,
+        // ties to the partition with fewest switches, then the lowest index
+        for v in 0..n {
+            if of_node[v] != GLOBAL {
+                continue;
+            }
+            let mut count = vec![0u32; parts as usize];
+            for u in peers(v) {
+                if of_node[u] != GLOBAL && !net.nodes[u].is_host {
+                    count[of_node[u] as usize] += 1;
+                }
+            }
+            let best = (0..parts as usize).max_by_key(|&p| (count[p], std::cmp::Reverse(load[p]), std::cmp::Reverse(p))).unwrap();
+            of_node[v] = best as u16;
+            load[best] += 1;
+        }
+        let lookahead = net
+            .ports
+            .iter()
+            .filter(|p| of_node[p.node as usize] != of_node[p.peer as usize])
+            .map(|p| p.delay_ps)
+            .min()
+            .unwrap_or(Time::MAX);
+        if lookahead == 0 {
+            return Err(ConfigError::new(field, "must be 1 here: links between partitions have zero delay (no lookahead)"));
+        }
+        Ok(Plan { parts: parts as u16, of_node, lookahead })
+    }
+
+    /// Links (pairs of ports) whose ends lie in different partitions.
+    pub fn cut_links(&self, net: &Network) -> usize {
+        net.ports.iter().filter(|p| self.of_node[p.node as usize] != self.of_node[p.peer as usize]).count() / 2
+    }
+}
+
+/// Who owns each event, and the outboxes of a partitioned run (`Scheduler::route`).
+pub struct Route {
+    port_node: Vec<u16>,
+    port_peer: Vec<u16>,
+    flow_src: Vec<u16>,
+    host: Vec<u16>,
+    /// The partition running now (`GLOBAL` at a barrier).
+    pub current: u16,
+    /// Events made for another partition (the last one: the barrier), until the barrier.
+    outbox: Vec<Vec<Event>>,
+    /// The entities' insertion counters while no queue holds them.
+    counters: Vec<u64>,
+}
+
+impl Route {
+    /// The partition that handles an event of `kind` for `id` (ownership table: docs/parallel.md).
+    #[inline]
+    pub fn owner(&self, kind: EvKind, id: u32) -> u16 {
+        let i = id as usize;
+        match kind {
+            EvKind::TxDone | EvKind::PfcFrame => self.port_node[i],
+            EvKind::LinkArrive => self.port_peer[i],
+            EvKind::FlowStart | EvKind::Rto | EvKind::CcTimer => self.flow_src[i],
+            EvKind::NicWake => self.host[i],
+            EvKind::Sample | EvKind::PfcWatchdog | EvKind::Circuit => GLOBAL,
+        }
+    }
+
+    /// Take `e` into an outbox if another partition owns it.
+    #[inline]
+    pub fn takes(&mut self, e: Event) -> bool {
+        let to = self.owner(e.kind(), e.id());
+        if to == self.current {
+            return false;
+        }
+        let i = if to == GLOBAL { self.outbox.len() - 1 } else { to as usize };
+        self.outbox[i].push(e);
+        true
+    }
+}
+
+/// What the partitioned run measured: the work of each partition per window and what crossed.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    pub parts: u16,
+    pub lookahead_ps: Time,
+    pub cut_links: usize,
+    /// Events handled, per partition.
+    pub events: Vec<u64>,
+    /// Global events (samples, watchdog, circuit): each runs alone at a barrier.
+    pub global_events: u64,
+    /// Windows in which some partition had an event (the barriers an engine needs that jumps
+    /// over empty windows).
+    pub windows: u64,
+    /// Σ over windows of the busiest partition's events: the critical path in events.
+    pub critical_events: u64,
+    /// Events handed to another partition at a barrier.
+    pub messages: u64,
+    /// Events handed over that were due before the barrier: a parallel engine could not run
+    /// them in time (0 whenever the lookahead bounds every interaction between partitions).
+    pub late: u64,
+}
+
+impl Profile {
+    /// Modelled speed-up over one thread (a model, not a measurement): a window lasts as long as
+    /// its busiest partition, every event costs `event_ns` (the one-thread engine's measured mean),
+    /// every barrier `barrier_ns`, every message `message_ns` more at its receiver, and global
+    /// events run alone.
+    pub fn model(&self, event_ns: f64, barrier_ns: f64, message_ns: f64) -> f64 {
+        let total: u64 = self.events.iter().sum::<u64>() + self.global_events;
+        let one = total as f64 * event_ns;
+        let spread = (self.messages as f64 / self.parts.max(1) as f64) * message_ns;
+        let par = (self.critical_events + self.global_events) as f64 * event_ns
+            + (self.windows + self.global_events) as f64 * barrier_ns
+            + spread;
+        one / par
+    }
+}
+
+/// Run `cfg` on the schedule of a `parts`-way parallel engine (see the module's comment).
+/// Refuses, naming `field`, what the partitioned engine does not cover: flows started by another
+/// flow's completion (`after`, closed loops: zero delay between partitions), `stop_when_done`
+/// (the run would end inside a window), circuit switches, and more partitions than edge switches.
+pub fn run_emulated(cfg: &Config, parts: u32, field: &str) -> Result<(Results, Profile), crate::Error> {
+    let refuse = |why: &str| Err(ConfigError::new(field, format!("must be 1 {why}")).into());
+    if parts > 1 && cfg.flows.iter().any(|f| !f.after.is_empty() || f.closed_loop.is_some()) {
+        return refuse("for flows started by another's completion (after, closed_loop): no delay between partitions");
+    }
+    if parts > 1 && cfg.stop_when_done {
+        return refuse("with stop_when_done (the run would end inside a window)");
+    }
+    let sim = Simulator::new(cfg)?;
+    if parts > 1 && sim.fabric.circuit.is_some() {
+        return refuse("for circuit-switched (rdcn) topologies");
+    }
+    let plan = Plan::new(&sim.fabric.net, parts, field)?;
+    Ok(sim.run_partitioned(&plan)?)
+}
+
+impl Simulator {
+    fn run_partitioned(mut self, plan: &Plan) -> Result<(Results, Profile), crate::invariants::Violation> {
+        let parts = plan.parts as usize;
+        let net = &self.fabric.net;
+        let (ports, flows, hosts) = (net.ports.len() as u32, self.transport.flows.len() as u32, net.n_hosts);
+        let mut route = Route {
+            port_node: net.ports.iter().map(|p| plan.of_node[p.node as usize]).collect(),
+            port_peer: net.ports.iter().map(|p| plan.of_node[p.peer as usize]).collect(),
+            flow_src: self.transport.flows.iter().map(|f| plan.of_node[f.info.src as usize]).collect(),
+            host: (0..hosts as usize).map(|h| plan.of_node[h]).collect(),
+            current: GLOBAL,
+            outbox: vec![Vec::new(); parts + 1],
+            counters: Vec::new(),
+        };
+        let mut prof = Profile {
+            parts: plan.parts,
+            lookahead_ps: plan.lookahead,
+            cut_links: plan.cut_links(net),
+            events: vec![0; parts],
+            ..Profile::default()
+        };
+        // queue `parts` is the barrier's; the core holds the one running
+        let mut queues: Vec<Scheduler> = (0..parts).map(|_| Scheduler::new(Order::new(ports, flows, hosts))).collect();
+        queues.push(std::mem::replace(&mut self.core.sched, Scheduler::new(Order::new(0, 0, 0))));
+        // one array of counters, in the running queue's `Order` (`enter`)
+        route.counters = std::mem::take(queues[parts].order.counters_mut());
+        for q in &mut queues[..parts] {
+            q.order.counters_mut().clear();
+        }
+        let mut route = Some(Box::new(route));
+        let until = self.duration;
+        self.enter(&mut queues, &mut route, parts, GLOBAL);
+        crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
+        self.telemetry.arm(&mut self.core);
+        self.fabric.arm_pfc_watchdog(&mut self.core);
+        self.fabric.arm_circuit(&mut self.core);
+        self.leave(&mut queues, &mut route, parts);
+        Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), 0, &mut prof);
+        let mut in_window = vec![0u64; parts];
+        let mut start: Time = 0;
+        let ended = 'run: loop {
+            let barrier = queues[parts].next_time();
+            // the window [start, end): at most one lookahead, ending at the next global event
+            let end = start.saturating_add(plan.lookahead).min(barrier.unwrap_or(Time::MAX)).min(until.saturating_add(1));
+            // (empty when a global event is due at `start`: then only the barrier runs)
+            for p in (0..parts).filter(|_| end > start) {
+                self.enter(&mut queues, &mut route, p, p as u16);
+                while let Some(ev) = self.core.sched.pop_until(end - 1) {
+                    in_window[p] += 1;
+                    if let Some(now) = self.step(ev) {
+                        self.leave(&mut queues, &mut route, p);
+                        break 'run now;
+                    }
+                }
+                self.leave(&mut queues, &mut route, p);
+            }
+            tally(&mut prof, &mut in_window);
+            Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), end, &mut prof);
+            if end > until {
+                break until;
+            }
+            if barrier == Some(end) {
+                self.enter(&mut queues, &mut route, parts, GLOBAL);
+                while let Some(ev) = self.core.sched.pop_until(end) {
+                    prof.global_events += 1;
+                    if let Some(now) = self.step(ev) {
+                        self.leave(&mut queues, &mut route, parts);
+                        break 'run now;
+                    }
+                }
+                self.leave(&mut queues, &mut route, parts);
+                Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), end, &mut prof);
+            }
+            start = end;
+        };
+        tally(&mut prof, &mut in_window);
+        Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), ended, &mut Profile::default());
+        // one queue again for the end-of-run checks: every partition's pending events and counts
+        let mut all = queues.pop().unwrap();
+        for q in queues {
+            all.absorb(q);
+        }
+        all.now = ended.min(until);
+        self.core.sched = all;
+        Ok((self.finish(ended)?, prof))
+    }
+
+    /// Make queue `q` the core's, with partition `who` running (and the shared counters in its
+    /// `Order`; the counter of the entity it handled last is written back when it handles the
+    /// next, and no other queue advances that entity's counter meanwhile).
+    fn enter(&mut self, queues: &mut [Scheduler], route: &mut Option<Box<Route>>, q: usize, who: u16) {
+        std::mem::swap(&mut self.core.sched, &mut queues[q]);
+        let mut r = route.take().unwrap();
+        r.current = who;
+        std::mem::swap(self.core.sched.order.counters_mut(), &mut r.counters);
+        self.core.sched.route = Some(r);
+    }
+
+    fn leave(&mut self, queues: &mut [Scheduler], route: &mut Option<Box<Route>>, q: usize) {
+        let mut r = self.core.sched.route.take().unwrap();
+        std::mem::swap(self.core.sched.order.counters_mut(), &mut r.counters);
+        *route = Some(r);
+        std::mem::swap(&mut self.core.sched, &mut queues[q]);
+    }
+
+    /// The barrier: every outbox into its partition's queue (keys unchanged).
+    fn hand_over(queues: &mut [Scheduler], route: &mut Route, barrier: Time, prof: &mut Profile) {
+        for (q, out) in queues.iter_mut().zip(route.outbox.iter_mut()) {
+            for e in out.drain(..) {
+                prof.messages += 1;
+                if e.time < barrier {
+                    prof.late += 1;
+                }
+                q.place(e);
+            }
+        }
+    }
+}
+
+/// Add one window's per-partition event counts to the profile and clear them.
+fn tally(prof: &mut Profile, in_window: &mut [u64]) {
+    let max = in_window.iter().copied().max().unwrap_or(0);
+    if max > 0 {
+        prof.windows += 1;
+        prof.critical_events += max;
+    }
+    for (total, n) in prof.events.iter_mut().zip(in_window.iter_mut()) {
+        *total += *n;
+        *n = 0;
+    }
+}
