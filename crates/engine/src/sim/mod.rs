@@ -169,6 +169,13 @@ impl Simulator {
         None
     }
 
+    /// `step` out of line, for the partitioned schedule: one inlined copy of `step` (in
+    /// `run_polled`) keeps the compiler's inlining of the handlers as it was.
+    #[inline(never)]
+    fn step_outlined(&mut self, ev: crate::sched::Event) -> Option<Time> {
+        self.step(ev)
+    }
+
     #[allow(unused_mut)] // mutated only by the unit tests' tamper hook
     fn finish(mut self, until: Time) -> Result<Results, Violation> {
         #[cfg(test)]
@@ -186,7 +193,7 @@ impl Simulator {
 /// next event is known): its packet was last touched microseconds of simulated time ago and has
 /// usually left L1. Measured (docs/benchmarks.md): prefetching the next events' ports as well
 /// cost more instructions than it saved.
-#[inline]
+#[inline(always)]
 fn prefetch_ahead(core: &Core, fabric: &Fabric) {
     if let Some(e) = core.sched.peek(0) {
         match e.kind() {
@@ -198,7 +205,7 @@ fn prefetch_ahead(core: &Core, fabric: &Fabric) {
 }
 
 /// What the fabric left for the hosts: serve a free NIC, or deliver a packet to its transport.
-#[inline]
+#[inline(always)]
 fn handoff(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp: &mut Transport, h: Handoff) {
     match h {
         Handoff::Nothing => {}

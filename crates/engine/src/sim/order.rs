@@ -41,18 +41,16 @@ pub const SEQ_BITS: u32 = 34;
 pub const GLOBAL: u32 = 0;
 /// The source of what the arming and global events' handlers insert.
 pub const BARRIER: u32 = 1;
-/// `Order::target` of a kind keyed by its source.
-const BY_SOURCE: u32 = u32::MAX;
 
 /// Which entity handles an event, each entity's insertion counter, and the entity handling the
 /// current event.
 pub struct Order {
-    /// Entity number of id 0 of each kind's handler (`BARRIER` for the global kinds).
+    /// Entity number of id 0 of each kind's handler (`BARRIER` for the global kinds), and the
+    /// mask of the id added to it (0 for the global kinds: one entity handles them all).
     handler: [u32; KINDS.len()],
-    /// Entity keying id 0 of a kind keyed by what it is for (global events, link arrivals), else
-    /// `BY_SOURCE`; `id_mask` keeps a link's id and drops a global event's (one entity for all).
-    target: [u32; KINDS.len()],
-    id_mask: [u32; KINDS.len()],
+    handler_mask: [u32; KINDS.len()],
+    /// Entity number of port 0's link (the keys of `LinkArrive` events).
+    link: u32,
     counters: Vec<u64>,
     /// The entity handling the current event, and its counter (written back when the next
     /// event is entered: one load and one store per event, not per insertion).
@@ -69,49 +67,53 @@ impl Order {
         assert!(total <= 1 << (64 - SEQ_BITS), "more than 2^30 event sources ({total})"); // ≥ 2^28 ports: memory fails first
         let (ports_at, far_at, flows_at, hosts_at, links_at) = (2, 2 + p, 2 + 2 * p, 2 + 2 * p + f, 2 + 2 * p + f + h);
         let mut handler = [BARRIER; KINDS.len()];
-        let mut target = [BY_SOURCE; KINDS.len()];
-        let mut id_mask = [0; KINDS.len()];
+        let mut handler_mask = [u32::MAX; KINDS.len()];
         for (k, kind) in KINDS.iter().enumerate() {
             handler[k] = match kind {
                 EvKind::TxDone | EvKind::PfcFrame => ports_at,
                 EvKind::LinkArrive => far_at,
                 EvKind::FlowStart | EvKind::Rto | EvKind::CcTimer => flows_at,
                 EvKind::NicWake => hosts_at,
-                EvKind::Sample | EvKind::PfcWatchdog | EvKind::Circuit => BARRIER as u64,
+                EvKind::Sample | EvKind::PfcWatchdog | EvKind::Circuit => {
+                    handler_mask[k] = 0;
+                    BARRIER as u64
+                }
             } as u32;
-            target[k] = match kind {
-                EvKind::LinkArrive => links_at as u32,
-                EvKind::Sample | EvKind::PfcWatchdog | EvKind::Circuit => GLOBAL,
-                _ => BY_SOURCE,
-            };
-            id_mask[k] = if *kind == EvKind::LinkArrive { u32::MAX } else { 0 };
         }
-        Order { handler, target, id_mask, counters: vec![0; total as usize], src: BARRIER, seq: 0 }
+        Order { handler, handler_mask, link: links_at as u32, counters: vec![0; total as usize], src: BARRIER, seq: 0 }
     }
 
-    /// The key of an event of `kind` for `id` inserted now.
+    /// The key of an event of `kind` for `id` inserted now. Inlined where `kind` is a constant,
+    /// the match leaves one path.
     #[inline(always)]
     pub fn key(&mut self, kind: EvKind, id: u32) -> u64 {
-        let t = self.target[kind as usize];
-        if t == BY_SOURCE {
-            let k = (self.src as u64) << SEQ_BITS | (self.seq & SEQ_MASK);
-            self.seq += 1;
-            k
-        } else {
-            let e = t + (id & self.id_mask[kind as usize]);
-            let c = &mut self.counters[e as usize];
-            let k = (e as u64) << SEQ_BITS | (*c & SEQ_MASK);
-            *c += 1;
-            k
+        match kind {
+            EvKind::LinkArrive => self.count(self.link + id),
+            EvKind::Sample | EvKind::PfcWatchdog | EvKind::Circuit => self.count(GLOBAL),
+            _ => {
+                let k = (self.src as u64) << SEQ_BITS | (self.seq & SEQ_MASK);
+                self.seq += 1;
+                k
+            }
         }
+    }
+
+    /// The key of entity `e`'s next insertion, from its stored counter (events keyed by what
+    /// they are for).
+    #[inline(always)]
+    fn count(&mut self, e: u32) -> u64 {
+        let c = &mut self.counters[e as usize];
+        let k = (e as u64) << SEQ_BITS | (*c & SEQ_MASK);
+        *c += 1;
+        k
     }
 
     /// An event of `kind` for `id` is about to be handled: its entity becomes the source.
     #[inline(always)]
     pub fn enter(&mut self, kind: EvKind, id: u32) {
         self.counters[self.src as usize] = self.seq;
-        let b = self.handler[kind as usize];
-        self.src = if b == BARRIER { BARRIER } else { b + id };
+        let k = kind as usize;
+        self.src = self.handler[k] + (id & self.handler_mask[k]);
         self.seq = self.counters[self.src as usize];
     }
 

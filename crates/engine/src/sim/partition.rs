@@ -250,7 +250,7 @@ impl Simulator {
                 self.enter(&mut queues, &mut route, p, p as u16);
                 while let Some(ev) = self.core.sched.pop_until(end - 1) {
                     in_window[p] += 1;
-                    if let Some(now) = self.step(ev) {
+                    if let Some(now) = self.step_outlined(ev) {
                         self.leave(&mut queues, &mut route, p);
                         break 'run now;
                     }
@@ -266,7 +266,7 @@ impl Simulator {
                 self.enter(&mut queues, &mut route, parts, GLOBAL);
                 while let Some(ev) = self.core.sched.pop_until(end) {
                     prof.global_events += 1;
-                    if let Some(now) = self.step(ev) {
+                    if let Some(now) = self.step_outlined(ev) {
                         self.leave(&mut queues, &mut route, parts);
                         break 'run now;
                     }
