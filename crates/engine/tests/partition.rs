@@ -1,0 +1,96 @@
+//! The partitioned schedule (`sim::partition`, docs/parallel.md) on every golden config: each
+//! partition runs its whole window before the next one starts, and the digests must be the
+//! one-queue engine's stored ones (golden/expected.json) — the canonical event order
+//! (`sim::order`) makes the order of every entity's events independent of the cut.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use dccsim_engine::config::Topology;
+use dccsim_engine::sim::partition::{run_emulated, Plan, Profile};
+use dccsim_engine::topo::Network;
+use dccsim_engine::Config;
+use serde_json::Value;
+
+#[path = "common/digest.rs"]
+mod digest;
+use digest::digest;
+
+fn golden() -> (Vec<PathBuf>, BTreeMap<String, Value>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("golden");
+    let mut configs: Vec<PathBuf> = std::fs::read_dir(dir.join("configs"))
+        .expect("golden configs")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    configs.sort();
+    let expected = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    (configs, expected)
+}
+
+/// One config at `parts` partitions, with the end-of-run invariants on: None when the
+/// partitioned engine refuses it (naming the field).
+fn run(path: &Path, parts: u32) -> Option<(Value, Profile)> {
+    let mut cfg = Config::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    cfg.engine.check = true;
+    match run_emulated(&cfg, parts, "engine.threads") {
+        Ok((r, prof)) => Some((digest(&r), prof)),
+        Err(e) => {
+            assert_eq!(e.field, "engine.threads", "{}: {e}", path.display());
+            None
+        }
+    }
+}
+
+#[test]
+fn partitioned_schedules_give_the_one_queue_digests() {
+    let (configs, expected) = golden();
+    let mut report = Vec::new();
+    let mut differ = Vec::new();
+    let mut ran = BTreeMap::new();
+    for parts in [1u32, 2, 3] {
+        for path in &configs {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let Some((d, prof)) = run(path, parts) else {
+                assert!(parts > 1, "{name}: one partition runs everything");
+                continue;
+            };
+            assert_eq!(prof.late, 0, "{name}: an event handed over after it was due");
+            *ran.entry(parts).or_insert(0) += 1;
+            if d != expected[&name] {
+                differ.push(format!("{parts} {name}"));
+            }
+            report.push(format!(
+                "{parts} {name}: lookahead {} ps, {} handed over, {} windows",
+                prof.lookahead_ps, prof.messages, prof.windows
+            ));
+        }
+    }
+    println!("{}\nruns per partition count: {ran:?}", report.join("\n"));
+    assert!(differ.is_empty(), "{} partitioned runs differ from the golden digests:\n{}", differ.len(), differ.join("\n"));
+    // the test must cut a good part of the catalog (FatTrees, multi-switch fabrics): a plan that
+    // refused everything would pass vacuously
+    assert_eq!(ran[&1], configs.len());
+    assert!(ran[&2] >= 30 && ran[&3] >= 25, "too few configs cut: {ran:?}");
+}
+
+#[test]
+fn the_plan_cuts_a_fattree_by_pods_and_the_cut_links_delay_is_the_lookahead() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/configs/bench-fattree-perm--powertcp.json");
+    let cfg = Config::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let Topology::Fattree { pods, tors_per_pod, agg_core_delay_ps, tor_agg_delay_ps, .. } = cfg.topology else { panic!("a FatTree") };
+    let net = Network::build(&cfg.topology).unwrap();
+    let h = net.n_hosts as usize;
+    // two partitions: the first half of the pods (and their hosts) and the second; only
+    // aggregation–core links are cut
+    let plan = Plan::new(&net, 2, "engine.threads").unwrap();
+    assert!(plan.of_node[..h / 2].iter().all(|&p| p == 0) && plan.of_node[h / 2..h].iter().all(|&p| p == 1));
+    assert_eq!(plan.lookahead, agg_core_delay_ps);
+    // one partition per ToR: ToR–aggregation links are cut too
+    let plan = Plan::new(&net, pods * tors_per_pod, "engine.threads").unwrap();
+    assert_eq!(plan.lookahead, agg_core_delay_ps.min(tor_agg_delay_ps));
+    // more partitions than edge switches: refused, naming the field
+    let e = Plan::new(&net, pods * tors_per_pod + 1, "engine.threads").unwrap_err();
+    assert_eq!(e.field, "engine.threads");
+    assert!(e.message.contains(&format!("1 to {}", pods * tors_per_pod)), "{}", e.message);
+}
