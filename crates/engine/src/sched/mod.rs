@@ -30,6 +30,9 @@ use crate::sim::order::Order;
 use crate::sim::partition::Route;
 use crate::time::Time;
 
+mod slot_sort;
+use slot_sort::sort_slot;
+
 /// Slot width: 2^13 ps ≈ 8.2 ns (a 1 KB packet at 100 Gb/s takes 87 ns).
 const SLOT_BITS: u32 = 13;
 /// Slots on the wheel: horizon 2048 × 8.2 ns ≈ 16.8 µs (link delays are a few µs).
@@ -320,78 +323,6 @@ impl Scheduler {
         self.processed += 1;
         self.order.enter(e.kind(), e.id());
         Some(e)
-    }
-}
-
-/// Sub-slots of the counting pass: at least 2^MIN_SUB_BITS (256 ps each), more for a crowded slot
-/// (about one per four events), at most one per picosecond.
-const MIN_SUB_BITS: u32 = 5;
-
-/// Sort of one slot's events by (time, key).
-///
-/// A slot holds ≈ 30 events in a busy 256-host fabric, thousands at 8192 hosts, in nearly random
-/// time order, so a plain insertion sort makes ≈ n²/4 moves and mispredicts its loop exit once
-/// per event. Instead a stable counting pass first scatters the events by their sub-slot (into
-/// `spare`, then the buffers are swapped), which leaves only the few events sharing a sub-slot
-/// out of order; one insertion pass finishes. The sub-slots scale with the slot's events, so the
-/// sort stays linear at any occupancy (the library's merge sort, used before above 1024 events,
-/// is n log n and allocates). Tiny slots go straight to the insertion sort.
-#[inline]
-fn sort_slot(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut Vec<u32>) {
-    let n = cur.len();
-    if n > 8 {
-        let sub_bits = (usize::BITS - (n / 4).leading_zeros()).clamp(MIN_SUB_BITS, SLOT_BITS);
-        if sub_bits == MIN_SUB_BITS {
-            scatter(cur, spare, &mut [0; 1 << MIN_SUB_BITS], MIN_SUB_BITS);
-        } else {
-            counts.clear();
-            counts.resize(1 << sub_bits, 0);
-            scatter(cur, spare, counts, sub_bits);
-        }
-    }
-    insertion_sort(cur);
-}
-
-/// The stable counting pass of `sort_slot`: `cur`'s events by their sub-slot of
-/// 2^(SLOT_BITS - sub_bits) ps (`counts`: 2^sub_bits zeros), through `spare`.
-#[inline]
-fn scatter(cur: &mut Vec<Event>, spare: &mut Vec<Event>, counts: &mut [u32], sub_bits: u32) {
-    let n = cur.len();
-    let shift = SLOT_BITS - sub_bits;
-    let mask = (1u64 << sub_bits) - 1;
-    let sub = |e: &Event| ((e.time >> shift) & mask) as usize;
-    for e in cur.iter() {
-        counts[sub(e)] += 1;
-    }
-    let mut sum = 0u32;
-    for c in counts.iter_mut() {
-        let k = *c;
-        *c = sum;
-        sum += k;
-    }
-    if spare.len() < n {
-        spare.resize(n, cur[0]);
-    }
-    for e in cur.iter() {
-        let b = sub(e);
-        spare[counts[b] as usize] = *e;
-        counts[b] += 1;
-    }
-    spare.truncate(n);
-    std::mem::swap(cur, spare);
-}
-
-/// Insertion sort by (time, key): cheap when few events are out of order.
-#[inline]
-fn insertion_sort(v: &mut [Event]) {
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].order() > e.order() {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
     }
 }
 
