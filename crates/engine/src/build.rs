@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, Ecn, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
 use crate::core::{FlowId, PortId};
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
@@ -17,6 +17,7 @@ use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
 use crate::traffic::{closed_loop, Deps};
+use crate::transport::host_queue::HostQueue;
 use crate::transport::multipath::Connection;
 use crate::transport::{Endpoint, FlowInfo, Transport, Wire};
 
@@ -319,6 +320,10 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             // a subflow's size is its sending limit (multipath.rs): open while data is left
             let info = FlowInfo { size: if f.subflows > 1 { u64::MAX } else { size }, ..info };
             let mut e = Endpoint::new(info, c, window_cap);
+            if caps.linux_host_queue && cfg.host.nic == NicModel::Tcp {
+                let nic_bps = net.host_port(f.src).map_or(0, |p| net.ports[p as usize].rate_bps);
+                e.tx.host_queue = Some(HostQueue::new(nic_bps as f64));
+            }
             if f.subflows > 1 {
                 e.conn = conns.len() as u32;
                 e.subflow = k;

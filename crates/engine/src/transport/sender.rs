@@ -42,8 +42,15 @@ impl Transport {
         let was_idle = f.tx.snd_una >= f.tx.high_sent;
         f.stats.first_tx.get_or_insert(now);
         f.tx.snd_nxt += payload;
-        // the window is the limit if it has no room for another full packet now
-        f.tx.cwnd_limited = (f.tx.snd_nxt - f.tx.snd_una + w.payload) as f64 > f.tx.cwnd;
+        // the window is the limit if it has no room for another full packet now, counting what a
+        // Linux sender would hold in its host queue (host_queue.rs, tcp_is_cwnd_limited)
+        let in_flight = (f.tx.snd_nxt - f.tx.snd_una) as f64;
+        f.tx.cwnd_limited = match f.tx.host_queue {
+            Some(h) if !f.tx.rate.is_finite() => {
+                h.cwnd_limited(f.tx.cwnd, in_flight, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, w.payload as f64)
+            }
+            _ => in_flight + w.payload as f64 > f.tx.cwnd,
+        };
         f.tx.high_sent = f.tx.high_sent.max(f.tx.snd_nxt);
         if f.tx.rate.is_finite() && f.tx.rate > 0.0 {
             f.tx.next_send = now + (size as f64 * 8.0 / f.tx.rate * 1e12) as u64;
@@ -106,6 +113,11 @@ impl Transport {
                 r.on_grant(p.grant_offset, p.grant_prio);
             }
             acked_seq = p.seq;
+        }
+        if let Some(h) = &mut f.tx.host_queue {
+            if p.kind != Kind::Nack {
+                h.sample(crate::time::secs(now - p.sent_at));
+            }
         }
         if p.kind == Kind::Nack {
             // go back N, as RDMA NICs do
