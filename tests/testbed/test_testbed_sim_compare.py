@@ -100,6 +100,15 @@ def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_te
     assert a["variant"] == b["variant"] == "powertcp"
     assert a["port"] == b["port"] == "sw0->h4"  # the experiment's bottleneck on both sides
     assert b["peak_queue_per_packet_bytes"] is not None  # only the testbed records it
+    # the single-path verdict (compare_verdict): throughput is checked when both sides have a
+    # window with every long flow running (this 1.5 s run ends before the last one starts at 3 s),
+    # and a "differs" names exactly the checks that failed
+    v = c["verdict"]
+    both = a["long_window"] is not None and b["long_window"] is not None
+    assert ("throughput" in [k["name"] for k in v["checks"]]) == both
+    assert v["failed"] == [k["name"] for k in v["checks"] if not k["ok"]]
+    head = "no verdict: " if not v["checks"] else "holds: " if not v["failed"] else "differs in "
+    assert v["verdict"].startswith(head)
     matched = json.loads((out.parent / "shared4-sim" / "matched.json").read_text())
     assert matched["cc"]["params"]["law"] == "linux"
     sim = json.loads((out.parent / "shared4-sim" / "summary.json").read_text())["runs"]["powertcp"]["engine"]
