@@ -27,6 +27,8 @@ pub struct Parts {
     pub telemetry: Telemetry,
     /// τ used by the control laws (ps).
     pub tau: Time,
+    /// The debug log's NIC, fabric and transport events (`Core::log`).
+    pub log_events: Option<Box<crate::telemetry::log_events::EventLog>>,
 }
 
 /// A layer's check of the config against the built network; errors name the scenario field.
@@ -60,7 +62,8 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         None => net.max_base_rtt(full_data, ack),
     };
     let (mut flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
-    let log = crate::telemetry::log::Log::new(&cfg.metrics.log)?;
+    let log = crate::telemetry::log::Log::new(&cfg.metrics.log, &net)?;
+    let log_events = log.events(&net);
     log.wrap_flows(&mut flows);
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
@@ -84,7 +87,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     telemetry.log = log;
     let mut transport = Transport::new(flows, wire, h as usize, conns);
     transport.deps = connection_deps(cfg);
-    Ok(Parts { fabric, nics, transport, telemetry, tau })
+    Ok(Parts { fabric, nics, transport, telemetry, tau, log_events })
 }
 
 /// The `after` lists of the connections, with each connection's endpoints (consecutive ids).

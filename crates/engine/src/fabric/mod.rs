@@ -20,6 +20,7 @@ use crate::core::{Core, FlowId, HostId, NodeId, PortId};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::sim::EvKind;
 use crate::telemetry::capture::Capture;
+use crate::telemetry::log_events::Fab;
 use crate::topo::Network;
 
 use circuit::Circuit;
@@ -218,6 +219,7 @@ impl Fabric {
         };
         if !admitted {
             ps.count.drop(size);
+            crate::log_event!(core, fabric(core.sched.now, Fab::Drop, port, core.pool.get(pkt), ps.queue_bytes));
             core.stats.packets_dropped += 1;
             if kind == Kind::Data {
                 core.stats.data_packets_dropped += 1;
@@ -236,6 +238,7 @@ impl Fabric {
         ps.queue_bytes += size;
         ps.rx_bytes += size;
         ps.queue.push(prio, pkt, core.sched.now);
+        crate::log_event!(core, fabric(core.sched.now, Fab::Enqueue, port, core.pool.get(pkt), ps.queue_bytes));
         if pause == Frame::Pause {
             self.send_pfc(core, ingress, prio, Frame::Pause);
         }
@@ -269,7 +272,7 @@ impl Fabric {
             core.pool.prefetch(next);
         }
         let (p, int) = core.pool.get_with_int_mut(pkt);
-        let size = p.size as u64;
+        let (size, ce_before) = (p.size as u64, p.ce);
         ps.queue_bytes -= size;
         let Node::Switch { index, .. } = ps.owner else { unreachable!("only switch ports dequeue here") };
         let sw = &mut self.switches[index as usize];
@@ -284,6 +287,10 @@ impl Fabric {
                 int::stamp(self.int, p, int, now, now - enqueued_at, view);
             }
         }
+        crate::log_event!(
+            core,
+            fabric(now, Fab::Dequeue { waited: now - enqueued_at, marked: p.ce && !ce_before }, port, p, ps.queue_bytes)
+        );
         let (ingress, prio) = (p.ingress, p.prio);
         if let Some(pfc) = &mut self.pfc {
             if pfc.dequeue(ingress, prio, size) == Frame::Resume {
@@ -305,6 +312,7 @@ impl Fabric {
         ps.count.arrive(size);
         ps.queue.push(0, pkt, core.sched.now);
         ps.queue_bytes += size;
+        crate::log_event!(core, fabric(core.sched.now, Fab::Enqueue, nic, core.pool.get(pkt), ps.queue_bytes));
     }
 
     /// A data packet its host just built goes straight onto the host's idle NIC port.
