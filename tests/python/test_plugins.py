@@ -169,3 +169,23 @@ def test_a_plugin_that_reads_int_needs_int_on(tmp_path):
     toml.write_text(toml.read_text().replace('buffer = "1MiB"', 'buffer = "1MiB"\nint = false'))
     r = dccsim("run", toml, "--out", tmp_path / "off")
     assert_input_error(r, "switch.int: is false, but cc = intp reads INT from the switches")
+
+
+def test_a_change_in_an_included_header_recompiles_the_plugin(tmp_path, monkeypatch):
+    """The cache key covers the headers a plugin includes from its own directory (as the law
+    plugins include bpf/laws/power_common.h), and theirs."""
+    from dccsim import plugins
+
+    monkeypatch.setenv("DCCSIM_PLUGIN_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "law.bpf.c"
+    law = (ROOT / "examples" / "delay_aimd.bpf.c").read_text()
+    src.write_text('#include "mine.h"\n' + law)
+    (tmp_path / "mine.h").write_text('#include "deeper.h"\n')
+    (tmp_path / "deeper.h").write_text("#define MINE 1\n")
+    found = plugins.local_includes(src.read_bytes(), [tmp_path, plugins.api_dir()])
+    assert found[:2] == [(tmp_path / "mine.h").read_bytes(), b"#define MINE 1\n"]
+    first = plugins.compile_source(src)
+    assert plugins.compile_source(src) == first  # cached
+    (tmp_path / "deeper.h").write_text("#define MINE 2\n")
+    second = plugins.compile_source(src)
+    assert second != first and second.is_file()
