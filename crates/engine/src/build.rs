@@ -63,7 +63,8 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     };
     let (mut flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
     let log = crate::telemetry::log::Log::new(&cfg.metrics.log, &net)?;
-    let log_events = log.events(&net);
+    let log_events = log.events(&net, &["transport", "nic"]);
+    let log_tap = log.events(&net, &["fabric", "nic"]);
     log.wrap_flows(&mut flows);
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
@@ -74,8 +75,10 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let captured = named_ports(&cfg.metrics.pcap, "metrics.pcap", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     fabric.subflow_of = subflow_of;
-    if !captured.is_empty() {
-        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize)));
+    if !captured.is_empty() || log_tap.is_some() {
+        let mut tap = Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize);
+        tap.log = log_tap;
+        fabric.capture = Some(Box::new(tap));
     }
     fabric.ecmp_key = ecmp_keys(cfg);
     if let crate::config::Topology::Rdcn { tors, servers_per_tor, ref circuit, .. } = cfg.topology {

@@ -41,7 +41,8 @@ pub struct Fabric {
     int: IntPolicy,
     /// Lossless mode: PFC ingress accounting (None = lossy Dynamic Thresholds).
     pub pfc: Option<Pfc>,
-    /// Packet capture on chosen ports (None = off: one untaken branch per transmission).
+    /// Packet capture on chosen ports, and the debug log's fabric and NIC events (None = both
+    /// off: one untaken branch per transmission).
     pub capture: Option<Box<Capture>>,
     /// The optical circuit switch and the ToRs' VOQs of an `rdcn` topology.
     pub circuit: Option<Box<Circuit>>,
@@ -96,7 +97,7 @@ impl Fabric {
         let size = core.pool.get(pkt).size;
         let now = core.sched.now;
         if let Some(c) = &mut self.capture {
-            c.on_tx(now, port, core.pool.get(pkt), core.pool.int(pkt));
+            c.on_tx(now, port, pkt, core.pool.get(pkt), core.pool.int(pkt), self.ports[port as usize].queue_bytes);
         }
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);
@@ -219,7 +220,7 @@ impl Fabric {
         };
         if !admitted {
             ps.count.drop(size);
-            crate::log_event!(core, fabric(core.sched.now, Fab::Drop, port, core.pool.get(pkt), ps.queue_bytes));
+            crate::fabric_log!(self, fabric(core.sched.now, Fab::Drop, port, pkt, core.pool.get(pkt), ps.queue_bytes));
             core.stats.packets_dropped += 1;
             if kind == Kind::Data {
                 core.stats.data_packets_dropped += 1;
@@ -238,7 +239,7 @@ impl Fabric {
         ps.queue_bytes += size;
         ps.rx_bytes += size;
         ps.queue.push(prio, pkt, core.sched.now);
-        crate::log_event!(core, fabric(core.sched.now, Fab::Enqueue, port, core.pool.get(pkt), ps.queue_bytes));
+        crate::fabric_log!(self, fabric(core.sched.now, Fab::Enqueue, port, pkt, core.pool.get(pkt), ps.queue_bytes));
         if pause == Frame::Pause {
             self.send_pfc(core, ingress, prio, Frame::Pause);
         }
@@ -272,7 +273,7 @@ impl Fabric {
             core.pool.prefetch(next);
         }
         let (p, int) = core.pool.get_with_int_mut(pkt);
-        let (size, ce_before) = (p.size as u64, p.ce);
+        let size = p.size as u64;
         ps.queue_bytes -= size;
         let Node::Switch { index, .. } = ps.owner else { unreachable!("only switch ports dequeue here") };
         let sw = &mut self.switches[index as usize];
@@ -287,10 +288,6 @@ impl Fabric {
                 int::stamp(self.int, p, int, now, now - enqueued_at, view);
             }
         }
-        crate::log_event!(
-            core,
-            fabric(now, Fab::Dequeue { waited: now - enqueued_at, marked: p.ce && !ce_before }, port, p, ps.queue_bytes)
-        );
         let (ingress, prio) = (p.ingress, p.prio);
         if let Some(pfc) = &mut self.pfc {
             if pfc.dequeue(ingress, prio, size) == Frame::Resume {
@@ -312,7 +309,6 @@ impl Fabric {
         ps.count.arrive(size);
         ps.queue.push(0, pkt, core.sched.now);
         ps.queue_bytes += size;
-        crate::log_event!(core, fabric(core.sched.now, Fab::Enqueue, nic, core.pool.get(pkt), ps.queue_bytes));
     }
 
     /// A data packet its host just built goes straight onto the host's idle NIC port.

@@ -74,7 +74,6 @@ impl Nics {
         if let Some((pkt, _, _)) = ps.queue.pop(paused) {
             ps.queue_bytes -= core.pool.get(pkt).size as u64;
             fabric.start_tx(core, nic, pkt);
-            crate::log_event!(core, nic_tx(now, host, core.pool.get(pkt)));
             self.kick_if_more(core, fabric, tp, host);
             return;
         }
@@ -109,7 +108,6 @@ impl Nics {
             let fid = self.nics[host as usize].flows[i];
             self.nics[host as usize].rr = i + 1;
             let pkt = tp.next_data_packet(core, fid);
-            crate::log_event!(core, nic_tx(now, host, core.pool.get(pkt)));
             fabric.nic_send(core, nic, pkt);
             self.kick_if_more(core, fabric, tp, host);
             return;

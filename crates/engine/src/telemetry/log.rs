@@ -11,7 +11,7 @@
 //!
 //! Components: `cc` (every controller call: ack, loss, timeout, timer, send), and `nic`,
 //! `fabric`, `transport` (`log_events.rs`: the engine's own events, written from one-line call
-//! sites that test `Core::log`, `None` when none of them is asked for). Filters: `flow=N` (a flow
+//! sites that test `Core::log` or the fabric's transmission tap, `None` when not asked for). Filters: `flow=N` (a flow
 //! id, as in flows.parquet) and `node=NAME` (a topology node: the sending host for `cc`,
 //! `transport` and `nic`, the port's owner for `fabric`); each filter present must match. Every
 //! line starts `TIME_US flow=ID node=NAME COMPONENT EVENT` (`flow=-` for a PFC frame). Lines are
@@ -87,10 +87,11 @@ impl Log {
         Ok(Log { filters, text: Arc::default() })
     }
 
-    /// The engine's events to log (`Core::log`): None when no filter asks for `nic`, `fabric` or
-    /// `transport`, so that their call sites cost one untaken branch.
-    pub fn events(&self, net: &Network) -> Option<Box<EventLog>> {
-        let filters: Vec<Filter> = self.filters.iter().filter(|f| f.component != "cc").cloned().collect();
+    /// The log of `components`' events (`Core::log` for transport and the NIC's sleep, the
+    /// fabric's tap for fabric and NIC transmissions): None when no filter names one of them, so
+    /// that their call sites cost one untaken branch.
+    pub fn events(&self, net: &Network, components: &[&str]) -> Option<Box<EventLog>> {
+        let filters: Vec<Filter> = self.filters.iter().filter(|f| components.contains(&f.component)).cloned().collect();
         (!filters.is_empty()).then(|| Box::new(EventLog::new(filters, net, self.text.clone())))
     }
 

@@ -8,23 +8,38 @@
 //!
 //! - `nic` (node = the host): `data` (a data packet of the flow leaves the NIC), `ctl` (an ACK or
 //!   NACK leaves it), `sleep` (every flow waits for its pacing: the NIC wakes `until=`).
-//! - `fabric` (node = the owner of the egress port): `enqueue`, `dequeue` (with the time it
+//! - `fabric` (node = the switch owning the egress port): `enqueue`, `dequeue` (with the time it
 //!   waited), `mark` (ECN CE set at dequeue), `drop` (not admitted), and PFC: `pause`/`resume`
 //!   (a frame sent by `port` for `prio`) and `paused`/`resumed` (a frame took effect on `port`;
 //!   both of no flow: `flow=-`).
 //! - `transport` (node = the sending host): `send`, `retransmit`, `ack`, `nack`, `timeout`.
 //!
-//! Cost when off: `Core::log` is `None` unless a filter names one of these components, and each
-//! call site is `log_event!(core, writer(args))` = `if let Some(l) = &mut core.log { l.writer(args) }`
-//! (one load and one untaken branch; the arguments are computed only when the log is on); the
-//! writers here are out of line and cold.
+//! Cost when off. Transport events and the NIC's `sleep`: `Core::log` is `None` unless a filter
+//! names `transport` or `nic`, and each call site is `log_event!(core, writer(args))` = `if let
+//! Some(l) = &mut core.log { l.writer(args) }` (one load and one untaken branch; the arguments
+//! are computed only when the log is on). Packets leaving a port (`dequeue`, `mark`, `data`,
+//! `ctl`) are seen by the fabric's transmission tap (`Capture::on_tx`), which is checked on every
+//! transmission anyway: no new check per hop; enqueue, drop and PFC sites are
+//! `fabric_log!(fabric, writer(args))` on the same tap (one untaken branch per enqueue). The
+//! writers are out of line and cold.
 
-/// `log_event!(core, writer(args…))`: call `EventLog::writer` when the run's log is on. One line
-/// at each call site in the layers; `core` is the `&mut Core` of the handler.
+/// `log_event!(core, writer(args…))`: call `EventLog::writer` when the run's log of transport or
+/// NIC events is on. One line at each call site in the layers; `core` is the handler's `&mut Core`.
 #[macro_export]
 macro_rules! log_event {
     ($core:expr, $writer:ident($($arg:expr),* $(,)?)) => {
         if let Some(l) = &mut $core.log {
+            l.$writer($($arg),*)
+        }
+    };
+}
+
+/// `fabric_log!(fabric, writer(args…))`: call `EventLog::writer` when the fabric's tap carries the
+/// log of fabric events (`Fabric::capture`).
+#[macro_export]
+macro_rules! fabric_log {
+    ($fabric:expr, $writer:ident($($arg:expr),* $(,)?)) => {
+        if let Some(l) = $fabric.capture.as_deref_mut().and_then(|c| c.log.as_deref_mut()) {
             l.$writer($($arg),*)
         }
     };
@@ -35,20 +50,14 @@ use std::sync::{Arc, Mutex};
 
 use super::log::{append, us, Filter};
 use crate::core::{FlowId, HostId, NodeId, PortId};
-use crate::packet::{Kind, Packet};
+use crate::packet::{Kind, Packet, PktId};
 use crate::time::Time;
 use crate::topo::Network;
 
-/// A fabric event of one packet at one egress port.
+/// A fabric event of one packet at one switch egress port (its leaving is `EventLog::tx`).
 #[derive(Clone, Copy, Debug)]
 pub enum Fab {
     Enqueue,
-    /// Left the queue after waiting `waited` (ps); `marked`: its CE mark was set now (a `mark`
-    /// line precedes the `dequeue` line).
-    Dequeue {
-        waited: Time,
-        marked: bool,
-    },
     Drop,
 }
 
@@ -107,6 +116,11 @@ pub struct EventLog {
     port_node: Vec<NodeId>,
     port_name: Vec<String>,
     node_name: Vec<String>,
+    /// Whether a port is a host's NIC (its transmissions are `nic` events, else `fabric`).
+    port_host: Vec<bool>,
+    /// Per packet: when, on which port and with which CE mark it was last enqueued at a switch
+    /// (its `dequeue` line's wait and `mark`); grown on demand, only while the log is on.
+    enq: Vec<(Time, PortId, bool)>,
     text: Arc<Mutex<String>>,
     /// The line being built (reused).
     line: String,
@@ -119,6 +133,8 @@ impl EventLog {
             port_node: net.ports.iter().map(|p| p.node).collect(),
             port_name: net.ports.iter().map(|p| p.name.clone()).collect(),
             node_name: net.nodes.iter().map(|n| n.name.clone()).collect(),
+            port_host: net.ports.iter().map(|p| net.nodes[p.node as usize].is_host).collect(),
+            enq: Vec::new(),
             text,
             line: String::new(),
         }
@@ -150,18 +166,43 @@ impl EventLog {
         let _ = write!(self.line, " pkt={kind} seq={} size={} prio={}", p.seq, p.size, p.prio);
     }
 
-    /// Packet `p` at egress port `port`, whose queue then holds `qlen` bytes.
+    /// Packet `pkt` (`p`) enqueued at or dropped by switch egress port `port`, whose queue then
+    /// holds `qlen` bytes.
     #[cold]
     #[inline(never)]
-    pub fn fabric(&mut self, now: Time, ev: Fab, port: PortId, p: &Packet, qlen: u64) {
-        if let Fab::Dequeue { marked: true, .. } = ev {
-            self.fabric_line("mark", now, port, p, qlen, None);
-        }
+    pub fn fabric(&mut self, now: Time, ev: Fab, port: PortId, pkt: PktId, p: &Packet, qlen: u64) {
         match ev {
-            Fab::Enqueue => self.fabric_line("enqueue", now, port, p, qlen, None),
-            Fab::Dequeue { waited, .. } => self.fabric_line("dequeue", now, port, p, qlen, Some(waited)),
+            Fab::Enqueue => {
+                if self.enq.len() <= pkt as usize {
+                    self.enq.resize(pkt as usize + 1, (0, PortId::MAX, false));
+                }
+                self.enq[pkt as usize] = (now, port, p.ce);
+                self.fabric_line("enqueue", now, port, p, qlen, None)
+            }
             Fab::Drop => self.fabric_line("drop", now, port, p, qlen, None),
         }
+    }
+
+    /// Packet `pkt` (`p`) starts its transmission on `port`, leaving `qlen` bytes queued: a NIC's
+    /// `data` or `ctl`, or a switch's `dequeue` (preceded by `mark` when its CE mark was set at
+    /// this dequeue).
+    #[cold]
+    #[inline(never)]
+    pub fn tx(&mut self, now: Time, port: PortId, pkt: PktId, p: &Packet, qlen: u64) {
+        if self.port_host[port as usize] {
+            let name = if p.kind == Kind::Data { "data" } else { "ctl" };
+            if self.begin("nic", name, now, Some(p.flow), self.port_node[port as usize]) {
+                self.packet(p);
+                self.end();
+            }
+            return;
+        }
+        // the wait and the mark are known when this port enqueued it (not for a VOQ's packets)
+        let at = self.enq.get(pkt as usize).copied().filter(|e| e.1 == port);
+        if at.is_some_and(|e| p.kind == Kind::Data && p.ce && !e.2) {
+            self.fabric_line("mark", now, port, p, qlen, None);
+        }
+        self.fabric_line("dequeue", now, port, p, qlen, at.map(|e| now - e.0));
     }
 
     fn fabric_line(&mut self, event: &str, now: Time, port: PortId, p: &Packet, qlen: u64, waited: Option<Time>) {
@@ -190,17 +231,6 @@ impl EventLog {
         };
         if self.begin("fabric", name, now, None, self.port_node[port as usize]) {
             let _ = write!(self.line, " port={} prio={prio}", self.port_name[port as usize]);
-            self.end();
-        }
-    }
-
-    /// Host `host`'s NIC put `p` on the wire (data of its flow, or a control packet).
-    #[cold]
-    #[inline(never)]
-    pub fn nic_tx(&mut self, now: Time, host: HostId, p: &Packet) {
-        let name = if p.kind == Kind::Data { "data" } else { "ctl" };
-        if self.begin("nic", name, now, Some(p.flow), host) {
-            self.packet(p);
             self.end();
         }
     }
