@@ -189,3 +189,17 @@ def test_a_change_in_an_included_header_recompiles_the_plugin(tmp_path, monkeypa
     (tmp_path / "deeper.h").write_text("#define MINE 2\n")
     second = plugins.compile_source(src)
     assert second != first and second.is_file()
+
+
+def test_timely_as_a_plugin_runs_the_incast_as_the_native_timely(tmp_path):
+    """bpf/laws/timely.bpf.c (a rate-based law) beside the native TIMELY on powertcp-incast: the
+    same transport and switch events for flow 3, line for line (the fixed point takes the same
+    branches as f64 on this run; tests/vectors.rs bounds the rates on every option)."""
+    out = tmp_path / "out"
+    law = ROOT / "bpf" / "laws" / "timely.bpf.c"
+    args = ["run", "powertcp-incast", "--add-variant", f"tim={law}", "--no-figures", "--out", str(out)]
+    proc = dccsim(*args, "--log", "transport:flow=3", "--log", "fabric:node=tor0,flow=3")
+    assert proc.returncode == 0, proc.stderr
+    plugin, native = (out / "tim" / "log.txt").read_text(), (out / "timely" / "log.txt").read_text()
+    assert " transport ack " in plugin and " fabric dequeue " in plugin
+    assert plugin == native
