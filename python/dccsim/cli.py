@@ -446,9 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--log",
         action="append",
-        metavar="COMPONENT[:flow=N,node=hN]",
-        help="write a per-event debug log of COMPONENT (cc) for the matching flows/nodes to "
-        "<variant>/log.txt (e.g. cc:flow=3, cc:node=h2); repeatable",
+        metavar="COMPONENT[:flow=N,node=NAME]",
+        help="write a per-event debug log of COMPONENT (cc, nic, fabric, transport) for the matching "
+        "flows/nodes to <variant>/log.txt (e.g. cc:flow=3, fabric:node=sw0, transport:flow=3); repeatable",
     )
     s.add_argument(
         "--pcap",

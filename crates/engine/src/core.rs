@@ -4,6 +4,7 @@
 use crate::packet::PacketPool;
 use crate::results::Summary;
 use crate::sched::Scheduler;
+use crate::telemetry::log_events::EventLog;
 
 /// Host index (hosts are topology nodes 0..H).
 pub type HostId = u32;
@@ -21,10 +22,12 @@ pub struct Core {
     pub stats: Summary,
     /// Seed of the run (ECMP hashing, per-switch random streams).
     pub seed: u64,
+    /// The debug log of the NIC, fabric and transport events (`[metrics] log`); None = off.
+    pub log: Option<Box<EventLog>>,
 }
 
 impl Core {
     pub fn new(seed: u64) -> Self {
-        Core { sched: Scheduler::new(), pool: PacketPool::new(), stats: Summary::default(), seed }
+        Core { sched: Scheduler::new(), pool: PacketPool::new(), stats: Summary::default(), seed, log: None }
     }
 }

@@ -3,8 +3,9 @@ and the same switch marking rule, run in the engine, then `dccsim compare` of th
 
 What is matched (docs/testbed.md, "Sim vs testbed in one command"):
   - the scenario file with the testbed run's overrides (duration, host rate);
-  - the control law: the engine's `law = "linux"` of the algorithm, which is the law the eBPF
-    controller runs (both are checked against tests/vectors/cc_vectors.json), with the testbed's
+  - the control law: the engine's native controller of the testbed run's law (`[cc] law`, by
+    default the simulator's default law), which the eBPF controller's plugin source also runs
+    (crates/engine/tests/vectors.rs checks the two against each other), with the testbed's
     [cc] parameters translated to the engine's names; β = HostBw·τ/expected_flows with the
     simulator's own τ, as the testbed derives it from its τ;
   - the kernel's own controllers (testbed/kernel_cc.py): CUBIC, NewReno and DCTCP of the engine

@@ -48,11 +48,11 @@ pub(crate) type Tamper = Box<dyn FnOnce(&mut Core, &mut Fabric, &mut Transport, 
 
 impl Simulator {
     pub fn new(cfg: &Config) -> Result<Simulator, ConfigError> {
-        let Parts { fabric, nics, transport, telemetry, tau } = build(cfg)?;
+        let Parts { fabric, nics, transport, telemetry, tau, log_events } = build(cfg)?;
         let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
         let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
         Ok(Simulator {
-            core: Core::new(cfg.seed),
+            core: Core { log: log_events, ..Core::new(cfg.seed) },
             fabric,
             nics,
             transport,

@@ -14,6 +14,7 @@ use crate::cc::{CongestionControl, Header};
 use crate::config::HostConfig;
 use crate::core::{Core, FlowId, HostId};
 use crate::sim::EvKind;
+use crate::telemetry::log_events::Tp;
 use crate::time::Time;
 
 /// What the flow is: fixed when it is created.
@@ -322,6 +323,7 @@ impl Transport {
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;
+        crate::log_event!(core, transport(now, fid, src, Tp::Timeout { una: f.tx.snd_una, rto: f.timers.rto_deadline - now }));
         if f.conn != multipath::NO_CONN {
             self.mp_view(fid, None);
         }

@@ -6,6 +6,7 @@ use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
 use crate::sim::EvKind;
+use crate::telemetry::log_events::Tp;
 
 /// What an arriving ACK did to its flow.
 pub enum AckOutcome {
@@ -33,7 +34,8 @@ impl Transport {
         let seq = f.tx.snd_nxt;
         let payload = if f.conn == NO_CONN { w.payload.min(f.info.size - seq) } else { mp_payload };
         let size = payload + f.info.data_header as u64;
-        if seq < f.tx.high_sent {
+        let resend = seq < f.tx.high_sent;
+        if resend {
             f.stats.retransmits += 1;
         }
         // nothing outstanding (everything sent was acknowledged): a go-back-N resend after a NACK
@@ -78,6 +80,7 @@ impl Transport {
         let id = core.pool.alloc(p);
         core.stats.packets_sent += 1;
         core.stats.data_packets_sent += 1;
+        crate::log_event!(core, transport(now, fid, self.flows[fid as usize].info.src, Tp::sent(resend, seq, payload)));
         self.sync_cc_timer(core, fid);
         if mp {
             self.mp_after_send(fid);
@@ -149,6 +152,7 @@ impl Transport {
         }
         f.tx.refresh();
         let src = f.info.src;
+        crate::log_event!(core, transport(now, fid, src, Tp::ack(p.kind, p.seq, newly, now - p.sent_at, p.ce)));
         if f.conn != NO_CONN {
             return self.mp_ack_done(core, fid, p.kind == Kind::Nack, now - p.sent_at);
         }
