@@ -68,6 +68,7 @@ def _child(experiment: str, variant: Optional[str]) -> dict:
         "simulate_s": simulate / reps,
         "repetitions": reps,
         "summary": res["summary"],
+        "memory": res.get("engine_memory", {}),
     }
 
 
@@ -105,6 +106,8 @@ def run_case(experiment: str, variant: Optional[str]) -> dict:
         "events_per_s": round(s.get("events", 0) / t) if t > 0 else None,
         "data_packets_delivered_per_s": round(s.get("data_packets_delivered", 0) / t) if t > 0 else None,
         "packet_hops_per_s": round(s.get("packet_hops", 0) / t) if t > 0 else None,
+        # bytes the engine's structures held at the end (pool, event queue, ports, routes, flows)
+        "engine_memory": data.get("memory", {}),
     }
 
 

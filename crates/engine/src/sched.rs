@@ -228,6 +228,15 @@ impl Scheduler {
         self.cur[self.head..].iter().chain(self.slots.iter().flatten()).chain(self.far.iter().map(|f| &f.0))
     }
 
+    /// Bytes held by the queue's buffers (each keeps its peak capacity; `footprint`).
+    pub fn bytes(&self) -> usize {
+        let ev = std::mem::size_of::<Event>();
+        let slots: usize = self.slots.iter().map(|v| v.capacity()).sum();
+        (slots + self.cur.capacity() + self.spare.capacity()) * ev
+            + (self.far.capacity() + self.late.capacity()) * std::mem::size_of::<FarEvent>()
+            + self.slots.len() * std::mem::size_of::<Vec<Event>>()
+    }
+
     /// The `k`-th event after the one just popped, if it is in the current slot (for
     /// prefetching; an event scheduled meanwhile may still come before it).
     #[inline]

@@ -52,6 +52,10 @@ impl PrioQueues {
     pub fn has_ready(&self, paused: u8) -> bool {
         self.nonempty & !paused != 0
     }
+    /// Bytes of the ring buffers (their capacity: each keeps its peak).
+    pub fn ring_bytes(&self) -> usize {
+        self.q.iter().map(|q| q.capacity() * std::mem::size_of::<(PktId, Time)>()).sum()
+    }
     /// Every queued packet, highest priority first.
     pub fn iter(&self) -> impl Iterator<Item = PktId> + '_ {
         self.q.iter().flat_map(|q| q.iter().map(|e| e.0))
