@@ -11,6 +11,7 @@ use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, HostId};
 use crate::fabric::{Fabric, Handoff};
+use crate::footprint::Footprint;
 use crate::invariants::Violation;
 use crate::nic::Nics;
 use crate::packet::Kind;
@@ -79,7 +80,12 @@ impl Simulator {
     /// report, a Ctrl-C check); when it returns true the run ends at the current simulated time.
     /// Returns the results and whether the run reached its duration, or the first broken
     /// invariant when they are checked.
-    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
+    pub fn run_polled(self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
+        self.run_measured(stop).map(|(r, done, _)| (r, done))
+    }
+
+    /// `run_polled`, also returning the bytes its structures held at the end (benchmarks).
+    pub fn run_measured(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool, Footprint), Violation> {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -92,7 +98,8 @@ impl Simulator {
                 poll_in = POLL_EVENTS;
                 let now = self.core.sched.now;
                 if stop(now) {
-                    return Ok((self.finish(now)?, false));
+                    let (r, m) = self.finish(now)?;
+                    return Ok((r, false, m));
                 }
             }
             let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
@@ -145,20 +152,23 @@ impl Simulator {
                     if let Some(cycle) = fabric.pfc_deadlock(core) {
                         let now = core.sched.now;
                         self.telemetry.deadlock(now, cycle);
-                        return Ok((self.finish(now)?, true));
+                        let (r, m) = self.finish(now)?;
+                        return Ok((r, true, m));
                     }
                 }
             }
             if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
                 let now = self.core.sched.now;
-                return Ok((self.finish(now)?, true));
+                let (r, m) = self.finish(now)?;
+                return Ok((r, true, m));
             }
         }
-        Ok((self.finish(until)?, true))
+        let (r, m) = self.finish(until)?;
+        Ok((r, true, m))
     }
 
     #[allow(unused_mut)] // mutated only by the unit tests' tamper hook
-    fn finish(mut self, until: Time) -> Result<Results, Violation> {
+    fn finish(mut self, until: Time) -> Result<(Results, Footprint), Violation> {
         #[cfg(test)]
         if let Some(t) = self.tamper.take() {
             t(&mut self.core, &mut self.fabric, &mut self.transport, until);
@@ -166,7 +176,8 @@ impl Simulator {
         if self.check {
             crate::invariants::check(&self.core, &self.fabric, &self.transport, until)?;
         }
-        Ok(self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau))
+        let memory = Footprint::of(&self.core, &self.fabric, &self.transport);
+        Ok((self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau), memory))
     }
 }
 
