@@ -1,5 +1,5 @@
 """Draw a run's figure in a forked process that imports matplotlib while the parent runs the
-engine and writes the tables.
+engine and writes the tables, when this process may use a second core.
 
 Importing matplotlib costs about as much as a small run's whole engine and writing time; done in
 a second process it overlaps with them (docs/benchmarks.md). The CLI forks the worker before it
@@ -7,7 +7,10 @@ imports anything heavy (`prestart`, for `dccsim run` with figures), so that the 
 also overlap with the parent's (numpy, the scenario code); `runner.run` takes that worker
 or starts one. The child gets the figure's inputs through a pipe, draws with the analysis's own
 `figure()` and answers "ok" with the matplotlib version it drew with, or the exception. Where fork
-is not available the figure is drawn in-process, with the same bytes.
+is not available, or the process may run on one core only (`taskset -c 0`: cores.usable()), the
+figure is drawn in-process, with the same bytes: on one core the two processes would only take
+turns, and the child would import numpy and the scenario code a second time (≈ 0.4 s of CPU
+on the incast run, loaded machine; docs/benchmarks.md).
 
 A figure of many panels (its analysis has `PARALLEL_FIGURE = True`) is rendered half by this
 child and half by a grandchild forked once the figure is built, when a core is free for it
@@ -16,9 +19,10 @@ child and half by a grandchild forked once the figure is built, when a core is f
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
+
+from . import cores
 
 
 def _serve(conn, split, parent_end=None) -> None:
@@ -54,12 +58,19 @@ def _serve(conn, split, parent_end=None) -> None:
 class FigureWorker:
     """One figure, drawn in a child process started now (see module docstring). split: None
     (default) renders a PARALLEL_FIGURE in two processes when a core is free, True whenever the
-    figure allows it, False never."""
+    figure allows it, False never. fork: None (default) forks when this process may use more
+    than one core, True whenever fork is available, False never (drawn in-process)."""
 
-    def __init__(self, split: bool | None = None) -> None:
+    def __init__(self, split: bool | None = None, fork: bool | None = None) -> None:
         self._proc = None
         self.matplotlib_version = None  # set once a figure is drawn
-        if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        if fork is None:
+            fork = cores.usable() > 1
+        if not (fork and sys.platform.startswith("linux")):
+            return
+        import multiprocessing
+
+        if "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
             self._proc = ctx.Process(target=_serve, args=(child, split, self._conn), daemon=True)
@@ -105,10 +116,11 @@ _prestarted: FigureWorker | None = None
 
 
 def prestart() -> None:
-    """Fork the worker now, before the caller's heavy imports (the CLI, for `dccsim run`)."""
+    """Fork the worker now, before the caller's heavy imports (the CLI, for `dccsim run`), when
+    there is a second core for it; on one core the figure is drawn in-process after the runs."""
     global _prestarted
-    if _prestarted is None:
-        _prestarted = FigureWorker()
+    if _prestarted is None and cores.usable() > 1:
+        _prestarted = FigureWorker(fork=True)
 
 
 def take() -> FigureWorker:
