@@ -34,9 +34,10 @@ def _serve(conn, split, parent_end=None) -> None:
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: stop() ends it at once
     try:
-        import matplotlib  # the slow part, overlapped with the parent
-        import matplotlib.backends.backend_agg  # noqa: F401
-        import matplotlib.figure  # noqa: F401
+        from . import plots
+
+        plots.import_matplotlib(lean=True)  # the slow part, overlapped with the parent
+        import matplotlib
 
         from . import figure_split
         from .analysis import ANALYSES
@@ -61,8 +62,9 @@ class FigureWorker:
     figure allows it, False never. fork: None (default) forks when this process may use more
     than one core, True whenever fork is available, False never (drawn in-process)."""
 
-    def __init__(self, split: bool | None = None, fork: bool | None = None) -> None:
+    def __init__(self, split: bool | None = None, fork: bool | None = None, lean: bool = False) -> None:
         self._proc = None
+        self._lean = lean  # in-process: plots.import_matplotlib(lean) (this process is the CLI's)
         self.matplotlib_version = None  # set once a figure is drawn
         if fork is None:
             fork = cores.usable() > 1
@@ -80,6 +82,9 @@ class FigureWorker:
     def draw(self, analysis: str, scn, series: dict, path) -> None:
         """Draw ANALYSES[analysis].figure(scn, series, path); returns when the file is written."""
         if self._proc is None:
+            from . import plots
+
+            plots.import_matplotlib(lean=self._lean)
             import matplotlib
 
             from .analysis import ANALYSES
@@ -116,11 +121,13 @@ _prestarted: FigureWorker | None = None
 
 
 def prestart() -> None:
-    """Fork the worker now, before the caller's heavy imports (the CLI, for `dccsim run`), when
-    there is a second core for it; on one core the figure is drawn in-process after the runs."""
+    """Called by the CLI (`dccsim run` with figures) before its heavy imports: fork the worker
+    now when there is a second core for it; on one core the figure is drawn in-process after
+    the runs. Either way the process is the command's own, so matplotlib is imported lean
+    (plots.import_matplotlib)."""
     global _prestarted
-    if _prestarted is None and cores.usable() > 1:
-        _prestarted = FigureWorker(fork=True)
+    if _prestarted is None:
+        _prestarted = FigureWorker(fork=cores.usable() > 1, lean=True)
 
 
 def take() -> FigureWorker:

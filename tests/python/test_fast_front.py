@@ -168,6 +168,29 @@ def test_one_core_draws_in_process(tmp_path):
     assert (tmp_path / "one" / "incast.png").read_bytes() == (tmp_path / "worker.png").read_bytes()
 
 
+def test_lean_matplotlib_import_skips_3d_and_the_set_docstrings_and_restores_both():
+    """plots.import_matplotlib(lean=True), in a fresh process: the 3-D toolkit is not imported,
+    no warning is printed, inspect.getdoc is the standard one again, the 3-D toolkit can still be
+    imported afterwards, and the Artist docstrings were not built (what the lean import saves:
+    an ordinary import reads "linewidth: float" from set_linewidth's docstring).
+    The PNG it draws is byte-identical: test_figure_worker_draws_the_same_bytes_as_in_process
+    (the worker imports lean, this test process does not)."""
+    code = (
+        "import inspect, sys, json; getdoc = inspect.getdoc; from dccsim import plots; "
+        "plots.import_matplotlib(lean=True); "
+        "skipped = 'mpl_toolkits.mplot3d' not in sys.modules; restored = inspect.getdoc is getdoc; "
+        "from matplotlib.lines import Line2D; "
+        "unknown = '    linewidth: unknown' in Line2D.set.__doc__.splitlines(); "
+        "import mpl_toolkits.mplot3d; "
+        "print(json.dumps([skipped, restored, unknown]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == [True, True, True]
+
+
 def test_meta_names_the_matplotlib_that_drew_the_figure(tmp_path):
     import matplotlib
 
