@@ -82,14 +82,22 @@ class FigureWorker:
     def draw(self, analysis: str, scn, series: dict, path) -> None:
         """Draw ANALYSES[analysis].figure(scn, series, path); returns when the file is written."""
         if self._proc is None:
+            import gc
+
             from . import plots
 
-            plots.import_matplotlib(lean=self._lean)
-            import matplotlib
+            # the runs' objects (scenario, tables, engine results) are not garbage: kept out of
+            # the collector's full passes while matplotlib allocates (gc.freeze), put back after
+            gc.freeze()
+            try:
+                plots.import_matplotlib(lean=self._lean)
+                import matplotlib
 
-            from .analysis import ANALYSES
+                from .analysis import ANALYSES
 
-            ANALYSES[analysis].figure(scn, series, path)
+                ANALYSES[analysis].figure(scn, series, path)
+            finally:
+                gc.unfreeze()
             self.matplotlib_version = matplotlib.__version__
             return
         self._conn.send((analysis, scn, series, os.path.abspath(path)))  # the child may predate a chdir
