@@ -472,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         metavar="N",
-        help="run up to N variants at once, one process each (default: all cores when a variant takes over 1 s); results do not depend on N",
+        help="run up to N variants at once, one process each (default: every core this process may use, e.g. one under `taskset -c 0`, when a variant takes over 1 s); results do not depend on N",
     )
     s.set_defaults(func=cmd_run)
 
