@@ -234,9 +234,15 @@ def test_poseidon_fig22_compares_the_update_functions_at_the_tail(tmp_path):
 
 @pytest.mark.engine
 def test_tbtcp_fig8_at_1gbps_runs_the_phases(tmp_path):
-    s, _ = _run(
-        "tbtcp-fairness-1g", tmp_path, lambda t: t.replace('duration = "750ms"', 'duration = "250ms"')
-    )
+    def quarter(t):  # phases of 25 ms, flow sizes scaled with them (as the 10 Gbps test)
+        import re
+
+        t = t.replace('duration = "750ms"', 'duration = "190ms"')
+        t = re.sub(r'start = "(\d+)ms"', lambda m: f'start = "{int(m.group(1)) // 4}ms"', t)
+        return re.sub(r'size = "(\d+)B"', lambda m: f'size = "{int(m.group(1)) // 4}B"', t)
+
+    s, _ = _run("tbtcp-fairness-1g", tmp_path, quarter)
     m = s["runs"]["tbtcp"]["metrics"]
-    assert len(m["phases"]) >= 3
+    assert len(m["phases"]) >= 6
+    assert all("utilization_pct" in ph for ph in m["phases"])
     assert _verdicts(s)["TBTCP"][0]["claim"].startswith("the bottleneck reaches 100 %")
