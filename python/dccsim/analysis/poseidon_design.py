@@ -92,9 +92,6 @@ class Fig21a(Poseidon):
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
         return rows
 
-    def _row(self, alg, m, st, by_alg):  # claims() is overridden
-        raise NotImplementedError
-
 
 class Sensitivity(Poseidon):
     """Fig. 21(b)–(d): one Poseidon parameter swept over the variants."""
@@ -147,9 +144,6 @@ class Sensitivity(Poseidon):
                 {"variant": f"{self.SYMBOL} sweep", "claim": claim, "measured": vals, "verdict": verdict}
             )
         return rows
-
-    def _row(self, alg, m, st, by_alg):  # claims() is overridden
-        raise NotImplementedError
 
 
 def _pct(x) -> str:
@@ -232,9 +226,6 @@ class Fig23(Poseidon):
                 verdict = ("holds" if kept < 1 - SHARE_TOL else "differs") + ": " + shown
             rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
         return rows
-
-    def _row(self, alg, m, st, by_alg):  # claims() is overridden
-        raise NotImplementedError
 
 
 ANALYSIS = ByPaper(
