@@ -4,7 +4,7 @@ PY ?= python3
 PIP := $(PY) -m pip
 export CARGO_TERM_COLOR := never
 
-.PHONY: install dev demo test lint test-rust test-python testbed-deps bench check-docs
+.PHONY: install dev demo test lint test-rust test-python testbed-deps bench bench-main-job check-docs
 
 # Build the Rust engine into the Python package and install it with its dependencies; byte-compile
 # the editable sources once (with PYTHONDONTWRITEBYTECODE set, ~35 modules would otherwise be
@@ -63,3 +63,8 @@ check-docs: install
 
 bench: install
 	$(PY) -m dccsim bench
+
+# The main job's whole-process time pinned to one core, 11 runs, min/median/max with the load
+# average (issue 28 item 4; docs/benchmarks.md). TREES="A/python B/python" alternates checkouts.
+bench-main-job: install
+	$(PY) tools/main_job_bench.py --runs 11 $(foreach t,$(TREES),--tree $(t))

@@ -5,11 +5,22 @@ and as bpf/laws/dctcp.bpf.c (law = 1, the same reading), on the networks and flo
 (short runs repeated for 0.5 s), native and plugin runs interleaved, minimum of REPS each.
 
     PYTHONPATH=python python tools/plugin_bench.py [REPS]
+    PYTHONPATH=python python tools/plugin_bench.py --instructions [CUT_MS]
+
+`--instructions`: the instructions of each engine run instead of its seconds, counted by valgrind's
+cachegrind (`--cache-sim=no`; they do not depend on the machine's load): the whole process that
+runs the engine configuration (given as the same JSON text) minus the same process that only
+parses it; bench-fattree-perm cut to CUT_MS (default 1 ms) to keep cachegrind's time short.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,5 +69,49 @@ def main(reps: int) -> None:
         print(f"<!-- {name}: events native {sn['events']} plugin {sp['events']} (same: {same}) -->")
 
 
+CHILD = """
+import sys
+from dccsim import _engine
+text = open(sys.argv[1]).read()
+if sys.argv[2] == "run":
+    _engine.run(text, None)
+"""
+
+
+def instructions(cfg: dict, mode: str) -> int:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(json.dumps(cfg, sort_keys=True))
+    try:
+        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        out = subprocess.run(
+            [*cmd, sys.executable, "-c", CHILD, f.name, mode], env=env, capture_output=True, text=True
+        )
+    finally:
+        os.unlink(f.name)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode != 0 or m is None:
+        sys.exit(f"cachegrind failed: {out.stderr.strip()[-500:]}")
+    return int(m.group(1).replace(",", ""))
+
+
+def main_instructions(cut_ms: float) -> None:
+    print("| case | ACKs | native instructions | plugin instructions | plugin / native | extra per ACK |")
+    print("|---|---|---|---|---|---|")
+    for name in CASES:
+        native = config(name, {"algorithm": "dctcp", "variant": "linux"})
+        plugin = config(name, {"plugin": str(ROOT / "bpf" / "laws" / "dctcp.bpf.c"), "law": 1})
+        if name == "bench-fattree-perm":
+            native["duration_ps"] = plugin["duration_ps"] = int(cut_ms * 1e9)
+        sp = engine.run(plugin)["summary"]
+        acks = sp["packets_delivered"] - sp["data_packets_delivered"]
+        n = instructions(native, "run") - instructions(native, "parse")
+        p = instructions(plugin, "run") - instructions(plugin, "parse")
+        print(f"| {name} | {acks} | {n:,} | {p:,} | {p / n:.2f} | {(p - n) / acks:.0f} |")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
+    if len(sys.argv) > 1 and sys.argv[1] == "--instructions":
+        main_instructions(float(sys.argv[2]) if len(sys.argv) > 2 else 1.0)
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)

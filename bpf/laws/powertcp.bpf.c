@@ -27,6 +27,8 @@
 
 DCCSIM_PARAMS(POWER_PARAMS)
 
+#include "power_common.h"
+
 #define KEEP_HOPS 5
 
 struct kept_hop {
@@ -49,18 +51,6 @@ struct power_state {
 
 DCCSIM_STATE(struct power_state, POWER_TRACE)
 
-static __always_inline __u64 host_bdp(struct dccsim_ctx *c)
-{
-	return c->line_rate_bps * c->base_rtt_ns / 8000000000ULL;
-}
-
-static __always_inline __u64 beta_bytes(struct dccsim_ctx *c)
-{
-	if (PARAM(c, beta_bytes) > 0)
-		return (__u64)PARAM(c, beta_bytes);
-	return (__u64)PARAM(c, additive_increase_bps) * c->base_rtt_ns / 8000000000ULL;
-}
-
 static __always_inline __s64 power_floor(struct dccsim_ctx *c)
 {
 	if (PARAM(c, power_floor) >= 0)
@@ -68,27 +58,10 @@ static __always_inline __s64 power_floor(struct dccsim_ctx *c)
 	return PARAM(c, law) == 1 ? (__s64)(CCM_FP_ONE / 100) : -1;
 }
 
-static __always_inline void publish(struct dccsim_ctx *c, struct power_state *s)
-{
-	__u64 bytes = ccm_w_bytes(s->cwnd_w);
-
-	c->cwnd_bytes = bytes;
-	/* line 10: rate = cwnd/τ; the first RTT at line rate */
-	c->pacing_bps = c->base_rtt_ns ? bytes * 8000000000ULL / c->base_rtt_ns : 0;
-}
-
-static __always_inline void refresh_old(struct power_state *s, __u32 una, __u32 nxt)
-{
-	if (ccm_seq_ge(una, s->old_until)) {
-		s->old_w = s->cwnd_w;
-		s->old_until = nxt;
-	}
-}
-
 static __always_inline void power_init(struct dccsim_ctx *c)
 {
 	struct power_state *s = STATE(c);
-	__u64 init = PARAM(c, init_cwnd_bytes) > 0 ? (__u64)PARAM(c, init_cwnd_bytes) : host_bdp(c);
+	__u64 init = PARAM(c, init_cwnd_bytes) > 0 ? (__u64)PARAM(c, init_cwnd_bytes) : power_host_bdp(c, c->base_rtt_ns);
 
 	s->cwnd_w = ccm_bytes_w(init);
 	s->old_w = s->cwnd_w;
@@ -173,7 +146,7 @@ static __always_inline void power_on_ack(struct dccsim_ctx *c)
 
 	if (!measure(c, s)) {
 		if (PARAM(c, law) != 1) /* line 11; the Linux law leaves cwnd_old alone */
-			refresh_old(s, c->snd_una, c->snd_nxt);
+			power_refresh_old(&s->old_w, &s->old_until, s->cwnd_w, c->snd_una, c->snd_nxt);
 		return;
 	}
 	if (PARAM(c, per_rtt)) {
@@ -183,12 +156,12 @@ static __always_inline void power_on_ack(struct dccsim_ctx *c)
 	}
 	/* Eq. 7 / line 39: cwnd = γ·(cwnd_old/Γ + β) + (1 − γ)·cwnd, clamped to [MSS, HostBw·τ] */
 	smooth = s->smooth ? s->smooth : 1;
-	w = (s->old_w << CCM_FP_SHIFT) / smooth + ccm_bytes_w(beta_bytes(c));
+	w = (s->old_w << CCM_FP_SHIFT) / smooth + ccm_bytes_w(power_beta_bytes(c, c->base_rtt_ns));
 	w = ccm_mulfp(w, gamma) + ccm_mulfp(s->cwnd_w, CCM_FP_ONE - gamma);
 	w = ccm_max(w, ccm_bytes_w(c->mss));
-	s->cwnd_w = ccm_min(w, ccm_bytes_w(host_bdp(c)));
-	refresh_old(s, c->snd_una, c->snd_nxt);
-	publish(c, s);
+	s->cwnd_w = ccm_min(w, ccm_bytes_w(power_host_bdp(c, c->base_rtt_ns)));
+	power_refresh_old(&s->old_w, &s->old_until, s->cwnd_w, c->snd_una, c->snd_nxt);
+	power_publish(c, s->cwnd_w, c->base_rtt_ns);
 }
 
 DCCSIM_ENTRY(init, power_init)

@@ -29,6 +29,8 @@
 
 DCCSIM_PARAMS(THETA_PARAMS)
 
+#include "power_common.h"
+
 struct theta_state {
 	__u64 cwnd_w;      /* window, 1/1024 byte */
 	__u64 old_w;       /* cwnd_old: the window remembered once per RTT (paper) */
@@ -57,18 +59,6 @@ static __always_inline __u64 law_tau_mode(struct dccsim_ctx *c)
 	return m;
 }
 
-static __always_inline __u64 host_bdp(struct dccsim_ctx *c, __u64 tau_ns)
-{
-	return c->line_rate_bps * tau_ns / 8000000000ULL;
-}
-
-static __always_inline __u64 beta_bytes(struct dccsim_ctx *c, __u64 tau_ns)
-{
-	if (PARAM(c, beta_bytes) > 0)
-		return (__u64)PARAM(c, beta_bytes);
-	return (__u64)PARAM(c, additive_increase_bps) * tau_ns / 8000000000ULL;
-}
-
 static __always_inline __s64 power_floor(struct dccsim_ctx *c)
 {
 	if (PARAM(c, power_floor) >= 0)
@@ -83,23 +73,6 @@ static __always_inline __s64 gradient_floor(struct dccsim_ctx *c)
 	return PARAM(c, law) == 1 ? 0 : NEG_INF;
 }
 
-static __always_inline void publish(struct dccsim_ctx *c, struct theta_state *s)
-{
-	__u64 bytes = ccm_w_bytes(s->cwnd_w);
-
-	c->cwnd_bytes = bytes;
-	c->pacing_bps = s->tau_ns ? bytes * 8000000000ULL / s->tau_ns : 0; /* rate = cwnd/τ */
-}
-
-/* updateOld: once snd_una reaches the snd_nxt of the previous refresh */
-static __always_inline void refresh_old(struct theta_state *s, __u32 una, __u32 nxt)
-{
-	if (ccm_seq_ge(una, s->old_until)) {
-		s->old_w = s->cwnd_w;
-		s->old_until = nxt;
-	}
-}
-
 static __always_inline void theta_init(struct dccsim_ctx *c)
 {
 	struct theta_state *s = STATE(c);
@@ -107,13 +80,13 @@ static __always_inline void theta_init(struct dccsim_ctx *c)
 	__u64 init;
 
 	s->tau_ns = ccm_pick(m == 1, c->path_rtt_ns, c->base_rtt_ns);
-	init = PARAM(c, init_cwnd_bytes) > 0 ? (__u64)PARAM(c, init_cwnd_bytes) : host_bdp(c, s->tau_ns);
+	init = PARAM(c, init_cwnd_bytes) > 0 ? (__u64)PARAM(c, init_cwnd_bytes) : power_host_bdp(c, s->tau_ns);
 	s->cwnd_w = ccm_bytes_w(init);
 	s->old_w = s->cwnd_w;
 	s->smooth = CCM_FP_ONE;
 	s->old_until = c->snd_nxt;
 	s->last_updated = c->snd_nxt;
-	publish(c, s);
+	power_publish(c, s->cwnd_w, s->tau_ns);
 }
 
 /* line 19-20: Γ_norm = max(θ̇ + 1, floor)·RTT/τ, θ̇ = (RTT − prevRTT)/Δt; ×2^20, signed */
@@ -145,13 +118,13 @@ static __always_inline void smooth_with(struct dccsim_ctx *c, struct theta_state
 static __always_inline void window(struct dccsim_ctx *c, struct theta_state *s, __u64 old_w)
 {
 	__u64 gamma = (__u64)PARAM(c, gamma);
-	__u64 cap = ccm_bytes_w(host_bdp(c, s->tau_ns));
+	__u64 cap = ccm_bytes_w(power_host_bdp(c, s->tau_ns));
 	__u64 w;
 
 	if (s->smooth <= 0) {
 		w = ccm_bytes_w(c->mss); /* nonpositive_power = mss: line 31's window ≤ 0, raised */
 	} else {
-		w = (old_w << CCM_FP_SHIFT) / (__u64)s->smooth + ccm_bytes_w(beta_bytes(c, s->tau_ns));
+		w = (old_w << CCM_FP_SHIFT) / (__u64)s->smooth + ccm_bytes_w(power_beta_bytes(c, s->tau_ns));
 		w = ccm_mulfp(w, gamma) + ccm_mulfp(s->cwnd_w, CCM_FP_ONE - gamma);
 	}
 	w = ccm_max(w, ccm_bytes_w(c->mss));
@@ -177,7 +150,7 @@ static __always_inline void on_ack_paper(struct dccsim_ctx *c, struct theta_stat
 		s->prev_rtt_ns = rtt;
 		s->prev_t_ns = c->now_ns;
 		if (!had)
-			refresh_old(s, c->snd_una, c->snd_nxt);
+			power_refresh_old(&s->old_w, &s->old_until, s->cwnd_w, c->snd_una, c->snd_nxt);
 		return;
 	}
 	dt = c->now_ns - t_prev; /* line 18 */
@@ -189,7 +162,7 @@ static __always_inline void on_ack_paper(struct dccsim_ctx *c, struct theta_stat
 		window(c, s, s->old_w);
 		s->last_updated = c->snd_nxt; /* line 34 */
 	}
-	refresh_old(s, c->snd_una, c->snd_nxt);
+	power_refresh_old(&s->old_w, &s->old_until, s->cwnd_w, c->snd_una, c->snd_nxt);
 }
 
 /* the Linux law: one sample per RTT, measured between updates, cwnd_old = cwnd */
@@ -227,7 +200,7 @@ static __always_inline void theta_on_ack(struct dccsim_ctx *c)
 		on_ack_linux(c, s);
 	else
 		on_ack_paper(c, s);
-	publish(c, s);
+	power_publish(c, s->cwnd_w, s->tau_ns);
 }
 
 DCCSIM_ENTRY(init, theta_init)

@@ -68,6 +68,7 @@ def _child(experiment: str, variant: Optional[str]) -> dict:
         "simulate_s": simulate / reps,
         "repetitions": reps,
         "summary": res["summary"],
+        "memory": res.get("engine_memory", {}),
     }
 
 
@@ -105,11 +106,24 @@ def run_case(experiment: str, variant: Optional[str]) -> dict:
         "events_per_s": round(s.get("events", 0) / t) if t > 0 else None,
         "data_packets_delivered_per_s": round(s.get("data_packets_delivered", 0) / t) if t > 0 else None,
         "packet_hops_per_s": round(s.get("packet_hops", 0) / t) if t > 0 else None,
+        # bytes the engine's structures held at the end (pool, event queue, ports, routes, flows)
+        "engine_memory": data.get("memory", {}),
     }
 
 
 def _table(rows: dict) -> str:
-    head = ("case", "setup s", "build s", "simulate s", "RSS MiB", "events/s", "data pkts/s", "pkt-hops/s")
+    head = (
+        "case",
+        "setup s",
+        "build s",
+        "simulate s",
+        "RSS MiB",
+        "pool pkts",
+        "queue MiB",
+        "events/s",
+        "data pkts/s",
+        "pkt-hops/s",
+    )
     lines = [head]
     for name, r in rows.items():
         lines.append(
@@ -119,6 +133,9 @@ def _table(rows: dict) -> str:
                 f"{r['build_s']:.3f}",
                 f"{r['simulate_s']:.3f}",
                 f"{r['peak_rss_mib']:.0f}",
+                # the packet pool's peak and the event queue's buffers (engine_memory)
+                str(r["engine_memory"].get("pool_peak_packets", "-")),
+                f"{r['engine_memory'].get('sched_bytes', 0) / 2**20:.1f}",
                 f"{r['events_per_s']:.3g}",
                 f"{r['data_packets_delivered_per_s']:.3g}",
                 f"{r['packet_hops_per_s']:.3g}",

@@ -446,9 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--log",
         action="append",
-        metavar="COMPONENT[:flow=N,node=hN]",
-        help="write a per-event debug log of COMPONENT (cc) for the matching flows/nodes to "
-        "<variant>/log.txt (e.g. cc:flow=3, cc:node=h2); repeatable",
+        metavar="COMPONENT[:flow=N,node=NAME]",
+        help="write a per-event debug log of COMPONENT (cc, nic, fabric, transport) for the matching "
+        "flows/nodes to <variant>/log.txt (e.g. cc:flow=3, fabric:node=sw0, transport:flow=3); repeatable",
     )
     s.add_argument(
         "--pcap",
@@ -472,7 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         type=int,
         metavar="N",
-        help="run up to N variants at once, one process each (default: all cores when a variant takes over 1 s); results do not depend on N",
+        help="run up to N variants at once, one process each (default: every core this process may use, e.g. one under `taskset -c 0`, when a variant takes over 1 s); results do not depend on N",
     )
     s.set_defaults(func=cmd_run)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from . import compare_multipath
+from . import compare_multipath, compare_verdict
 from .cli import OneLineParser
 from .analysis.common import jain, percentile
 
@@ -282,6 +282,8 @@ def main(argv: list[str]) -> int:
                         "rows": [],
                         "verdict": f"n/a: only {'A' if ma is not None else 'B'} has multipath connections",
                     }
+            else:
+                c["verdict"] = compare_verdict.verdict(a, b, ra[va], va, rb[vb], vb)
             out.append(c)
     except (CompareError, OSError, ValueError) as e:
         print(f"dccsim: error: {e}", file=sys.stderr)
@@ -301,6 +303,8 @@ def main(argv: list[str]) -> int:
             lines.append(f"  {r[0]:<{w0}}  {r[1]:>{w1}}  {r[2]}")
         if "multipath_verdict" in c:
             lines.append(f"  multipath verdict: {c['multipath_verdict']['verdict']}")
+        if "verdict" in c:
+            lines.append(f"  verdict: {c['verdict']['verdict']}")
     print("\n".join(lines))
     if args.html:
         from .report import write_compare

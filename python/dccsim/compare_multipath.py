@@ -119,7 +119,7 @@ def analyse(run_dir: Path, paths: list[str] | None = None) -> dict | None:
     return {"window_from_ps": t_from, "paths": path_rows, "subflow_share": connections}
 
 
-def _step_k_and_tau(run_dir: Path, variant: str) -> tuple[int | None, int | None]:
+def step_k_and_tau(run_dir: Path, variant: str) -> tuple[int | None, int | None]:
     """(K in bytes of a step marker, τ in ps) that the run used, from what it recorded: a testbed
     run's meta.json, a `--compare` simulator run's matched.json, else the scenario's own step."""
     d = run_dir.parent
@@ -170,8 +170,8 @@ def queue_tolerance(k_bytes: int, rate_bps: int, tau_ps: int, n: int = 1) -> flo
 
 def verdict(a: dict, b: dict, a_dir: Path, a_var: str, b_dir: Path, b_var: str) -> dict:
     """Per path: shares and queues of A and B, the tolerances and the verdict."""
-    ka, ta = _step_k_and_tau(a_dir, a_var)
-    kb, tb = _step_k_and_tau(b_dir, b_var)
+    ka, ta = step_k_and_tau(a_dir, a_var)
+    kb, tb = step_k_and_tau(b_dir, b_var)
     taus = [t for t in (ta, tb) if t]
     rows, ok_share, ok_queue = [], True, True
     queue_checked = ka is not None and kb is not None and bool(taus)

@@ -48,7 +48,7 @@ def schema() -> dict:
 def describe_algorithms() -> list[dict]:
     """Every algorithm: {"name", "source", "params": {name: default or None}, "choices": {...},
     "keys": [{key, type, unit, min, max, min_open, max_open, default, symbol, doc, source, alias}],
-    "rules": [{key, message}], "caps": {"needs_int", "study_nic"}} (crates/engine/src/cc/)."""
+    "rules": [{key, message}], "caps": {"needs_int", "study_nic", "linux_host_queue"}} (crates/engine/src/cc/)."""
     return json.loads(_module().describe_algorithms())
 
 

@@ -105,11 +105,17 @@ def _realtime() -> bool:
 
 
 def free_core(loadavg: str | None = None, cores: int | None = None) -> bool:
-    """Whether a second drawing process would get a core of its own now: the runnable tasks at
-    this instant (/proc/loadavg's 4th field, this process included) are fewer than the cores. On
-    a busy machine the figure is drawn by one process, with the same bytes. A process at
-    real-time priority (`chrt -f`) preempts every ordinary task, so a core is free for it
-    whatever their number."""
+    """Whether a second drawing process would get a core of its own now: this process may run on
+    more than one core (its affinity: `taskset -c 0` allows one; cores.usable()) and the runnable
+    tasks at this instant (/proc/loadavg's 4th field, this process included) are fewer than those
+    cores. On a busy machine the figure is drawn by one process, with the same bytes. A process
+    at real-time priority (`chrt -f`) preempts every ordinary task, so a core is free for it
+    whatever their number, if it may use two."""
+    from .cores import usable
+
+    n = cores or usable()
+    if n < 2:
+        return False
     if loadavg is None and _realtime():
         return True
     try:
@@ -119,7 +125,7 @@ def free_core(loadavg: str | None = None, cores: int | None = None) -> bool:
         runnable = int(loadavg.split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return True
-    return runnable < (cores or os.cpu_count() or 1)
+    return runnable < n
 
 
 class Split:

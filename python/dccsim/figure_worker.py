@@ -1,5 +1,5 @@
 """Draw a run's figure in a forked process that imports matplotlib while the parent runs the
-engine and writes the tables.
+engine and writes the tables, when this process may use a second core.
 
 Importing matplotlib costs about as much as a small run's whole engine and writing time; done in
 a second process it overlaps with them (docs/benchmarks.md). The CLI forks the worker before it
@@ -7,7 +7,10 @@ imports anything heavy (`prestart`, for `dccsim run` with figures), so that the 
 also overlap with the parent's (numpy, the scenario code); `runner.run` takes that worker
 or starts one. The child gets the figure's inputs through a pipe, draws with the analysis's own
 `figure()` and answers "ok" with the matplotlib version it drew with, or the exception. Where fork
-is not available the figure is drawn in-process, with the same bytes.
+is not available, or the process may run on one core only (`taskset -c 0`: cores.usable()), the
+figure is drawn in-process, with the same bytes: on one core the two processes would only take
+turns, and the child would import numpy and the scenario code a second time (≈ 0.4 s of CPU
+on the incast run, loaded machine; docs/benchmarks.md).
 
 A figure of many panels (its analysis has `PARALLEL_FIGURE = True`) is rendered half by this
 child and half by a grandchild forked once the figure is built, when a core is free for it
@@ -16,9 +19,10 @@ child and half by a grandchild forked once the figure is built, when a core is f
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
+
+from . import cores
 
 
 def _serve(conn, split, parent_end=None) -> None:
@@ -29,10 +33,14 @@ def _serve(conn, split, parent_end=None) -> None:
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the CLI's handler: stop() ends it at once
+    import gc
+
+    gc.disable()  # this process draws one figure and exits: its cyclic garbage is bounded
     try:
-        import matplotlib  # the slow part, overlapped with the parent
-        import matplotlib.backends.backend_agg  # noqa: F401
-        import matplotlib.figure  # noqa: F401
+        from . import plots
+
+        plots.import_matplotlib(lean=True)  # the slow part, overlapped with the parent
+        import matplotlib
 
         from . import figure_split
         from .analysis import ANALYSES
@@ -54,12 +62,20 @@ def _serve(conn, split, parent_end=None) -> None:
 class FigureWorker:
     """One figure, drawn in a child process started now (see module docstring). split: None
     (default) renders a PARALLEL_FIGURE in two processes when a core is free, True whenever the
-    figure allows it, False never."""
+    figure allows it, False never. fork: None (default) forks when this process may use more
+    than one core, True whenever fork is available, False never (drawn in-process)."""
 
-    def __init__(self, split: bool | None = None) -> None:
+    def __init__(self, split: bool | None = None, fork: bool | None = None, lean: bool = False) -> None:
         self._proc = None
+        self._lean = lean  # in-process: plots.import_matplotlib(lean) (this process is the CLI's)
         self.matplotlib_version = None  # set once a figure is drawn
-        if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+        if fork is None:
+            fork = cores.usable() > 1
+        if not (fork and sys.platform.startswith("linux")):
+            return
+        import multiprocessing
+
+        if "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
             self._proc = ctx.Process(target=_serve, args=(child, split, self._conn), daemon=True)
@@ -69,11 +85,29 @@ class FigureWorker:
     def draw(self, analysis: str, scn, series: dict, path) -> None:
         """Draw ANALYSES[analysis].figure(scn, series, path); returns when the file is written."""
         if self._proc is None:
-            import matplotlib
+            import gc
 
-            from .analysis import ANALYSES
+            from . import plots
 
-            ANALYSES[analysis].figure(scn, series, path)
+            # the runs' objects (scenario, tables, engine results) are not garbage: kept out of
+            # the collector's full passes while matplotlib allocates (gc.freeze), put back after.
+            # In the command's own process (lean) no collection at all until the figure is
+            # written: one figure's cyclic garbage is bounded, and the passes cost ≈ 5 % of the run
+            gc.freeze()
+            enabled = gc.isenabled()
+            if self._lean:
+                gc.disable()
+            try:
+                plots.import_matplotlib(lean=self._lean)
+                import matplotlib
+
+                from .analysis import ANALYSES
+
+                ANALYSES[analysis].figure(scn, series, path)
+            finally:
+                if enabled:
+                    gc.enable()
+                gc.unfreeze()
             self.matplotlib_version = matplotlib.__version__
             return
         self._conn.send((analysis, scn, series, os.path.abspath(path)))  # the child may predate a chdir
@@ -105,10 +139,13 @@ _prestarted: FigureWorker | None = None
 
 
 def prestart() -> None:
-    """Fork the worker now, before the caller's heavy imports (the CLI, for `dccsim run`)."""
+    """Called by the CLI (`dccsim run` with figures) before its heavy imports: fork the worker
+    now when there is a second core for it; on one core the figure is drawn in-process after
+    the runs. Either way the process is the command's own, so matplotlib is imported lean
+    (plots.import_matplotlib)."""
     global _prestarted
     if _prestarted is None:
-        _prestarted = FigureWorker()
+        _prestarted = FigureWorker(fork=cores.usable() > 1, lean=True)
 
 
 def take() -> FigureWorker:

@@ -10,6 +10,54 @@ import numpy as np
 DPI = 120
 
 
+def import_matplotlib(lean: bool = False) -> None:
+    """Import what new_figure and save use (the Figure, the Agg canvas).
+
+    lean: for a process of the `dccsim` command that only writes PNGs (the figure worker, or the
+    run itself on one core), import matplotlib without two things no PNG needs (≈ 30 % of the
+    instructions of importing it, 713 of 1 920 M under callgrind; docs/benchmarks.md):
+
+    * the docstrings matplotlib writes at import for every Artist subclass's ``set()`` (its
+      ``Artist.__init_subclass__`` calls ``kwdoc``, which runs ``inspect.getdoc`` on every setter
+      of every class, ≈ 7 700 calls): ``inspect.getdoc`` answers None while matplotlib is being
+      imported, so those docstrings say "unknown" and ``set()``'s signature lists the aliases;
+      what an artist draws does not depend on either;
+    * the 3-D toolkit (``matplotlib.projections`` imports ``mpl_toolkits.mplot3d`` to register
+      the "3d" projection, inside a try that warns when it fails): it is made unimportable for
+      that moment and the warning is silenced, so no "3d" projection exists in this process.
+
+    Only when matplotlib is not imported yet (never changes a matplotlib someone else uses); the
+    PNG's bytes are the same (tests/python/test_fast_front.py)."""
+    import sys
+
+    if not lean or "matplotlib" in sys.modules:
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import matplotlib.figure  # noqa: F401
+
+        return
+    import inspect
+    import warnings
+
+    getdoc = inspect.getdoc
+    no_3d = "mpl_toolkits.mplot3d" not in sys.modules
+    inspect.getdoc = _no_docstring
+    if no_3d:
+        sys.modules["mpl_toolkits.mplot3d"] = None  # an ImportError for matplotlib.projections
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Unable to import Axes3D")
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+    finally:
+        inspect.getdoc = getdoc
+        if no_3d and sys.modules.get("mpl_toolkits.mplot3d", 0) is None:
+            del sys.modules["mpl_toolkits.mplot3d"]
+
+
+def _no_docstring(_obj):
+    return None
+
+
 def new_figure(
     nrows: int = 1, ncols: int = 1, figsize=(6.4, 4.8), squeeze: bool = True, fixed_titles: bool = False, **kw
 ):

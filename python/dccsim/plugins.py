@@ -50,9 +50,25 @@ def _first_error(text: str) -> str:
     return lines[0] if lines else "no message"
 
 
+def local_includes(text: bytes, dirs: list[Path], seen: set[Path] | None = None) -> list[bytes]:
+    """The contents of the `#include "x.h"` files of `text` found in `dirs` (first match, as the
+    compiler searches them), and of theirs, each once, in order of first inclusion."""
+    seen = set() if seen is None else seen
+    out: list[bytes] = []
+    for name in re.findall(rb'^\s*#\s*include\s+"([^"]+)"', text, flags=re.M):
+        path = next((d / name.decode() for d in dirs if (d / name.decode()).is_file()), None)
+        if path is None or path.resolve() in seen:
+            continue
+        seen.add(path.resolve())
+        body = path.read_bytes()
+        out += [body, *local_includes(body, [path.parent, *dirs], seen)]
+    return out
+
+
 def compile_source(source: Path, field: str = "cc.plugin") -> Path:
     """The BPF object of `source` (a .c file, compiled by clang once per content of it, of
-    plugin_api.h and of cc_math.h when it includes that; a .o is returned as it is)."""
+    plugin_api.h and of the headers it includes from its own directory or the repository's bpf/;
+    a .o is returned as it is)."""
     if source.suffix == ".o":
         if not source.is_file():
             raise ScenarioError(field, f"{source}: no such file")
@@ -68,10 +84,10 @@ def compile_source(source: Path, field: str = "cc.plugin") -> Path:
         raise ScenarioError(
             field, f"{source}: plugin_api.h not found in {api_dir()} (set DCCSIM_PLUGIN_INCLUDE)"
         ) from None
-    # the laws of bpf/laws/ share the repository's fixed-point helpers: a change there is a change
-    # of the plugin
-    math = (api_dir() / "cc_math.h").read_bytes() if b'"cc_math.h"' in text else b""
-    key = text + b"\0" + api + b"\0" + math + b"\0" + " ".join(CLANG_FLAGS).encode()
+    # the laws of bpf/laws/ share headers (bpf/cc_math.h, bpf/laws/power_common.h): a change
+    # there is a change of the plugin
+    headers = local_includes(text, [source.parent, api_dir()])
+    key = b"\0".join([text, api, *headers, " ".join(CLANG_FLAGS).encode()])
     digest = hashlib.sha256(key).hexdigest()[:16]
     stem = source.name.removesuffix(".c").removesuffix(".bpf")
     obj = cache_dir() / f"{stem}-{digest}.o"

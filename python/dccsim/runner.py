@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import sys
 import time
@@ -213,7 +212,10 @@ def _failed(v: Variant, field: Optional[str], message: str) -> Exception:
 
 
 def default_jobs() -> int:
-    return os.cpu_count() or 1
+    """One worker per core this process may use (its affinity, not the machine's count)."""
+    from .cores import usable
+
+    return usable()
 
 
 # `jobs=None` (the CLI's default): the first variant runs in this process, and the others in up

@@ -176,6 +176,25 @@ def test_fct_rows_use_dccsim_buckets_and_percentiles(cc):
     assert "| (0, 5000] | 30 | 30 | 16.00 | 32.00 | 0.50 | 30.00* | 60.00* | 0.50 |" in table
 
 
+def test_started_before_keeps_the_flows_that_started_before_the_cut(cc):
+    flows = {
+        "flow_id": np.arange(4),
+        "start_ps": np.array([0, 5, 10, 15]),
+        "end_ps": np.array([1, -1, 12, -1]),
+    }
+    got = cc.started_before(flows, 10)
+    assert got["flow_id"].tolist() == [0, 1] and got["end_ps"].tolist() == [1, -1]
+
+
+def test_the_incast_request_scenario_adds_2mb_requests_to_websearch_0_8():
+    from dccsim import scenario
+
+    s = scenario.load(ROOT / "tools" / "artifact_crosscheck" / "websearch-0.8-incast.toml")
+    w = s.workload
+    assert w.load == 0.8 and w.incast.size_bytes == 2_000_000 and w.incast.rate == 4 and w.incast.fan_in == 10
+    assert {v.cc.algorithm for v in s.variants()} == {"hpcc", "powertcp", "dcqcn", "dctcp-rdma"}
+
+
 def test_paired_bootstrap_of_ratios(cc):
     """Theirs = ours × 2 flow by flow: every replicate's ratio is exactly 0.5 (paired resampling); an
     unpaired difference (theirs shuffled) gives an interval around 1 that is not a point."""

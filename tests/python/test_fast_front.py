@@ -68,7 +68,9 @@ def test_slowdown_matches_python_division():
 
 def test_run_path_imports_neither_pandas_nor_matplotlib(tmp_path):
     """`dccsim run` (figures included) must not import pandas or pyplot in the main process, nor
-    matplotlib at all there (the figure worker imports it)."""
+    matplotlib at all there (the figure worker imports it) when it may use two cores."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the figure is drawn in-process (test_one_core_draws_in_process)")
     code = (
         "import sys, json; from dccsim import cli; "
         f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--quiet', '--out', {str(tmp_path / 'o')!r}]); "
@@ -105,6 +107,90 @@ def test_json_run_path_skips_the_optional_imports(tmp_path):
     assert meta["dccsim"] == meta["engine"] == engine.version()
 
 
+# What a plain `import dccsim.cli` must not import: each is paid by every command (`dccsim list`,
+# `dccsim show`, `--help`) that does not need it, and they are most of a short run's start-up
+# (numpy ≈ 0.17 s and matplotlib ≈ 0.9 s of CPU on the loaded machine; docs/benchmarks.md).
+HEAVY = (
+    "numpy",
+    "matplotlib",
+    "pandas",
+    "pyarrow",
+    "duckdb",
+    "rich",
+    "altair",
+    "tqdm",
+    "multiprocessing",
+    "subprocess",
+    "importlib.metadata",
+    "dccsim._engine",
+    "dccsim.runner",
+    "dccsim.scenario",
+    "dccsim.analysis",
+    "dccsim.figure_worker",
+)
+
+
+def test_plain_import_of_the_cli_pulls_in_no_heavy_module():
+    code = (
+        "import sys, json; import dccsim.cli; "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == []
+
+
+def test_one_core_draws_in_process(tmp_path):
+    """Pinned to one core (`taskset -c 0`) the run forks no figure worker: the figure is drawn in
+    the main process after the runs (a worker would only take turns with it and import numpy and
+    the scenario code again), with the same bytes as a worker draws."""
+    one = sorted(os.sched_getaffinity(0))[0]
+    code = (
+        f"import os; os.sched_setaffinity(0, {{{one}}}); "
+        "import sys, json; from dccsim import cli; "
+        f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--quiet', '--out', {str(tmp_path / 'one')!r}]); "
+        "print(json.dumps([rc, 'multiprocessing' in sys.modules, 'matplotlib' in sys.modules]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    # no worker (multiprocessing never imported); matplotlib imported here, to draw
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == [0, False, True]
+    from dccsim.analysis import incast
+    from dccsim.figure_worker import FigureWorker
+
+    scn, v = _small_incast()
+    res = engine.run(scn.to_engine_config(v))
+    t = runner.frames(res)
+    series = {v.slug: (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))}
+    FigureWorker(fork=True).draw("incast", scn, series, tmp_path / "worker.png")
+    assert (tmp_path / "one" / "incast.png").read_bytes() == (tmp_path / "worker.png").read_bytes()
+
+
+def test_lean_matplotlib_import_skips_3d_and_the_set_docstrings_and_restores_both():
+    """plots.import_matplotlib(lean=True), in a fresh process: the 3-D toolkit is not imported,
+    no warning is printed, inspect.getdoc is the standard one again, the 3-D toolkit can still be
+    imported afterwards, and the Artist docstrings were not built (what the lean import saves:
+    an ordinary import reads "linewidth: float" from set_linewidth's docstring).
+    The PNG it draws is byte-identical: test_figure_worker_draws_the_same_bytes_as_in_process
+    (the worker imports lean, this test process does not)."""
+    code = (
+        "import inspect, sys, json; getdoc = inspect.getdoc; from dccsim import plots; "
+        "plots.import_matplotlib(lean=True); "
+        "skipped = 'mpl_toolkits.mplot3d' not in sys.modules; restored = inspect.getdoc is getdoc; "
+        "from matplotlib.lines import Line2D; "
+        "unknown = '    linewidth: unknown' in Line2D.set.__doc__.splitlines(); "
+        "import mpl_toolkits.mplot3d; "
+        "print(json.dumps([skipped, restored, unknown]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == [True, True, True]
+
+
 def test_meta_names_the_matplotlib_that_drew_the_figure(tmp_path):
     import matplotlib
 
@@ -135,7 +221,7 @@ def test_figure_worker_draws_the_same_bytes_as_in_process(tmp_path):
         res = engine.run(scn.to_engine_config(v))
         t = runner.frames(res)
         series[v.slug] = (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))
-    w = FigureWorker()
+    w = FigureWorker(fork=True)
     assert w._proc is not None  # Linux: a real child process
     w.draw("incast", scn, series, tmp_path / "worker.png")
     incast.ANALYSIS.figure(scn, series, tmp_path / "inproc.png")

@@ -169,3 +169,37 @@ def test_a_plugin_that_reads_int_needs_int_on(tmp_path):
     toml.write_text(toml.read_text().replace('buffer = "1MiB"', 'buffer = "1MiB"\nint = false'))
     r = dccsim("run", toml, "--out", tmp_path / "off")
     assert_input_error(r, "switch.int: is false, but cc = intp reads INT from the switches")
+
+
+def test_a_change_in_an_included_header_recompiles_the_plugin(tmp_path, monkeypatch):
+    """The cache key covers the headers a plugin includes from its own directory (as the law
+    plugins include bpf/laws/power_common.h), and theirs."""
+    from dccsim import plugins
+
+    monkeypatch.setenv("DCCSIM_PLUGIN_CACHE", str(tmp_path / "cache"))
+    src = tmp_path / "law.bpf.c"
+    law = (ROOT / "examples" / "delay_aimd.bpf.c").read_text()
+    src.write_text('#include "mine.h"\n' + law)
+    (tmp_path / "mine.h").write_text('#include "deeper.h"\n')
+    (tmp_path / "deeper.h").write_text("#define MINE 1\n")
+    found = plugins.local_includes(src.read_bytes(), [tmp_path, plugins.api_dir()])
+    assert found[:2] == [(tmp_path / "mine.h").read_bytes(), b"#define MINE 1\n"]
+    first = plugins.compile_source(src)
+    assert plugins.compile_source(src) == first  # cached
+    (tmp_path / "deeper.h").write_text("#define MINE 2\n")
+    second = plugins.compile_source(src)
+    assert second != first and second.is_file()
+
+
+def test_timely_as_a_plugin_runs_the_incast_as_the_native_timely(tmp_path):
+    """bpf/laws/timely.bpf.c (a rate-based law) beside the native TIMELY on powertcp-incast: the
+    same transport and switch events for flow 3, line for line (the fixed point takes the same
+    branches as f64 on this run; tests/vectors.rs bounds the rates on every option)."""
+    out = tmp_path / "out"
+    law = ROOT / "bpf" / "laws" / "timely.bpf.c"
+    args = ["run", "powertcp-incast", "--add-variant", f"tim={law}", "--no-figures", "--out", str(out)]
+    proc = dccsim(*args, "--log", "transport:flow=3", "--log", "fabric:node=tor0,flow=3")
+    assert proc.returncode == 0, proc.stderr
+    plugin, native = (out / "tim" / "log.txt").read_text(), (out / "timely" / "log.txt").read_text()
+    assert " transport ack " in plugin and " fabric dequeue " in plugin
+    assert plugin == native

@@ -104,3 +104,42 @@ def test_retransmits_drops_and_tau_of_both_sides(tmp_path, capsys):
 
 def test_missing_directory_exits_2(tmp_path, capsys):
     assert compare.main([str(tmp_path / "nope"), str(tmp_path)]) == 2
+
+
+def _verdict(a, b, capsys):
+    assert compare.main([str(a), str(b), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)["comparisons"][0]["verdict"]
+
+
+def test_single_path_verdict_names_the_check_that_failed(tmp_path, capsys):
+    """Throughput within δ = 0.17 of the line rate; the queue p50 within (A + N) packets of DCTCP §3.3
+    at a step K (compare_verdict). Here C = 1 Gbps, τ = 100 µs, K = 30 000 B, N = 4 long flows:
+    A = ½·sqrt(2·4·(8.26 + 19.8)) = 7.49 packets, tolerance (7.49 + 4)·1514 B = 17.4 KB."""
+    engine = {"base_rtt_ps": 100_000_000}
+    step = '[switch]\necn = { kind = "step", k = "30000B" }\n'
+    dirs = {}
+    for name, shares, queue in (
+        ("a", [1, 1, 1, 1], [30000] * 8),
+        ("same", [1, 1, 1, 1], [40000] * 8),  # 10 KB apart: inside 17.4 KB
+        ("fast", [100, 100, 100, 100], [30000] * 8),  # 3.2 Gbps against 32 Mbps
+        ("deep", [1, 1, 1, 1], [60000] * 8),  # 30 KB apart
+    ):
+        d = tmp_path / name
+        _write(d, "dctcp", shares, queue, engine)
+        (d / "scenario.toml").write_text(step)
+        dirs[name] = d
+    v = _verdict(dirs["a"], dirs["same"], capsys)
+    assert v["failed"] == [] and v["verdict"].startswith("holds: throughput 32.0 vs 32.0 Mbps (tol ±170.0)")
+    assert [c["name"] for c in v["checks"]] == ["throughput", "queue p50"]
+    assert abs(v["checks"][1]["tolerance"] - 17_400) < 100
+    v = _verdict(dirs["a"], dirs["fast"], capsys)
+    assert v["failed"] == ["throughput"] and v["verdict"].startswith("differs in throughput: ")
+    v = _verdict(dirs["a"], dirs["deep"], capsys)
+    assert v["failed"] == ["queue p50"] and v["verdict"].startswith("differs in queue p50: ")
+    # without a step K on both sides the queue has no verdict, and the text says so
+    (dirs["deep"] / "scenario.toml").unlink()
+    v = _verdict(dirs["a"], dirs["deep"], capsys)
+    assert [c["name"] for c in v["checks"]] == ["throughput"]
+    assert "queue: no verdict" in v["verdict"]
+    assert compare.main([str(dirs["a"]), str(dirs["fast"])]) == 0
+    assert "  verdict: differs in throughput: " in capsys.readouterr().out

@@ -13,7 +13,7 @@ from tb_helpers import ENV, needs_engine, needs_testbed
 
 
 @needs_engine
-def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
+def test_the_simulator_side_runs_the_testbeds_law_and_marking():
     from dccsim.testbed import scenario, simside
 
     sc = scenario.load("testbed-shared-4", None, "300Mbps")
@@ -24,15 +24,17 @@ def test_the_simulator_side_runs_the_linux_law_and_the_testbed_marking():
     assert 20_000_000 < tau < 200_000_000
     # β = HostBw·τ/10 with the simulator's τ, as the testbed computes it from its own τ
     cc = simside.sim_cc("powertcp", {}, sc.host_rate_bps, tau)
+    assert cc["law"] == "paper" and "power_floor" not in cc  # the simulator's default law
+    cc = simside.sim_cc("powertcp", {"law": "linux"}, sc.host_rate_bps, tau)
     assert cc["law"] == "linux" and cc["power_floor"] == 0.01
     assert cc["beta_bytes"] == (300e6 * tau / 8e12) // 10
     assert simside.sim_cc("tbtcp", {"alpha": 0.2, "min_cwnd_pkts": 3}, sc.host_rate_bps, tau) == {
-        "law": "linux",
+        "law": "paper",
         "s": 1.0,
         "rai_alpha": 0.2,
         "qcd_min_cwnd_mss": 3.0,
     }
-    # the law is [cc] law (default linux) on both sides; the paper's law has no power floor
+    # the law is [cc] law (default: the simulator's) on both sides; the paper's law has no power floor
     assert simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)["law"] == "paper"
     assert "power_floor" not in simside.sim_cc("theta-powertcp", {"law": "paper"}, sc.host_rate_bps, tau)
     with pytest.raises(ScenarioError, match="cc.law"):
@@ -100,8 +102,17 @@ def test_run_with_compare_prints_sim_and_testbed_side_by_side(tmp_path, clean_te
     assert a["variant"] == b["variant"] == "powertcp"
     assert a["port"] == b["port"] == "sw0->h4"  # the experiment's bottleneck on both sides
     assert b["peak_queue_per_packet_bytes"] is not None  # only the testbed records it
+    # the single-path verdict (compare_verdict): throughput is checked when both sides have a
+    # window with every long flow running (this 1.5 s run ends before the last one starts at 3 s),
+    # and a "differs" names exactly the checks that failed
+    v = c["verdict"]
+    both = a["long_window"] is not None and b["long_window"] is not None
+    assert ("throughput" in [k["name"] for k in v["checks"]]) == both
+    assert v["failed"] == [k["name"] for k in v["checks"] if not k["ok"]]
+    head = "no verdict: " if not v["checks"] else "holds: " if not v["failed"] else "differs in "
+    assert v["verdict"].startswith(head)
     matched = json.loads((out.parent / "shared4-sim" / "matched.json").read_text())
-    assert matched["cc"]["params"]["law"] == "linux"
+    assert matched["cc"]["params"]["law"] == "paper"
     sim = json.loads((out.parent / "shared4-sim" / "summary.json").read_text())["runs"]["powertcp"]["engine"]
     assert sim["sim_time_ps"] == 1_500_000_000_000
     # Without --host-rate the rate is the scenario's 1 Gbps capped at what the machine runs

@@ -477,6 +477,12 @@ def resample(t, q, grid) -> np.ndarray:
     return np.where(idx >= 0, q[np.clip(idx, 0, None)], 0)
 
 
+def started_before(flows: dict, until_ps: int) -> dict:
+    """The flows (columns) that started before until_ps."""
+    keep = np.asarray(flows["start_ps"]) < until_ps
+    return {k: np.asarray(v)[keep] for k, v in flows.items()}
+
+
 def _load_ours(run_dir: Path, variant: str):
     from dccsim import results
 
@@ -494,6 +500,7 @@ def compare(
     t0_ps: int | None,
     port: str | None,
     boot: bool = False,
+    until_ps: int | None = None,
 ):
     scenario, flows_in = read_run(run_dir)
     d = Path(directory)
@@ -511,6 +518,14 @@ def compare(
         rel = np.abs(ours["ideal_fct_artifact_ps"][both] / theirs["ideal_fct_artifact_ps"][both] - 1)
         lines.append(
             f"ideal FCT, ours vs the artifact's standalone_fct: max relative difference {rel.max():.2e}"
+        )
+    if until_ps is not None:  # a partial artifact run: measure the flows that started before until_ps
+        from dccsim.analysis import fct
+
+        ours, theirs = started_before(ours, until_ps), started_before(theirs, until_ps)
+        unf = [fct.measured(x, start_ps)[2] for x in (ours, theirs)]
+        lines.append(
+            f"measured flows started before {until_ps / 1e9:g} ms; unfinished: ours {unf[0]}, theirs {unf[1]}"
         )
     lines.append(fct_table(fct_rows(ours, theirs, start_ps)))
     if boot:
@@ -569,6 +584,11 @@ def main(argv=None) -> int:
     c.add_argument("variant", help="the variant's slug in the run directory")
     c.add_argument("dir", type=Path)
     c.add_argument("--measure-from", default="0s", help="flows starting earlier are not measured")
+    c.add_argument(
+        "--measure-until",
+        default=None,
+        help="flows starting at or after this are not measured (an artifact run stopped early)",
+    )
     c.add_argument("--t0", default=None, help="incast start for the queue metrics")
     c.add_argument("--port", default=None, help="bottleneck port, e.g. tor0->h16")
     c.add_argument(
@@ -592,6 +612,7 @@ def main(argv=None) -> int:
                     t0,
                     a.port,
                     a.bootstrap,
+                    None if a.measure_until is None else parse_time(a.measure_until, "--measure-until"),
                 )
             )
     except CrossCheckError as err:

@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, Ecn, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
 use crate::core::{FlowId, PortId};
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
@@ -17,6 +17,7 @@ use crate::telemetry::Telemetry;
 use crate::time::{secs, tx_time, Time};
 use crate::topo::Network;
 use crate::traffic::{closed_loop, Deps};
+use crate::transport::host_queue::HostQueue;
 use crate::transport::multipath::Connection;
 use crate::transport::{Endpoint, FlowInfo, Transport, Wire};
 
@@ -27,6 +28,8 @@ pub struct Parts {
     pub telemetry: Telemetry,
     /// τ used by the control laws (ps).
     pub tau: Time,
+    /// The debug log's NIC, fabric and transport events (`Core::log`).
+    pub log_events: Option<Box<crate::telemetry::log_events::EventLog>>,
 }
 
 /// A layer's check of the config against the built network; errors name the scenario field.
@@ -60,7 +63,9 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
         None => net.max_base_rtt(full_data, ack),
     };
     let (mut flows, conns, subflow_of) = endpoints(cfg, &net, wire, tau)?;
-    let log = crate::telemetry::log::Log::new(&cfg.metrics.log)?;
+    let log = crate::telemetry::log::Log::new(&cfg.metrics.log, &net)?;
+    let log_events = log.events(&net, &["transport", "nic"]);
+    let log_tap = log.events(&net, &["fabric", "nic"]);
     log.wrap_flows(&mut flows);
     let monitored = monitored_ports(cfg, &net)?;
     let h = net.n_hosts;
@@ -71,8 +76,10 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let captured = named_ports(&cfg.metrics.pcap, "metrics.pcap", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     fabric.subflow_of = subflow_of;
-    if !captured.is_empty() {
-        fabric.capture = Some(Box::new(Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize)));
+    if !captured.is_empty() || log_tap.is_some() {
+        let mut tap = Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize);
+        tap.log = log_tap;
+        fabric.capture = Some(Box::new(tap));
     }
     fabric.ecmp_key = ecmp_keys(cfg);
     if let crate::config::Topology::Rdcn { tors, servers_per_tor, ref circuit, .. } = cfg.topology {
@@ -84,7 +91,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     telemetry.log = log;
     let mut transport = Transport::new(flows, wire, h as usize, conns);
     transport.deps = connection_deps(cfg);
-    Ok(Parts { fabric, nics, transport, telemetry, tau })
+    Ok(Parts { fabric, nics, transport, telemetry, tau, log_events })
 }
 
 /// The `after` lists of the connections, with each connection's endpoints (consecutive ids).
@@ -319,6 +326,10 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             // a subflow's size is its sending limit (multipath.rs): open while data is left
             let info = FlowInfo { size: if f.subflows > 1 { u64::MAX } else { size }, ..info };
             let mut e = Endpoint::new(info, c, window_cap);
+            if caps.linux_host_queue && cfg.host.nic == NicModel::Tcp {
+                let nic_bps = net.host_port(f.src).map_or(0, |p| net.ports[p as usize].rate_bps);
+                e.tx.host_queue = Some(HostQueue::new(nic_bps as f64));
+            }
             if f.subflows > 1 {
                 e.conn = conns.len() as u32;
                 e.subflow = k;

@@ -5,6 +5,7 @@ use crate::packet::PacketPool;
 use crate::results::Summary;
 use crate::sched::Scheduler;
 use crate::sim::order::Order;
+use crate::telemetry::log_events::EventLog;
 
 /// Host index (hosts are topology nodes 0..H).
 pub type HostId = u32;
@@ -22,11 +23,13 @@ pub struct Core {
     pub stats: Summary,
     /// Seed of the run (ECMP hashing, per-switch random streams).
     pub seed: u64,
+    /// The debug log of the NIC, fabric and transport events (`[metrics] log`); None = off.
+    pub log: Option<Box<EventLog>>,
 }
 
 impl Core {
     /// `order`: the entities whose insertions the event keys count (`sim::order`).
     pub fn new(seed: u64, order: Order) -> Self {
-        Core { sched: Scheduler::new(order), pool: PacketPool::new(), stats: Summary::default(), seed }
+        Core { sched: Scheduler::new(order), pool: PacketPool::new(), stats: Summary::default(), seed, log: None }
     }
 }

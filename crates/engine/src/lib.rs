@@ -8,6 +8,7 @@ pub mod cc;
 pub mod config;
 pub mod core;
 pub mod fabric;
+pub mod footprint;
 pub mod invariants;
 pub mod nic;
 pub mod packet;
@@ -79,6 +80,8 @@ pub struct PhaseTimes {
     pub build_s: f64,
     /// The event loop and the collection of the results.
     pub simulate_s: f64,
+    /// Bytes the engine's structures held at the end of the run.
+    pub memory: footprint::Footprint,
 }
 
 /// `run_polled`, also returning how long the build and the simulation took.
@@ -87,8 +90,8 @@ pub fn run_polled_timed(cfg: &Config, stop: &mut dyn FnMut(time::Time) -> bool) 
     let sim = sim::Simulator::new(cfg)?;
     let build_s = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
-    let (r, done) = sim.run_polled(stop)?;
-    Ok((r, done, PhaseTimes { build_s, simulate_s: t1.elapsed().as_secs_f64() }))
+    let (r, done, memory) = sim.run_measured(stop)?;
+    Ok((r, done, PhaseTimes { build_s, simulate_s: t1.elapsed().as_secs_f64(), memory }))
 }
 
 /// Same as `run`, from the engine's JSON input.

@@ -171,6 +171,15 @@ impl PacketPool {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()
     }
+    /// Slots ever allocated: the most packets alive at once.
+    pub fn slots_len(&self) -> usize {
+        self.slots.len()
+    }
+    /// Bytes of the slots in use (header and INT stack each) and of the free list.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * (std::mem::size_of::<Packet>() + std::mem::size_of::<IntStack>())
+            + self.free.capacity() * std::mem::size_of::<PktId>()
+    }
 }
 
 #[cfg(test)]

@@ -377,6 +377,18 @@ impl Network {
         &self.route_ports[start as usize..start as usize + len as usize]
     }
 
+    /// Bytes of the topology's descriptions and routing tables (`footprint`).
+    pub fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let nodes: usize = self.nodes.iter().map(|n| size_of::<NodeInfo>() + n.name.capacity() + n.ports.capacity() * 4).sum();
+        let ports: usize = self.ports.iter().map(|p| size_of::<PortInfo>() + p.name.capacity()).sum();
+        nodes
+            + ports
+            + (self.host_edge.capacity() + self.edges.capacity() + self.host_down.capacity() + self.route_ports.capacity()) * 4
+            + self.routes.capacity() * size_of::<(u32, u16)>()
+            + self.edge_dist.capacity() * 2
+    }
+
     pub fn connected(&self, src: u32, dst: u32) -> bool {
         if src == dst {
             return true;

@@ -552,6 +552,63 @@ fn swift_plugin_matches_native() {
     eprintln!("swift: native vs bpf/laws/swift.bpf.c: {checks} checks");
 }
 
+/// TIMELY (bpf/laws/timely.bpf.c, a rate-based law: its output is the pacing rate) against the
+/// native `timely` on a generated sequence (the vectors have no TIMELY cases), for every option the
+/// plugin has: ACKs of 1000 B, 1 µs apart, whose RTT walks in whole µs below T_low, inside
+/// [T_low, T_high] (rising and falling, so both gradient branches and HAI are taken) and above
+/// T_high. The rates must agree within the vector file's relative window tolerance (the fixed
+/// point's 2^-20 factors and 2^-10 ns RTT differences).
+#[test]
+fn timely_plugin_matches_native() {
+    let Some(obj) = law_object("timely") else { return };
+    let tol = tolerance(&vectors());
+    let ctx = testbed_ctx(100e9, 20e-6, 1000.0); // a 100 Gb/s host, τ = 20 µs, 1000-B segments
+    let (mut checks, mut rises, mut falls, mut hai) = (0, 0, 0, false);
+    for option in [
+        json!({}),
+        json!({"completion": "rtt"}),
+        json!({"increase": "artifact"}),
+        json!({"segment_bytes": 4000.0, "hai_step_bps": 100e6, "min_rate_bps": 1e9, "ewma_alpha": 0.3}),
+        json!({"completion": "rtt", "increase": "artifact", "t_low_us": 0.0, "hai_after": 2}),
+    ] {
+        // a choice is its number in the plugin
+        let number = |k: &str, v: &Value| match (k, v.as_str()) {
+            ("completion", Some(c)) => json!(["segment", "rtt"].iter().position(|x| *x == c).unwrap()),
+            ("increase", Some(c)) => json!(["paper", "artifact"].iter().position(|x| *x == c).unwrap()),
+            _ => v.clone(),
+        };
+        let plugin_option: Value = Value::Object(option.as_object().unwrap().iter().map(|(k, v)| (k.clone(), number(k, v))).collect());
+        let mut native = build("timely", &option, &ctx).unwrap();
+        let mut plugin = build(&format!("plugin:{obj}"), &plugin_option, &ctx).unwrap();
+        let (mut rtt_us, mut x) = (30i64, 99u64);
+        for i in 0..6000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // a walk of ±1..3 µs, pulled into four regimes of 1500 ACKs each
+            let target = [30, 150, 300, 700][(i / 1500) as usize];
+            let step = 1 + ((x >> 40) % 3) as i64;
+            rtt_us += if (x >> 33) % 2 == 0 { step } else { -step } + (target - rtt_us).signum();
+            rtt_us = rtt_us.max(1);
+            let una = (i + 1) * 1000;
+            let ev = event((i + 1) * 1_000_000, 1000, una, una + 20_000, rtt_us as u64 * 1_000_000, false, &[]);
+            let before = native.pacing_rate();
+            native.on_ack(&ev);
+            plugin.on_ack(&ev);
+            (rises, falls) = (rises + (native.pacing_rate() > before) as u32, falls + (native.pacing_rate() < before) as u32);
+            let at = format!("timely {option} ack {i} (rtt {rtt_us} µs)");
+            let (g, w) = (plugin.pacing_rate(), native.pacing_rate());
+            assert!((g - w).abs() <= tol.cwnd_rel * w, "{at}: plugin rate {g}, native {w}");
+            let (g, w) = (plugin.probe("n_inc").unwrap(), native.probe("n_inc").unwrap());
+            assert_eq!(g, w, "{at}: plugin n_inc {g}, native {w}");
+            hai |= native.probe("n_inc").unwrap() >= 5.0;
+            checks += 2;
+        }
+        assert!(plugin.cwnd() >= 1e12, "{option}: a rate-based plugin's window limits nothing");
+    }
+    // the walk exercised increases, decreases and HAI (else the comparison compares little)
+    assert!(rises > 100 && falls > 100 && hai, "rises {rises}, falls {falls}, HAI reached {hai}");
+    eprintln!("timely: native vs bpf/laws/timely.bpf.c: {checks} checks");
+}
+
 /// θ-PowerTCP's choices for a non-positive smoothed power (`nonpositive_power`) and its gradient
 /// floor act only when the RTT falls faster than time passes (θ̇ + 1 < 0), which no vector case
 /// does: here ACKs 1 µs apart carry RTTs that fall by 2 µs per ACK for 60 ACKs, then rise as

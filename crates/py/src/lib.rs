@@ -59,6 +59,17 @@ fn run<'py>(py: Python<'py>, config_json: &str, progress: Option<PyObject>) -> P
             t.set_item("build_s", times.build_s)?;
             t.set_item("simulate_s", times.simulate_s)?;
             out.set_item("phase_times", t)?;
+            // bytes the engine's structures held at the end (benchmarks: docs/benchmarks.md)
+            let m = PyDict::new(py);
+            let f = times.memory;
+            m.set_item("pool_peak_packets", f.pool_peak_packets)?;
+            m.set_item("pool_bytes", f.pool_bytes)?;
+            m.set_item("sched_bytes", f.sched_bytes)?;
+            m.set_item("port_bytes", f.port_bytes)?;
+            m.set_item("port_ring_bytes", f.port_ring_bytes)?;
+            m.set_item("network_bytes", f.network_bytes)?;
+            m.set_item("flow_bytes", f.flow_bytes)?;
+            out.set_item("engine_memory", m)?;
             Ok(out)
         }
         Ok(Err(Error { violation: Some(v), .. })) => Err(InvariantViolation::new_err(v.to_string())),

@@ -26,6 +26,7 @@ NAMES = (
     "fairness",
     "phase",
     "poseidon",
+    "poseidon_design",
     "oplatency",
     "tbtcp_dc",
     "rdcn",
@@ -36,7 +37,7 @@ DEFAULT = "overview"  # the figures of a scenario that names no analysis (overvi
 
 class _Analyses(Mapping):
     """{name: Analysis}, importing a module when it is first looked up: a run imports only its
-    own analysis (the fourteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
+    own analysis (the fifteen together cost ≈ 10 ms of a short run's start; docs/benchmarks.md)."""
 
     def __getitem__(self, name: str) -> Analysis:
         if name not in NAMES:

@@ -21,6 +21,11 @@ Claims (``[experiment] paper``):
   for Swift, which the engine lacks; a factor 3 is the band the other Poseidon experiments use for
   ratios read off plots); *partly holds* when Poseidon is better but outside that band; *differs*
   when Poseidon is not better.
+* ``poseidon-fig22`` (App. C, update function): Poseidon with Eq. 4 (distance, ``update =
+  "distance"``) against Eq. 13 (ratio, ``update = "ratio"``) in the UR + rotating-incast scenario:
+  "The update function based on the distance clearly has an advantage at the tail". Holds when the
+  distance variant's p99 and p99.9 are both below the ratio variant's, partly holds when one is,
+  differs otherwise (the paper gives no number, so only the order is judged).
 * ``poseidon-fig20`` (brownfield): "most of the gain retained"; the paper's own number (§1): "at
   least 50 % of the op latency gain of full deployment". Gain share of a brownfield variant =
   (Swift − brownfield) / (Swift − full INT) for the median and the 99.9p. Holds when ≥ 0.5 for
@@ -252,6 +257,36 @@ class Fig19(OpLatency):
         return _fig19_rows(scenario, metrics, self.table)
 
 
+def _fig22_rows(scenario, metrics: dict) -> list[dict]:
+    vs = [v for v in scenario.variants() if v.slug in metrics and v.cc.algorithm == "poseidon"]
+    by = {(v.cc.params or {}).get("update", "distance"): v for v in vs}
+    if "distance" not in by or "ratio" not in by:
+        return []
+    md, mr = metrics[by["distance"].slug], metrics[by["ratio"].slug]
+    lower = [_val(md, q) < _val(mr, q) for q in ("p99", "p99.9")]
+    verdict = "holds" if all(lower) else "partly holds" if any(lower) else "differs"
+    return [
+        {
+            "variant": f"{by['distance'].name} vs {by['ratio'].name}",
+            "claim": "the distance (Eq. 4) has an advantage at the tail over the ratio (Eq. 13)",
+            "measured": ", ".join(
+                f"{q} {_val(md, q):.1f} vs {_val(mr, q):.1f} µs" for q in ("p50", "p99", "p99.9")
+            ),
+            "verdict": verdict
+            + f": lower at p99 {'yes' if lower[0] else 'no'}, at p99.9 {'yes' if lower[1] else 'no'}",
+        }
+    ]
+
+
+class Fig22(OpLatency):
+    """App. C Fig. 22: the update function of Eq. 4 (distance) against Eq. 13 (ratio)."""
+
+    PAPER = "poseidon-fig22"
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        return _fig22_rows(scenario, metrics)
+
+
 class Fig20(OpLatency):
     """Fig. 20, brownfield: most of Poseidon's gain kept with INT on some switches only."""
 
@@ -265,4 +300,5 @@ ANALYSIS = ByPaper(
     Fig19("poseidon-fig19a", {"swift": (0.61, 14.5), "hpcc": (0.44, 5.49)}),
     Fig19("poseidon-fig19b", {"swift": (0.56, 41.0), "hpcc": (0.51, 6.25)}),
     Fig20(),
+    Fig22(),
 )

@@ -85,10 +85,11 @@ def _frac(cond: list) -> str:
     return "holds" if cond and all(cond) else "partly holds" if any(cond) else "differs"
 
 
-class Poseidon(Base, ABC):
+class Poseidon(Base):
     """What every Poseidon figure shares: keys, checks, the per-stage metrics, the claim table,
-    the figure's frame. A figure supplies `_row` (its claim for one variant) and, where it
-    differs, `_draw`; Fig. 17a also measures the last flow's convergence (`CONVERGENCE`)."""
+    the figure's frame. A figure supplies its claims (`claims`, or `_row` of `PerVariant`) and,
+    where it differs, `_draw`; Fig. 17a also measures the last flow's convergence
+    (`CONVERGENCE`)."""
 
     PAPER = ""
     KEYS = {"paper": "str", "bin": "time", "bottleneck": "str", "victim": "number"}
@@ -157,22 +158,6 @@ class Poseidon(Base, ABC):
             "packets_dropped": (engine_summary or {}).get("packets_dropped"),
         }
 
-    def claims(self, scenario, metrics: dict) -> list[dict]:
-        by_alg = {v.cc.algorithm: metrics.get(v.slug) for v in scenario.variants() if metrics.get(v.slug)}
-        rows = []
-        for v in scenario.variants():
-            m = metrics.get(v.slug)
-            if m is None:
-                continue
-            claim, measured, verdict = self._row(v.cc.algorithm, m, m["stages"], by_alg)
-            rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
-        return rows
-
-    @abstractmethod
-    def _row(self, alg: str, m: dict, st: list, by_alg: dict) -> tuple[str, str, str]:
-        """(claim, measured, verdict) of one variant: its algorithm, metrics and stages, beside
-        the metrics of every algorithm that ran."""
-
     def report(self, scenario, metrics: dict, claim_rows: list[dict]) -> str:
         head = ("variant", "paper claim", "ours", "verdict")
         rows = [head] + [(c["variant"], c["claim"], c["measured"], c["verdict"]) for c in claim_rows]
@@ -226,7 +211,27 @@ class Poseidon(Base, ABC):
         """What a figure adds to a variant's panel."""
 
 
-class Fig14(Poseidon):
+class PerVariant(Poseidon, ABC):
+    """A figure whose claims are one row per variant (`_row`)."""
+
+    def claims(self, scenario, metrics: dict) -> list[dict]:
+        by_alg = {v.cc.algorithm: metrics.get(v.slug) for v in scenario.variants() if metrics.get(v.slug)}
+        rows = []
+        for v in scenario.variants():
+            m = metrics.get(v.slug)
+            if m is None:
+                continue
+            claim, measured, verdict = self._row(v.cc.algorithm, m, m["stages"], by_alg)
+            rows.append({"variant": v.name, "claim": claim, "measured": measured, "verdict": verdict})
+        return rows
+
+    @abstractmethod
+    def _row(self, alg: str, m: dict, st: list, by_alg: dict) -> tuple[str, str, str]:
+        """(claim, measured, verdict) of one variant: its algorithm, metrics and stages, beside
+        the metrics of every algorithm that ran."""
+
+
+class Fig14(PerVariant):
     """Multi-hop: the victim's goodput against its max-min share, stage by stage."""
 
     PAPER = "poseidon-fig14"
@@ -275,7 +280,7 @@ class Fig14(Poseidon):
 BROWN_MORE = 1.5  # fig20b: "a little more bandwidth" and "bounded": above the share, at most 1.5×
 
 
-class Fig20b(Poseidon):
+class Fig20b(PerVariant):
     """Brownfield fairness, Fig. 20(b): INT only at the destination rack. Where the victim's
     bottleneck is that rack (N > M) it gets its share; where it is the source rack without INT
     (M > N) brownfield Poseidon gives it "a little more" than its share, bounded."""
@@ -327,7 +332,7 @@ class Fig20b(Poseidon):
     _mark = Fig14._mark
 
 
-class Fig15(Poseidon):
+class Fig15(PerVariant):
     """Reverse path: the victim's goodput while other flows load its ACKs' path."""
 
     PAPER = "poseidon-fig15"
@@ -357,7 +362,7 @@ class Fig15(Poseidon):
         return claim, measured, verdict
 
 
-class Fig17a(Poseidon):
+class Fig17a(PerVariant):
     """Convergence: how long the last flow to join takes until every flow is near the mean."""
 
     PAPER = "poseidon-fig17a"
@@ -384,7 +389,7 @@ class Fig17a(Poseidon):
         return claim, measured, verdict
 
 
-class _PerStage(Poseidon):
+class _PerStage(PerVariant):
     """A figure of one per-stage metric (`STAGE_KEY`) against the number of flows."""
 
     STAGE_KEY = ""

@@ -97,7 +97,11 @@ def build_plugin(source: Path, build_dir: Path) -> Path:
         bpf_dir() / h
         for h in ("plugin_kernel.bpf.c", "plugin_api.h", "cc_bpf.h", "cc_math.h", "common.h", "bpf_maps.h")
     ]
-    digest = hashlib.sha256(b"\0".join(p.read_bytes() for p in parts)).hexdigest()[:16]
+    from ..plugins import local_includes
+
+    texts = [p.read_bytes() for p in parts]
+    texts += local_includes(texts[0], [src.parent, bpf_dir()])  # e.g. bpf/laws/power_common.h
+    digest = hashlib.sha256(b"\0".join(texts)).hexdigest()[:16]
     obj = build_dir / f"plugin_{digest}.bpf.o"
     if not obj.exists():
         arch = {"x86_64": "x86", "aarch64": "arm64"}.get(platform.machine(), platform.machine())

@@ -6,7 +6,7 @@ module (`dctcp` is the project's eBPF DCTCP); it is offered where the kernel has
 selects the control with setsockopt(TCP_CONGESTION) as for the eBPF ones; as root that also loads a
 module the kernel has but has not loaded yet.
 
-Both sides run Linux's retransmission timeout for these: the kernel's RTO is at least TCP_RTO_MIN
+Both sides run Linux's retransmission timeout for these (and for the eBPF laws, testbed/simside.py): the kernel's RTO is at least TCP_RTO_MIN
 (200 ms) and doubles on each expiry; the testbed scenarios' `host.rto` (the simulator's default
 1 ms, below their few ms of queueing delay) would make the simulator's loss-based laws time out
 thousands of times where Linux never does, so the simulator's side gets `host.rto = SIM_RTO`

@@ -3,8 +3,10 @@ bpf/laws/ (the same C files the simulator runs as plugins, docs/plugins.md), bui
 bpf/plugin_kernel.bpf.c. This module maps a testbed scenario's `[cc]` keys onto each law's plugin
 parameters, and onto the simulator's native parameters of the same law (`--compare`).
 
-The law a testbed run uses is `[cc] law` (default "linux", the law the testbed has run since it
-was written; "paper" — "rfc" for DCTCP — is each algorithm's default law in the simulator)."""
+The law a testbed run uses is `[cc] law`; its default is each algorithm's default law in the
+simulator ("paper", "rfc" for DCTCP), so that one source and one law run on both sides. "linux" —
+the law the testbed ran until issue 24 made the paper laws its default — stays a named option.
+What the kernel side cannot give a law is listed in docs/testbed.md ("The congestion controls")."""
 
 from __future__ import annotations
 
@@ -23,7 +25,11 @@ SWIFT_KEYS = (
     "base_target_us", "hop_scale_us", "fs_range_us", "fs_min_cwnd", "fs_max_cwnd", "ai", "beta",
     "max_mdf", "min_cwnd", "max_cwnd", "retx_reset_threshold", "init_cwnd",
 )  # fmt: skip
-DEFAULT_LAW = "linux"
+
+
+def default_law(alg: str) -> str:
+    """The simulator's default law of `alg`: the first of its laws."""
+    return LAWS[alg][0]
 
 
 def law(alg: str, tb: dict) -> str | None:
@@ -32,7 +38,7 @@ def law(alg: str, tb: dict) -> str | None:
         if "law" in tb:
             raise ScenarioError("cc.law", f"{alg} has one law; remove cc.law")
         return None
-    name = tb.get("law", DEFAULT_LAW)
+    name = tb.get("law", default_law(alg))
     if name not in LAWS[alg]:
         raise ScenarioError("cc.law", f"must be one of {', '.join(LAWS[alg])} for {alg}, got {name!r}")
     return name

@@ -3,13 +3,16 @@ and the same switch marking rule, run in the engine, then `dccsim compare` of th
 
 What is matched (docs/testbed.md, "Sim vs testbed in one command"):
   - the scenario file with the testbed run's overrides (duration, host rate);
-  - the control law: the engine's `law = "linux"` of the algorithm, which is the law the eBPF
-    controller runs (both are checked against tests/vectors/cc_vectors.json), with the testbed's
+  - the control law: the engine's native controller of the testbed run's law (`[cc] law`, by
+    default the simulator's default law), which the eBPF controller's plugin source also runs
+    (crates/engine/tests/vectors.rs checks the two against each other), with the testbed's
     [cc] parameters translated to the engine's names; β = HostBw·τ/expected_flows with the
     simulator's own τ, as the testbed derives it from its τ;
   - the kernel's own controllers (testbed/kernel_cc.py): CUBIC, NewReno and DCTCP of the engine
-    for the kernel's cubic, reno and dctcp, with Linux's minimum RTO (`host.rto = 200ms`), since
-    the kernel's RTO, not the scenario's, is what the testbed ran; BBR has no counterpart;
+    for the kernel's cubic, reno and dctcp; BBR has no counterpart;
+  - the retransmission timer: Linux's minimum RTO (`host.rto = 200ms`) for every algorithm, since
+    the kernel's timer, not the scenario's `host.rto`, is what the testbed ran — a struct_ops
+    congestion control (the eBPF laws) sets the window and pacing rate, never the RTO;
   - the marking when the scenario has `ecn = none`: DCTCP gets the testbed's step K (bytes, as
     recorded by the run), TBTCP the queue-cancelling curve p = q/(BDP + q) capped at 0.5 with
     BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
@@ -42,16 +45,15 @@ def sim_algorithm(alg: str) -> str:
 
 def _scenario(sc, alg: str, cc: dict | None = None):
     """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
-    is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). A
-    kernel controller gets Linux's minimum RTO (kernel_cc.SIM_RTO)."""
+    is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). Every
+    algorithm gets Linux's minimum RTO (kernel_cc.SIM_RTO): the kernel's timer ran under all of them."""
     import copy
 
     from ..scenario import from_dict
 
     raw = copy.deepcopy(sc.raw)
     raw["cc"] = cc if cc is not None else {"algorithm": sim_algorithm(alg)}
-    if alg in kernel_cc.KERNEL:
-        raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO}
+    raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO}
     if isinstance(raw.get("experiment"), dict):
         raw["experiment"].pop("variants", None)  # replaced by the one run matched to the testbed's
     scn = from_dict(raw, default_name=sc.name)

@@ -49,7 +49,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "CUBIC: RFC 9438",
     params: ParamSet::of::<CubicParams>(),
     build: |p, at, c| Ok(Box::new(Cubic::new(check("cubic", p, at)?, c))),
-    caps: Caps::DEFAULT,
+    caps: Caps::LINUX_LOSS_BASED,
 };
 
 pub struct Cubic {

@@ -68,7 +68,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "HPCC: Li et al., SIGCOMM'19, Algorithm 1",
     params: ParamSet::of::<Params>(),
     build: |p, at, c| Ok(Box::new(Hpcc::new(check("hpcc", p, at)?, c))),
-    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true }, ..Caps::DEFAULT },
 };
 
 pub struct Hpcc {

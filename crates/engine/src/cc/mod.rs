@@ -240,6 +240,10 @@ pub struct Caps {
     /// How the PowerTCP study's RDMA NIC (`host.nic = "rdma-study"`) runs it: the header it sizes
     /// by the algorithm's CC mode and whether it caps the window at one BDP.
     pub study_nic: StudyNic,
+    /// A loss-based law as Linux runs it: on the `tcp` NIC its window counts the bytes a Linux
+    /// host would queue before its NIC as in flight when deciding whether the window is the limit
+    /// (`transport::host_queue`, Linux's `tcp_is_cwnd_limited`).
+    pub linux_host_queue: bool,
 }
 
 /// The study's NIC by CC mode (powertcp-evaluation-burst.cc, `IntHeader::mode`; rdma-hw.cc):
@@ -253,7 +257,10 @@ pub struct StudyNic {
 
 impl Caps {
     /// No INT; on the study's NIC no extra header and the window cap.
-    pub const DEFAULT: Caps = Caps { needs_int: false, study_nic: StudyNic { header: Header::None, window_cap: true } };
+    pub const DEFAULT: Caps =
+        Caps { needs_int: false, study_nic: StudyNic { header: Header::None, window_cap: true }, linux_host_queue: false };
+    /// A loss-based TCP law of Linux (Reno, CUBIC, MPTCP's LIA): the defaults and the host queue.
+    pub const LINUX_LOSS_BASED: Caps = Caps { linux_host_queue: true, ..Caps::DEFAULT };
 }
 
 impl serde::Serialize for Header {

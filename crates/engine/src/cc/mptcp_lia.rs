@@ -35,7 +35,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "MPTCP Linked Increases: RFC 6356 §3 (ECN as loss, RFC 3168; β option)",
     params: ParamSet::of::<Params>(),
     build: |p, at, c| Ok(Box::new(MptcpLia::new(check("mptcp-lia", p, at)?, c))),
-    caps: Caps::DEFAULT,
+    caps: Caps::LINUX_LOSS_BASED,
 };
 
 pub struct MptcpLia {

@@ -32,6 +32,23 @@
 //! INT hop reported). The paper does not say how the INT-measured part is obtained; this is our
 //! choice, and needs the engine to push INT records only at INT-capable switches.
 //!
+//! Design variants (§5.6.1 ablation, App. C–D; each a named option, default = the paper's
+//! evaluated Poseidon, so a scenario that names none runs Algorithm 1 as above):
+//!
+//! ```text
+//!  target_scaling = "rate" (Eq. 3 of rate = cwnd·MTU/RTT) | "cwnd" (Eq. 3 of cwnd·MTU/τ, τ = the
+//!      path's base RTT: the target scales with the window alone, as Swift's flow scaling; App. D Fig. 23)
+//!  update = "distance" (Eq. 4) | "ratio" (Eq. 13: U = (T + m)/(MPD + m), T, MPD, m in µs; App. C Fig. 22)
+//!  signal = "mpd" (§3.1) | "e2e" (RTT − τ: end-to-end queueing instead of MPD; §5.6.1 item 1)
+//!  increase = "adaptive" (Alg. 1 line 5) | "additive" (AIMD: cwnd += ai·num_acked/cwnd, Swift's
+//!      additive increase, decrease by U as before; §5.6.1 item 3)
+//! ```
+//! Paper-silent choices in the variants: "cwnd" keeps Eq. 3's log form and range (the paper's
+//! Fig. 23 names only "scaling the target using the rate or congestion window"); Eq. 13's m reuses
+//! the configured m, read in µs ("m ≥ 0", the symbol of Eq. 4); "e2e" uses the queueing part of
+//! the RTT (the targets are queueing delays); ai = 1 packet per RTT (Swift's default); the U clamp
+//! [min_md, max_mi] applies to every variant (Algorithm 1 clamps whatever U is).
+//!
 //! Reading of Eq. 4: the extracted paper text is garbled around m (§5.6.2 says "larger m values
 //! ... slow down convergence", which would fit U = exp(a·(T − D)/(p·m))); we implement the
 //! reference notes' U = exp(m·a·(T − MPD)/p) (m = 0.25 moves a quarter of the log distance).
@@ -42,6 +59,51 @@ use super::{clamp, AckEvent, CcContext, CongestionControl};
 use super::{Algorithm, Caps, Header};
 use crate::schema::{Range, Type};
 use crate::time::{secs, Time};
+use serde::{Deserialize, Serialize};
+
+/// What Eq. 3's target scales with (`target_scaling`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scaling {
+    /// T(cwnd·MTU/RTT): the flow's rate (Eq. 3; default).
+    #[default]
+    Rate,
+    /// T(cwnd·MTU/τ): the window alone, at the path's base RTT (App. D Fig. 23).
+    Cwnd,
+}
+
+/// The update function U (`update`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Update {
+    /// Eq. 4: exp(m·a·(T − MPD)/p), the distance of MPD from the target (default).
+    #[default]
+    Distance,
+    /// Eq. 13: (T + m)/(MPD + m), the ratio of target to MPD (App. C Fig. 22).
+    Ratio,
+}
+
+/// The delay compared with the target (`signal`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Signal {
+    /// MPD, the maximum per-hop queueing delay (§3.1; default).
+    #[default]
+    Mpd,
+    /// End-to-end queueing, RTT − τ (§5.6.1 ablation: "MPD instead of RTT" removed).
+    E2e,
+}
+
+/// How the window grows while the delay is below the target (`increase`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Increase {
+    /// Algorithm 1 line 5: by (U − 1)·num_acked (default).
+    #[default]
+    Adaptive,
+    /// AIMD: by ai·num_acked/cwnd, ai packets per RTT (§5.6.1 ablation item 3).
+    Additive,
+}
 
 cc_params! {
     /// Poseidon parameters.
@@ -83,6 +145,21 @@ cc_params! {
         /// Brownfield signal max(MPD, e2e queueing − INT-measured queueing) (§5.5). Default off.
         brownfield: bool = false, Type::Bool, Range::ANY,
             unit "", symbol "", source "Poseidon §5.5: off";
+        /// What the target scales with: "rate" (cwnd·MTU/RTT, the paper's; default) or "cwnd" (cwnd·MTU/base RTT).
+        target_scaling: Scaling = Scaling::Rate, Type::Choice(&["rate", "cwnd"]), Range::ANY,
+            unit "", symbol "", source "Poseidon Eq. 3 (rate); App. D Fig. 23 (cwnd)";
+        /// Update function U: "distance" (exp of target minus delay; default) or "ratio" (target over delay, m in µs).
+        update: Update = Update::Distance, Type::Choice(&["distance", "ratio"]), Range::ANY,
+            unit "", symbol "U", source "Poseidon Eq. 4 (distance); App. C Eq. 13 (ratio)";
+        /// Delay signal: "mpd" (max per-hop delay; default) or "e2e" (RTT − base RTT).
+        signal: Signal = Signal::Mpd, Type::Choice(&["mpd", "e2e"]), Range::ANY,
+            unit "", symbol "", source "Poseidon §3.1 (mpd); §5.6.1 ablation (e2e)";
+        /// Growth below the target: "adaptive" (U − 1 per packet acked; default) or "additive" (AIMD, ai per RTT).
+        increase: Increase = Increase::Adaptive, Type::Choice(&["adaptive", "additive"]), Range::ANY,
+            unit "", symbol "", source "Poseidon Alg. 1 line 5 (adaptive); §5.6.1 ablation (additive)";
+        /// Additive increase (packets per RTT) of `increase = "additive"`.
+        ai: f64 = 1.0, Type::Number, POS_MSS,
+            unit "packets", symbol "ai", source "Swift's ai = 1 (the ablation keeps Poseidon's other parameters)";
     }
     rules {
         "min_rate_bps": |p| p.min_rate_bps.zip(p.max_rate_bps).is_none_or(|(lo, hi)| lo < hi), "must be below max_rate_bps (Eq. 3 divides by ln max_rate − ln min_rate)";
@@ -149,14 +226,26 @@ impl Poseidon {
         clamp(self.cwnd * self.mtu * 8.0 / self.rtt, self.min_rate, self.max_rate)
     }
 
+    /// The argument of Eq. 3 (`target_scaling`): the rate, or the window's rate at the base RTT.
+    pub fn scaled_rate(&self) -> f64 {
+        match self.p.target_scaling {
+            Scaling::Rate => self.rate(),
+            Scaling::Cwnd => clamp(self.cwnd * self.mtu * 8.0 / self.path_rtt, self.min_rate, self.max_rate),
+        }
+    }
+
     /// Eq. 3: T(rate) = p·(ln max_rate − ln rate)/(ln max_rate − ln min_rate) + k, in seconds.
     pub fn target(&self, rate: f64) -> f64 {
         (self.p.p_us * (self.ln_max - rate.ln()) / self.a + self.p.k_us) * 1e-6
     }
 
-    /// Eq. 4: U = exp(m·a·(T − MPD)/p), clamped to [min_md, max_mi]. T and MPD in seconds.
+    /// Eq. 4: U = exp(m·a·(T − MPD)/p), or Eq. 13: U = (T + m)/(MPD + m) with m in µs (`update`);
+    /// clamped to [min_md, max_mi]. T and MPD in seconds.
     pub fn update_ratio(&self, target: f64, mpd: f64) -> f64 {
-        let u = (self.p.m * self.a * (target - mpd) / (self.p.p_us * 1e-6)).exp();
+        let u = match self.p.update {
+            Update::Distance => (self.p.m * self.a * (target - mpd) / (self.p.p_us * 1e-6)).exp(),
+            Update::Ratio => (target * 1e6 + self.p.m) / (mpd * 1e6 + self.p.m),
+        };
         clamp(u, self.p.min_md, self.p.max_mi)
     }
 
@@ -198,15 +287,21 @@ impl CongestionControl for Poseidon {
             self.rtt = r;
         }
         self.retransmit_cnt = 0;
-        let mut mpd = secs(ev.max_hop_delay);
+        let mut mpd = match self.p.signal {
+            Signal::Mpd => secs(ev.max_hop_delay),
+            Signal::E2e => (self.rtt - self.path_rtt).max(0.0), // the latest RTT's queueing part
+        };
         if self.p.brownfield {
             mpd = mpd.max(self.brownfield_delay(ev));
         }
-        let mpt = self.target(self.rate()); // Alg. 1 line 2: mpt = T(cwnd·MTU/rtt)
+        let mpt = self.target(self.scaled_rate()); // Alg. 1 line 2: mpt = T(cwnd·MTU/rtt)
         let u = self.update_ratio(mpt, mpd); // line 3: update_ratio = U(mpt, mpd)
         if mpd <= mpt {
             let num_acked = ev.acked_bytes as f64 / self.mss;
-            self.cwnd += (u - 1.0) * num_acked; // line 5: cwnd·(1 + (U − 1)·num_acked/cwnd)
+            self.cwnd += match self.p.increase {
+                Increase::Adaptive => (u - 1.0) * num_acked, // line 5: cwnd·(1 + (U − 1)·num_acked/cwnd)
+                Increase::Additive => self.p.ai * num_acked / self.cwnd.max(1.0), // + ai per RTT
+            };
         } else if self.can_decrease(ev.now) {
             self.cwnd *= u; // line 7: cwnd ← cwnd·U
         }
@@ -357,5 +452,77 @@ mod tests {
         let mut g = one_packet();
         g.on_ack(&ev);
         assert!(g.cwnd > 1.0);
+    }
+
+    fn with(p: PoseidonParams) -> Poseidon {
+        Poseidon::new(PoseidonParams { init_cwnd: Some(1.0), ..p }, &ctx())
+    }
+
+    #[test]
+    fn cwnd_scaling_targets_the_window_at_the_base_rtt() {
+        // one packet, latest RTT 64 µs on a 32 µs path: rate = 8000 b / 64 µs = 125 Mb/s,
+        // T(rate) = 40·ln(25e9/125e6)/ln(1e4) + 2 = 40·5.298317/9.210340 + 2 = 25.010300 µs;
+        // the window at the base RTT is 8000 b / 32 µs = 250 Mb/s: T = 22 µs (as target_function)
+        let mut r = one_packet();
+        r.rtt = 64e-6;
+        assert!((r.target(r.scaled_rate()) - 25.010_300e-6).abs() < 1e-12);
+        let mut c = with(PoseidonParams { target_scaling: Scaling::Cwnd, ..Default::default() });
+        c.rtt = 64e-6;
+        assert!((c.target(c.scaled_rate()) - 22e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn ratio_update_is_eq_13() {
+        // App. C's own example, m negligible: 1 µs above a target of 4 µs gives 0.8, of 30 µs 0.968
+        let s = with(PoseidonParams { update: Update::Ratio, m: 1e-9, ..Default::default() });
+        assert!((s.update_ratio(4e-6, 5e-6) - 0.8).abs() < 1e-9);
+        assert!((s.update_ratio(30e-6, 31e-6) - 30.0 / 31.0).abs() < 1e-9);
+        // m = 0.25 µs, T = 22 µs: MPD 10 µs → U = 22.25/10.25 = 2.170732 (per-ACK increase from 1);
+        // MPD 30 µs → U = 22.25/30.25 = 0.735537 (decrease)
+        let p = PoseidonParams { update: Update::Ratio, ..Default::default() };
+        let mut s = with(p.clone());
+        s.on_ack(&ackm(0, 10 * US));
+        assert!((s.cwnd - 2.170_731_7).abs() < 1e-6);
+        let mut s = with(p);
+        s.on_ack(&ackm(0, 30 * US));
+        assert!((s.cwnd - 0.735_537_2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn e2e_signal_compares_the_rtts_queueing() {
+        // RTT 62 µs on a 32 µs path: 30 µs of queueing although MPD = 0; rate 8000 b / 62 µs,
+        // T = 24.872417 µs < 30: U = exp(0.25·9.210340·(24.872417 − 30)/40) = 0.744407
+        let p = PoseidonParams { signal: Signal::E2e, ..Default::default() };
+        let mut s = with(p);
+        let ev = AckEvent { max_hop_delay: 0, ..ack(0, 1000, 1000, 2000, 62 * US, false) };
+        s.on_ack(&ev);
+        assert!((s.cwnd - 0.744_407).abs() < 1e-5, "{}", s.cwnd);
+        let mut g = one_packet(); // with MPD = 0 the paper's signal increases
+        g.on_ack(&ev);
+        assert!(g.cwnd > 1.0);
+    }
+
+    #[test]
+    fn additive_increase_adds_ai_per_window() {
+        // cwnd 10, MPD 0 below the target: + 1·1/10 packet (adaptive would add (2.5 − 1)·1)
+        let p = PoseidonParams { increase: Increase::Additive, init_cwnd: Some(10.0), ..Default::default() };
+        let mut s = Poseidon::new(p, &ctx());
+        s.on_ack(&ackm(0, 0));
+        assert!((s.cwnd - 10.1).abs() < 1e-12);
+        // the decrease is still U's: MPD 30 µs at T(10.1 packets = 2.525 Gb/s) = 11.957 µs →
+        // U = exp(0.25·9.210340·(11.957 − 30)/40) = 0.354 → clamped to min_md = 0.4
+        s.on_ack(&ackm(US, 30 * US));
+        assert!((s.cwnd - 10.1 * 0.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn variants_are_named_options() {
+        let j = serde_json::json!({"target_scaling": "cwnd", "update": "ratio", "signal": "e2e", "increase": "additive"});
+        let p: PoseidonParams = check("poseidon", &j, "cc").unwrap();
+        assert_eq!((p.target_scaling, p.update, p.signal, p.increase), (Scaling::Cwnd, Update::Ratio, Signal::E2e, Increase::Additive));
+        let d = PoseidonParams::default();
+        assert_eq!((d.target_scaling, d.update, d.signal, d.increase), (Scaling::Rate, Update::Distance, Signal::Mpd, Increase::Adaptive));
+        let e = check::<PoseidonParams>("poseidon", &serde_json::json!({"update": "quotient"}), "cc").unwrap_err();
+        assert!(e.to_string().contains("update"), "{e}");
     }
 }

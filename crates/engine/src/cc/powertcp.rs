@@ -104,7 +104,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "PowerTCP: Addanki et al., NSDI'22, §3.3 Algorithm 1",
     params: ParamSet::of::<Params>(),
     build: |p, at, c| Ok(Box::new(PowerTcp::new(check("powertcp", p, at)?, c))),
-    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+    caps: Caps { needs_int: true, study_nic: StudyNic { header: Header::Int, window_cap: true }, ..Caps::DEFAULT },
 };
 
 pub struct PowerTcp {

@@ -40,7 +40,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "TCP NewReno: RFC 5681, RFC 6582",
     params: ParamSet::of::<RenoParams>(),
     build: |p, at, c| Ok(Box::new(Reno::new(check("reno", p, at)?, c))),
-    caps: Caps::DEFAULT,
+    caps: Caps::LINUX_LOSS_BASED,
 };
 
 /// The shared Reno window machinery: slow start, additive increase, once-per-window reductions,

@@ -150,7 +150,7 @@ pub const ALGORITHM: Algorithm = Algorithm {
     source: "θ-PowerTCP: Addanki et al., NSDI'22, §3.5 Algorithm 2",
     params: ParamSet::of::<Params>(),
     build: |p, at, c| Ok(Box::new(ThetaPowerTcp::new(check("theta-powertcp", p, at)?, c))),
-    caps: Caps { needs_int: false, study_nic: StudyNic { header: Header::Int, window_cap: true } },
+    caps: Caps { needs_int: false, study_nic: StudyNic { header: Header::Int, window_cap: true }, ..Caps::DEFAULT },
 };
 
 pub struct ThetaPowerTcp {

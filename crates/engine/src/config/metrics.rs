@@ -34,7 +34,7 @@ crate::section! {
             source "ours: none";
         log: Vec<String> = vec![],
             key "log", Type::Names, Range::ANY,
-            "Debug log into log.txt: one line per event of a component, filtered, e.g. [\"cc:flow=3,node=h2\"] (components: cc; filters: flow, node; `dccsim run --log`).",
+            "Debug log into log.txt: one line per event of a component, filtered, e.g. [\"cc:flow=3,node=h2\", \"fabric:node=sw0\"] (components: cc, nic, fabric, transport; filters: flow, node; `dccsim run --log`; docs/results.md).",
             source "ours: off";
     }
     rules {

@@ -20,6 +20,7 @@ use crate::core::{Core, FlowId, HostId, NodeId, PortId};
 use crate::packet::{Kind, PacketPool, PktId};
 use crate::sim::EvKind;
 use crate::telemetry::capture::Capture;
+use crate::telemetry::log_events::Fab;
 use crate::topo::Network;
 
 use circuit::Circuit;
@@ -40,7 +41,8 @@ pub struct Fabric {
     int: IntPolicy,
     /// Lossless mode: PFC ingress accounting (None = lossy Dynamic Thresholds).
     pub pfc: Option<Pfc>,
-    /// Packet capture on chosen ports (None = off: one untaken branch per transmission).
+    /// Packet capture on chosen ports, and the debug log's fabric and NIC events (None = both
+    /// off: one untaken branch per transmission).
     pub capture: Option<Box<Capture>>,
     /// The optical circuit switch and the ToRs' VOQs of an `rdcn` topology.
     pub circuit: Option<Box<Circuit>>,
@@ -95,7 +97,7 @@ impl Fabric {
         let size = core.pool.get(pkt).size;
         let now = core.sched.now;
         if let Some(c) = &mut self.capture {
-            c.on_tx(now, port, core.pool.get(pkt), core.pool.int(pkt));
+            c.on_tx(now, port, pkt, core.pool.get(pkt), core.pool.int(pkt), self.ports[port as usize].queue_bytes);
         }
         let p = &mut self.ports[port as usize];
         p.free_at = now + p.ser_time(size);
@@ -218,6 +220,7 @@ impl Fabric {
         };
         if !admitted {
             ps.count.drop(size);
+            crate::fabric_log!(self, fabric(core.sched.now, Fab::Drop, port, pkt, core.pool.get(pkt), ps.queue_bytes));
             core.stats.packets_dropped += 1;
             if kind == Kind::Data {
                 core.stats.data_packets_dropped += 1;
@@ -236,6 +239,7 @@ impl Fabric {
         ps.queue_bytes += size;
         ps.rx_bytes += size;
         ps.queue.push(prio, pkt, core.sched.now);
+        crate::fabric_log!(self, fabric(core.sched.now, Fab::Enqueue, port, pkt, core.pool.get(pkt), ps.queue_bytes));
         if pause == Frame::Pause {
             self.send_pfc(core, ingress, prio, Frame::Pause);
         }

@@ -13,6 +13,7 @@ impl Fabric {
     /// occupies the link for its own serialisation (as the artifact's `QbbNetDevice::SendPfc`).
     pub(super) fn send_pfc(&mut self, core: &mut Core, q: PortId, prio: u8, frame: Frame) {
         let bytes = self.pfc.as_ref().map_or(64, |p| p.cfg.frame_bytes) as u32;
+        crate::fabric_log!(self, pfc(core.sched.now, q, prio, frame == Frame::Pause, true));
         let p = &mut self.ports[q as usize];
         p.free_at = p.free_at.max(core.sched.now) + p.ser_time(bytes);
         let resume = match frame {
@@ -39,6 +40,7 @@ impl Fabric {
         } else {
             p.paused &= !bit;
         }
+        crate::fabric_log!(self, pfc(now, port, (aux & 0xff) as u8, aux >> 8 == 0, false));
         if was == 0 && p.paused != 0 {
             p.paused_since = now;
         } else if was != 0 && p.paused == 0 {

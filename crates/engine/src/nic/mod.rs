@@ -116,6 +116,7 @@ impl Nics {
         if earliest != Time::MAX && earliest < n.wake_at {
             n.wake_at = earliest;
             core.sched.at(earliest, EvKind::NicWake, host, 0);
+            crate::log_event!(core, nic_sleep(now, host, earliest));
         }
     }
 

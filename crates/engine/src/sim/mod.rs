@@ -13,6 +13,7 @@ use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
 use crate::core::{Core, HostId};
 use crate::fabric::{Fabric, Handoff};
+use crate::footprint::Footprint;
 use crate::invariants::Violation;
 use crate::nic::Nics;
 use crate::packet::Kind;
@@ -50,12 +51,12 @@ pub(crate) type Tamper = Box<dyn FnOnce(&mut Core, &mut Fabric, &mut Transport, 
 
 impl Simulator {
     pub fn new(cfg: &Config) -> Result<Simulator, ConfigError> {
-        let Parts { fabric, nics, transport, telemetry, tau } = build(cfg)?;
+        let Parts { fabric, nics, transport, telemetry, tau, log_events } = build(cfg)?;
         let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
         let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
         let order = order::Order::new(fabric.ports.len() as u32, transport.flows.len() as u32, fabric.net.n_hosts);
         Ok(Simulator {
-            core: Core::new(cfg.seed, order),
+            core: Core { log: log_events, ..Core::new(cfg.seed, order) },
             fabric,
             nics,
             transport,
@@ -82,7 +83,12 @@ impl Simulator {
     /// report, a Ctrl-C check); when it returns true the run ends at the current simulated time.
     /// Returns the results and whether the run reached its duration, or the first broken
     /// invariant when they are checked.
-    pub fn run_polled(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
+    pub fn run_polled(self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool), Violation> {
+        self.run_measured(stop).map(|(r, done, _)| (r, done))
+    }
+
+    /// `run_polled`, also returning the bytes its structures held at the end (benchmarks).
+    pub fn run_measured(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool, Footprint), Violation> {
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -95,14 +101,17 @@ impl Simulator {
                 poll_in = POLL_EVENTS;
                 let now = self.core.sched.now;
                 if stop(now) {
-                    return Ok((self.finish(now)?, false));
+                    let (r, m) = self.finish(now)?;
+                    return Ok((r, false, m));
                 }
             }
             if let Some(now) = self.step(ev) {
-                return Ok((self.finish(now)?, true));
+                let (r, m) = self.finish(now)?;
+                return Ok((r, true, m));
             }
         }
-        Ok((self.finish(until)?, true))
+        let (r, m) = self.finish(until)?;
+        Ok((r, true, m))
     }
 
     /// Dispatch one event to the layer that owns it; `Some(now)` when the run ends here (a PFC
@@ -177,7 +186,7 @@ impl Simulator {
     }
 
     #[allow(unused_mut)] // mutated only by the unit tests' tamper hook
-    fn finish(mut self, until: Time) -> Result<Results, Violation> {
+    fn finish(mut self, until: Time) -> Result<(Results, Footprint), Violation> {
         #[cfg(test)]
         if let Some(t) = self.tamper.take() {
             t(&mut self.core, &mut self.fabric, &mut self.transport, until);
@@ -185,7 +194,8 @@ impl Simulator {
         if self.check {
             crate::invariants::check(&self.core, &self.fabric, &self.transport, until)?;
         }
-        Ok(self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau))
+        let memory = Footprint::of(&self.core, &self.fabric, &self.transport);
+        Ok((self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau), memory))
     }
 }
 

@@ -285,7 +285,7 @@ impl Simulator {
         }
         all.now = ended.min(until);
         self.core.sched = all;
-        Ok((self.finish(ended)?, prof))
+        Ok((self.finish(ended)?.0, prof))
     }
 
     /// Make queue `q` the core's, with partition `who` running (and the shared counters in its

@@ -3,8 +3,9 @@
 //! from `start_tx` only when a capture is configured; the Python front writes the records as
 //! Parquet and as a pcap file (docs/results.md).
 
+use super::log_events::EventLog;
 use crate::core::PortId;
-use crate::packet::{IntStack, Kind, Packet};
+use crate::packet::{IntStack, Kind, Packet, PktId};
 use crate::results::{PacketIntTable, PacketTable};
 use crate::time::Time;
 
@@ -17,6 +18,9 @@ pub struct Capture {
     pub int: PacketIntTable,
     /// Packets on captured ports beyond `max`.
     pub overflow: u64,
+    /// The debug log's `fabric` and `nic` events (`log_events.rs`): this tap is where the fabric
+    /// already checks for an observer on every transmission, so they cost no further check.
+    pub log: Option<Box<EventLog>>,
 }
 
 impl Capture {
@@ -25,12 +29,16 @@ impl Capture {
         for &p in captured {
             on[p as usize] = true;
         }
-        Capture { on, max, table: PacketTable::default(), int: PacketIntTable::default(), overflow: 0 }
+        Capture { on, max, table: PacketTable::default(), int: PacketIntTable::default(), overflow: 0, log: None }
     }
 
-    /// `p` (with its INT stack) starts serialisation on `port` at `now`.
+    /// `p` (packet `pkt`, with its INT stack) starts serialisation on `port` at `now`, leaving
+    /// `qlen` bytes in the port's queue.
     #[inline]
-    pub fn on_tx(&mut self, now: Time, port: PortId, p: &Packet, int: &IntStack) {
+    pub fn on_tx(&mut self, now: Time, port: PortId, pkt: PktId, p: &Packet, int: &IntStack, qlen: u64) {
+        if let Some(l) = &mut self.log {
+            l.tx(now, port, pkt, p, qlen);
+        }
         if !self.on[port as usize] {
             return;
         }

@@ -9,19 +9,25 @@
 //! by construction). The lines go to `Results::log` (log.txt in the output directory), in event
 //! order, deterministic (the same run gives the same bytes).
 //!
-//! Components: `cc` (every controller call: ack, loss, timeout, timer, send). Filters: `flow=N`
-//! (a flow id, as in flows.parquet) and `node=hN` (the sending host); each filter present must
-//! match. Lines are capped at `MAX_BYTES`; the cut is said in the last line.
+//! Components: `cc` (every controller call: ack, loss, timeout, timer, send), and `nic`,
+//! `fabric`, `transport` (`log_events.rs`: the engine's own events, written from one-line call
+//! sites that test `Core::log` or the fabric's transmission tap, `None` when not asked for). Filters: `flow=N` (a flow
+//! id, as in flows.parquet) and `node=NAME` (a topology node: the sending host for `cc`,
+//! `transport` and `nic`, the port's owner for `fabric`); each filter present must match. Every
+//! line starts `TIME_US flow=ID node=NAME COMPONENT EVENT` (`flow=-` for a PFC frame). Lines are
+//! capped at `MAX_BYTES`; the cut is said in the last line.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
+use super::log_events::EventLog;
 use crate::cc::{AckEvent, CircuitAware, CongestionControl, Coupled, Header, ReceiverDriven};
 use crate::config::ConfigError;
 use crate::time::Time;
+use crate::topo::Network;
 
 /// Components the log can follow.
-pub const COMPONENTS: [&str; 1] = ["cc"];
+pub const COMPONENTS: [&str; 4] = ["cc", "nic", "fabric", "transport"];
 
 /// At most this many bytes of log per run (a log of every event of a large run would not fit).
 pub const MAX_BYTES: usize = 256 << 20;
@@ -35,8 +41,9 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Parse `spec` (element `i` of `metrics.log`); errors name the element and what is allowed.
-    pub fn parse(spec: &str, i: usize) -> Result<Filter, ConfigError> {
+    /// Parse `spec` (element `i` of `metrics.log`), `node` naming a topology node (its index by
+    /// `node_id`); errors name the element and what is allowed.
+    pub fn parse(spec: &str, i: usize, node_id: &dyn Fn(&str) -> Option<u32>) -> Result<Filter, ConfigError> {
         let field = format!("metrics.log[{i}]");
         let bad = |m: String| ConfigError::new(&field, m);
         let (comp, rest) = spec.split_once(':').unwrap_or((spec, ""));
@@ -50,9 +57,8 @@ impl Filter {
             match k.trim() {
                 "flow" => f.flow = Some(v.trim().parse().map_err(|_| bad(format!("flow={v}: a flow id (0, 1, …) is expected")))?),
                 "node" => {
-                    let n = v.trim();
-                    let num = n.strip_prefix('h').unwrap_or(n);
-                    f.node = Some(num.parse().map_err(|_| bad(format!("node={v}: a host (h0, h1, …) is expected")))?)
+                    let known = node_id(v.trim());
+                    f.node = Some(known.ok_or_else(|| bad(format!("node={v}: not a node of the topology (h0, h1, …, or a switch name)")))?)
                 }
                 other => return Err(bad(format!("unknown filter {other:?}; allowed: flow, node"))),
             }
@@ -60,8 +66,9 @@ impl Filter {
         Ok(f)
     }
 
-    fn matches(&self, flow: u32, node: u32) -> bool {
-        self.flow.map_or(true, |f| f == flow) && self.node.map_or(true, |n| n == node)
+    /// Whether an event of `flow` (None: of no flow, a PFC frame) at `node` passes.
+    pub(super) fn matches(&self, flow: Option<u32>, node: u32) -> bool {
+        self.flow.map_or(true, |f| Some(f) == flow) && self.node.map_or(true, |n| n == node)
     }
 }
 
@@ -73,15 +80,24 @@ pub struct Log {
 }
 
 impl Log {
-    /// The log of `specs` (`metrics.log`); an empty list is the log off.
-    pub fn new(specs: &[String]) -> Result<Log, ConfigError> {
-        let filters = specs.iter().enumerate().map(|(i, s)| Filter::parse(s, i)).collect::<Result<_, _>>()?;
+    /// The log of `specs` (`metrics.log`) on `net`; an empty list is the log off.
+    pub fn new(specs: &[String], net: &Network) -> Result<Log, ConfigError> {
+        let node_id = |name: &str| net.nodes.iter().position(|n| n.name == name).map(|i| i as u32);
+        let filters = specs.iter().enumerate().map(|(i, s)| Filter::parse(s, i, &node_id)).collect::<Result<_, _>>()?;
         Ok(Log { filters, text: Arc::default() })
+    }
+
+    /// The log of `components`' events (`Core::log` for transport and the NIC's sleep, the
+    /// fabric's tap for fabric and NIC transmissions): None when no filter names one of them, so
+    /// that their call sites cost one untaken branch.
+    pub fn events(&self, net: &Network, components: &[&str]) -> Option<Box<EventLog>> {
+        let filters: Vec<Filter> = self.filters.iter().filter(|f| components.contains(&f.component)).cloned().collect();
+        (!filters.is_empty()).then(|| Box::new(EventLog::new(filters, net, self.text.clone())))
     }
 
     /// Flow `flow` (sent from host `node`)'s controller, wrapped when its `cc` events are logged.
     pub fn wrap_cc(&self, cc: Box<dyn CongestionControl>, flow: u32, node: u32) -> Box<dyn CongestionControl> {
-        if self.filters.iter().any(|f| f.component == "cc" && f.matches(flow, node)) {
+        if self.filters.iter().any(|f| f.component == "cc" && f.matches(Some(flow), node)) {
             Box::new(LoggedCc { inner: cc, flow, node, text: self.text.clone(), line: String::new() })
         } else {
             cc
@@ -118,8 +134,18 @@ impl CongestionControl for Unset {
     }
 }
 
+/// Append `line` to the run's log, or end the log once it would pass `MAX_BYTES`.
+pub(super) fn append(text: &Mutex<String>, line: &str) {
+    let mut text = text.lock().unwrap_or_else(|p| p.into_inner());
+    if text.len() + line.len() <= MAX_BYTES {
+        text.push_str(line);
+    } else if !text.ends_with("(log truncated)\n") {
+        text.push_str("(log truncated)\n");
+    }
+}
+
 /// A time in µs with ns resolution, as a reader reads it.
-fn us(t: Time) -> String {
+pub(super) fn us(t: Time) -> String {
     format!("{}.{:06}", t / 1_000_000, t % 1_000_000)
 }
 
@@ -160,12 +186,7 @@ impl LoggedCc {
             let _ = write!(line, " {name}={v:.6}");
         });
         line.push('\n');
-        let mut text = self.text.lock().unwrap_or_else(|p| p.into_inner());
-        if text.len() + line.len() <= MAX_BYTES {
-            text.push_str(line);
-        } else if !text.ends_with("(log truncated)\n") {
-            text.push_str("(log truncated)\n");
-        }
+        append(&self.text, line);
     }
 }
 
@@ -253,22 +274,33 @@ impl CongestionControl for LoggedCc {
 mod tests {
     use super::*;
 
+    /// Node names as a two-host, one-switch topology has them.
+    fn node_id(name: &str) -> Option<u32> {
+        ["h0", "h1", "sw0"].iter().position(|n| *n == name).map(|i| i as u32)
+    }
+
     #[test]
     fn filters_parse_and_refuse_with_the_element_named() {
-        let f = Filter::parse("cc:flow=3,node=h2", 0).unwrap();
-        assert_eq!(f, Filter { component: "cc", flow: Some(3), node: Some(2) });
-        assert_eq!(Filter::parse("cc", 0).unwrap(), Filter { component: "cc", flow: None, node: None });
-        let e = Filter::parse("nic:flow=1", 1).unwrap_err();
+        let f = Filter::parse("cc:flow=3,node=h1", 0, &node_id).unwrap();
+        assert_eq!(f, Filter { component: "cc", flow: Some(3), node: Some(1) });
+        assert_eq!(Filter::parse("cc", 0, &node_id).unwrap(), Filter { component: "cc", flow: None, node: None });
+        assert_eq!(Filter::parse("fabric:node=sw0", 0, &node_id).unwrap(), Filter { component: "fabric", flow: None, node: Some(2) });
+        assert_eq!(Filter::parse("transport:flow=1", 0, &node_id).unwrap().component, "transport");
+        assert_eq!(Filter::parse("nic", 0, &node_id).unwrap().component, "nic");
+        let e = Filter::parse("pfc:flow=1", 1, &node_id).unwrap_err();
         assert_eq!(e.field, "metrics.log[1]");
-        assert!(e.to_string().contains("allowed: cc"), "{e}");
-        assert!(Filter::parse("cc:flow=x", 0).unwrap_err().to_string().contains("flow id"));
-        assert!(Filter::parse("cc:port=1", 0).unwrap_err().to_string().contains("allowed: flow, node"));
-        assert!(Filter::parse("cc:flow", 0).is_err());
+        assert!(e.to_string().contains("allowed: cc, nic, fabric, transport"), "{e}");
+        assert!(Filter::parse("cc:flow=x", 0, &node_id).unwrap_err().to_string().contains("flow id"));
+        assert!(Filter::parse("cc:port=1", 0, &node_id).unwrap_err().to_string().contains("allowed: flow, node"));
+        assert!(Filter::parse("cc:node=h7", 0, &node_id).unwrap_err().to_string().contains("not a node of the topology"));
+        assert!(Filter::parse("cc:flow", 0, &node_id).is_err());
+        // a PFC frame is of no flow: only filters without `flow` pass it
+        assert!(!f.matches(None, 1) && Filter { component: "fabric", flow: None, node: Some(1) }.matches(None, 1));
     }
 
     #[test]
     fn only_matching_flows_are_wrapped_and_every_call_is_a_line() {
-        let log = Log::new(&["cc:flow=1".to_string()]).unwrap();
+        let log = Log { filters: vec![Filter::parse("cc:flow=1", 0, &node_id).unwrap()], text: Arc::default() };
         let ctx = crate::cc::test_ctx(10e-6, 1048.0);
         let mk = || crate::cc::build("dctcp", &serde_json::Value::Null, &ctx).unwrap();
         let mut a = log.wrap_cc(mk(), 0, 0);
@@ -301,6 +333,5 @@ mod tests {
         assert_eq!(a.cwnd(), bare.cwnd());
         bare.on_timeout(2_000_000);
         assert_eq!((b.cwnd(), b.probe("alpha")), (bare.cwnd(), bare.probe("alpha")));
-        assert!(Log::new(&[]).unwrap().filters.is_empty());
     }
 }

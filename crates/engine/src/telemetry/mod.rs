@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod log;
+pub mod log_events;
 pub mod trace;
 
 use crate::core::{Core, FlowId, PortId};

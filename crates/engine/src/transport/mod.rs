@@ -5,6 +5,7 @@
 //! `homa`. The NIC (`crate::nic`) decides when an endpoint may put a packet on the wire.
 
 pub mod homa;
+pub mod host_queue;
 pub mod multipath;
 pub mod receiver;
 pub mod sender;
@@ -13,6 +14,7 @@ use crate::cc::{CongestionControl, Header};
 use crate::config::HostConfig;
 use crate::core::{Core, FlowId, HostId};
 use crate::sim::EvKind;
+use crate::telemetry::log_events::Tp;
 use crate::time::Time;
 
 /// What the flow is: fixed when it is created.
@@ -50,6 +52,9 @@ pub struct Sender {
     pub cwnd_limited: bool,
     /// The NIC's own cap on bytes in flight (the RDMA NIC's maxBdp window; ∞ for TCP).
     pub window_cap: f64,
+    /// A Linux sender on the `tcp` NIC: what its host queue would hold counts as in flight when
+    /// deciding `cwnd_limited` (host_queue.rs); None: the bytes on the wire alone.
+    pub host_queue: Option<host_queue::HostQueue>,
     /// Bytes of the earlier messages of this flow's connection: the controller sees one sequence
     /// space per connection (its `AckEvent` sequence numbers are offset by this).
     pub seq_base: u64,
@@ -143,6 +148,7 @@ impl Endpoint {
                 next_send: 0,
                 cwnd_limited: false,
                 window_cap,
+                host_queue: None,
                 seq_base: 0,
                 cc,
             },
@@ -317,6 +323,7 @@ impl Transport {
         f.timers.rto_pending = true;
         core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         let src = f.info.src;
+        crate::log_event!(core, transport(now, fid, src, Tp::Timeout { una: f.tx.snd_una, rto: f.timers.rto_deadline - now }));
         if f.conn != multipath::NO_CONN {
             self.mp_view(fid, None);
         }

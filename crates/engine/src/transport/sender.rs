@@ -6,6 +6,7 @@ use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
 use crate::sim::EvKind;
+use crate::telemetry::log_events::Tp;
 
 /// What an arriving ACK did to its flow.
 pub enum AckOutcome {
@@ -33,7 +34,8 @@ impl Transport {
         let seq = f.tx.snd_nxt;
         let payload = if f.conn == NO_CONN { w.payload.min(f.info.size - seq) } else { mp_payload };
         let size = payload + f.info.data_header as u64;
-        if seq < f.tx.high_sent {
+        let resend = seq < f.tx.high_sent;
+        if resend {
             f.stats.retransmits += 1;
         }
         // nothing outstanding (everything sent was acknowledged): a go-back-N resend after a NACK
@@ -42,8 +44,15 @@ impl Transport {
         let was_idle = f.tx.snd_una >= f.tx.high_sent;
         f.stats.first_tx.get_or_insert(now);
         f.tx.snd_nxt += payload;
-        // the window is the limit if it has no room for another full packet now
-        f.tx.cwnd_limited = (f.tx.snd_nxt - f.tx.snd_una + w.payload) as f64 > f.tx.cwnd;
+        // the window is the limit if it has no room for another full packet now, counting what a
+        // Linux sender would hold in its host queue (host_queue.rs, tcp_is_cwnd_limited)
+        let in_flight = (f.tx.snd_nxt - f.tx.snd_una) as f64;
+        f.tx.cwnd_limited = match f.tx.host_queue {
+            Some(h) if !f.tx.rate.is_finite() => {
+                h.cwnd_limited(f.tx.cwnd, in_flight, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, w.payload as f64)
+            }
+            _ => in_flight + w.payload as f64 > f.tx.cwnd,
+        };
         f.tx.high_sent = f.tx.high_sent.max(f.tx.snd_nxt);
         if f.tx.rate.is_finite() && f.tx.rate > 0.0 {
             f.tx.next_send = now + (size as f64 * 8.0 / f.tx.rate * 1e12) as u64;
@@ -71,6 +80,7 @@ impl Transport {
         let id = core.pool.alloc(p);
         core.stats.packets_sent += 1;
         core.stats.data_packets_sent += 1;
+        crate::log_event!(core, transport(now, fid, self.flows[fid as usize].info.src, Tp::sent(resend, seq, payload)));
         self.sync_cc_timer(core, fid);
         if mp {
             self.mp_after_send(fid);
@@ -107,6 +117,11 @@ impl Transport {
             }
             acked_seq = p.seq;
         }
+        if let Some(h) = &mut f.tx.host_queue {
+            if p.kind != Kind::Nack {
+                h.sample(crate::time::secs(now - p.sent_at));
+            }
+        }
         if p.kind == Kind::Nack {
             // go back N, as RDMA NICs do
             f.tx.snd_nxt = f.tx.snd_una;
@@ -137,6 +152,7 @@ impl Transport {
         }
         f.tx.refresh();
         let src = f.info.src;
+        crate::log_event!(core, transport(now, fid, src, Tp::ack(p.kind, p.seq, newly, now - p.sent_at, p.ce)));
         if f.conn != NO_CONN {
             return self.mp_ack_done(core, fid, p.kind == Kind::Nack, now - p.sent_at);
         }

@@ -204,7 +204,8 @@ fn plugin_per_ack_cost() {
     let p = Plugin::load(o.to_str().unwrap()).unwrap();
     let ctx = test_ctx(20e-6, 1048.0);
     let raw = p.param_values(&serde_json::json!({"law": 1}), "cc").unwrap(); // Linux's reading, as below
-    let n = 20_000_000u64;
+    // fewer ACKs for an instruction count under valgrind (docs/benchmarks.md, "Plugins")
+    let n: u64 = std::env::var("DCCSIM_PER_ACK_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000_000);
     let events: Vec<AckEvent> = (0..4096u64).map(|i| AckEvent { ecn: i % 7 == 0, ..ack(i * 1000, 25_000_000, 0, 0) }).collect();
     let run = |cc: &mut dyn CongestionControl| {
         let t = std::time::Instant::now();
