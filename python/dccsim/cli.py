@@ -90,6 +90,15 @@ def with_check(scn):
     return dataclasses.replace(scn, engine=dataclasses.replace(scn.engine, check=True))
 
 
+def with_threads(scn, threads: int):
+    """The scenario run on `threads` OS threads (`[engine] threads`; results do not depend on it)."""
+    import dataclasses
+
+    if threads < 1:
+        raise ScenarioError("--threads", f"must be at least 1, got {threads}")
+    return dataclasses.replace(scn, engine=dataclasses.replace(scn.engine, threads=threads))
+
+
 def with_plugin(scn, path: str):
     """The scenario with its controller replaced by the plugin at `path` (compiled if a .c) and its
     experiment's variants dropped: one run of the plugin on the scenario's network and flows."""
@@ -129,6 +138,8 @@ def cmd_run(args) -> int:
         scn = with_log(scn, args.log)
     if args.check:
         scn = with_check(scn)
+    if args.threads is not None:
+        scn = with_threads(scn, args.threads)
     out = Path(_out_arg(args.out)) if args.out is not None else default_out(args.target, scn, edits)
     quiet = args.quiet or args.json
     if args.jobs is not None and args.jobs < 1:
@@ -418,6 +429,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--check",
         action="store_true",
         help="check the engine's end-of-run invariants (conservation, lossless, flow records; [engine] check)",
+    )
+    s.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="run each simulation on N OS threads, the network cut into N partitions ([engine] threads; "
+        "results byte-identical to one thread; scenarios that cannot be cut are refused, docs/parallel.md)",
     )
     s.add_argument(
         "--memory-limit",

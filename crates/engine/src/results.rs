@@ -31,6 +31,44 @@ pub struct Summary {
     pub capture_overflow: u64,
 }
 
+impl Summary {
+    /// Add the counters the handlers advance (`Core::stats`) of another partition of a threaded
+    /// run; the fields set at the end of a run are left to it.
+    pub fn add_counts(&mut self, o: &Summary) {
+        let Summary {
+            packets_sent,
+            packets_delivered,
+            packets_dropped,
+            data_packets_sent,
+            data_packets_delivered,
+            data_packets_dropped,
+            packet_hops,
+            bytes_delivered,
+            flows_completed,
+            // set by `Telemetry::finish`, not by handlers
+            sim_time_ps: _,
+            events: _,
+            packets_in_flight: _,
+            base_rtt_ps: _,
+            pfc_pause_frames: _,
+            pfc_resume_frames: _,
+            pfc_paused_ps: _,
+            pfc_overflow_drops: _,
+            pfc_deadlock_at_ps: _,
+            capture_overflow: _,
+        } = o;
+        self.packets_sent += packets_sent;
+        self.packets_delivered += packets_delivered;
+        self.packets_dropped += packets_dropped;
+        self.data_packets_sent += data_packets_sent;
+        self.data_packets_delivered += data_packets_delivered;
+        self.data_packets_dropped += data_packets_dropped;
+        self.packet_hops += packet_hops;
+        self.bytes_delivered += bytes_delivered;
+        self.flows_completed += flows_completed;
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowTable {
     pub flow_id: Vec<u32>,

@@ -94,3 +94,45 @@ fn the_plan_cuts_a_fattree_by_pods_and_the_cut_links_delay_is_the_lookahead() {
     assert_eq!(e.field, "engine.threads");
     assert!(e.message.contains(&format!("1 to {}", pods * tors_per_pod)), "{}", e.message);
 }
+
+/// One config on `threads` OS threads (`[engine] threads`), invariants on: None when refused
+/// (the error must name `engine.threads`).
+fn run_threads(path: &Path, threads: u32) -> Option<Value> {
+    let mut cfg = Config::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    cfg.engine.check = true;
+    cfg.engine.threads = threads;
+    match dccsim_engine::run(&cfg) {
+        Ok(r) => Some(digest(&r)),
+        Err(e) => {
+            assert_eq!(e.field, "engine.threads", "{}: {e}", path.display());
+            assert!(!e.message.contains('\n'), "one line: {}", e.message);
+            None
+        }
+    }
+}
+
+/// `DCCSIM_THREADS_ONLY=substring` limits the threaded test to the configs whose name has it
+/// (a quick check while working; the full test runs every config).
+#[test]
+fn threaded_runs_give_the_one_thread_digests() {
+    let (configs, expected) = golden();
+    let only = std::env::var("DCCSIM_THREADS_ONLY").unwrap_or_default();
+    let mut differ = Vec::new();
+    let mut ran = BTreeMap::new();
+    for threads in [2u32, 3] {
+        for path in configs.iter().filter(|p| p.to_string_lossy().contains(&only)) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let Some(d) = run_threads(path, threads) else { continue };
+            ran.entry(threads).or_insert_with(Vec::new).push(name.clone());
+            if d != expected[&name] {
+                differ.push(format!("{threads} {name}:\n  want {}\n  have {d}", expected[&name]));
+            }
+        }
+    }
+    println!("runs per thread count: {:?}", ran.iter().map(|(k, v)| (k, v.len())).collect::<Vec<_>>());
+    assert!(differ.is_empty(), "{} threaded runs differ from the golden digests:\n{}", differ.len(), differ.join("\n"));
+    if only.is_empty() {
+        // the FatTrees and multi-switch fabrics must be cut: a refusal of everything would pass
+        assert!(ran[&2].len() >= 30 && ran[&3].len() >= 25, "too few configs cut: {ran:?}");
+    }
+}

@@ -168,7 +168,7 @@ SCENARIO = (  # [topology] first: a file without it is named for it, not for its
         "engine",
         "table",
         None,
-        "How the engine runs the scenario (end-of-run invariant checks).",
+        "How the engine runs the scenario (end-of-run invariant checks, threads).",
         "the engine's defaults",
         section="engine",
     ),

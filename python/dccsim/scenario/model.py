@@ -248,7 +248,7 @@ class Scenario:
     workload: Optional[Workload] = None
     metrics: Any = _section("metrics")
     experiment: Optional[Experiment] = None
-    engine: Any = _section("engine")  # how the engine runs it ([engine] check)
+    engine: Any = _section("engine")  # how the engine runs it ([engine] check, threads)
 
     @property
     def host_count(self) -> int:

@@ -53,6 +53,9 @@ pub struct Fabric {
     /// subflow k of a connection takes the k-th next hop after the connection's hashed one
     /// (distinct paths where a switch has that many). Empty when no connection has subflows.
     pub subflow_of: Vec<(FlowId, u32)>,
+    /// Per port, the packets sent on a cut link (`EgressPort::cut`) since the last barrier of a
+    /// threaded run: (arrival time, packet in the sender's pool). Empty otherwise.
+    pub staged: Vec<Vec<(crate::time::Time, PktId)>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -79,6 +82,7 @@ impl Fabric {
             circuit: None,
             ecmp_key: Vec::new(),
             subflow_of: Vec::new(),
+            staged: Vec::new(),
             port_ecn,
             net,
             ports,
@@ -104,6 +108,13 @@ impl Fabric {
         p.tx_bytes += size as u64;
         p.count.sent_pkts += 1;
         let arrive = p.free_at + p.delay;
+        if p.cut {
+            // the receiver's thread owns the link: its arrival is queued now (the key is the
+            // packet's place on the link either way), the packet joins the link at the barrier
+            core.sched.at(arrive, EvKind::LinkArrive, port, 0);
+            self.staged[port as usize].push((arrive, pkt));
+            return;
+        }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
@@ -163,7 +174,7 @@ impl Fabric {
         let p = &mut self.ports[port as usize];
         let (_, pkt) = p.link.pop_front().expect("link arrival without a packet");
         p.count.deliver(core.pool.get(pkt).size as u64);
-        if let Some(&(t, next)) = p.link.front() {
+        if let Some(&(t, next)) = p.link.front().filter(|_| !p.cut) {
             core.sched.at(t, EvKind::LinkArrive, port, 0);
             core.pool.prefetch(next);
         }

@@ -67,8 +67,9 @@ pub struct Pfc {
     /// Per port (only switch-owned ports are used).
     ingress: Vec<Ingress>,
     /// Packets refused because the headroom (or, sonic, the buffer pool) was exhausted: the only
-    /// drops a lossless fabric reports (`Summary::pfc_overflow_drops`).
-    pub overflow_drops: u64,
+    /// drops a lossless fabric reports (`Summary::pfc_overflow_drops`). Atomic: the switches of
+    /// a threaded run's partitions count into it at once (rarely: only refusals count).
+    pub overflow_drops: std::sync::atomic::AtomicU64,
 }
 
 /// What the accounting asks the fabric to send upstream.
@@ -126,7 +127,16 @@ impl Pfc {
                 vec![],
             ),
         };
-        Pfc { cfg, shared_used: vec![0; switches], base, limit, hdrm_used: vec![0; switches], hdrm_total, ingress, overflow_drops: 0 }
+        Pfc {
+            cfg,
+            shared_used: vec![0; switches],
+            base,
+            limit,
+            hdrm_used: vec![0; switches],
+            hdrm_total,
+            ingress,
+            overflow_drops: Default::default(),
+        }
     }
 
     #[inline]
@@ -152,7 +162,9 @@ impl Pfc {
     #[inline]
     pub fn admit(&mut self, q: PortId, prio: u8, size: u64) -> bool {
         let ok = self.admits(q, prio, size);
-        self.overflow_drops += !ok as u64;
+        if !ok {
+            self.overflow_drops.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         ok
     }
 

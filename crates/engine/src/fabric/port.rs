@@ -90,6 +90,11 @@ impl PrioQueues {
     pub fn iter(&self) -> impl Iterator<Item = PktId> + '_ {
         (0..PRIORITIES).filter_map(|p| self.fifo(p)).flat_map(|q| q.iter().map(|e| e.0))
     }
+    /// Every queued packet's id, to move the packets to another pool (the end of a threaded run).
+    pub fn ids_mut(&mut self) -> impl Iterator<Item = &mut PktId> + '_ {
+        let rest = self.rest.as_deref_mut().into_iter().flat_map(|r| r.iter_mut());
+        std::iter::once(&mut self.q0).chain(rest).flat_map(|q| q.iter_mut().map(|e| &mut e.0))
+    }
     /// The queued packets of priority `prio`, head first.
     pub fn iter_prio(&self, prio: u8) -> impl Iterator<Item = PktId> + '_ {
         self.fifo((prio as usize).min(PRIORITIES - 1)).into_iter().flat_map(|q| q.iter().map(|e| e.0))
@@ -164,6 +169,9 @@ pub struct EgressPort {
     pub kick_pending: bool,
     /// Priorities paused by the peer (PFC), a bitmap.
     pub paused: u8,
+    /// The link joins two partitions of a threaded run (`sim::threads`): its packets wait in
+    /// `Fabric::staged` for the barrier and the sender queues every arrival.
+    pub cut: bool,
     /// When `paused` last became non-zero.
     pub paused_since: Time,
     /// PFC counters: frames this port sent upstream, and time it spent paused (any priority).
@@ -193,6 +201,7 @@ impl EgressPort {
             free_at: 0,
             kick_pending: false,
             paused: 0,
+            cut: false,
             paused_since: 0,
             pfc: PfcCounters::default(),
             count: PortCounters::default(),

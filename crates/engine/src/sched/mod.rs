@@ -10,13 +10,11 @@
 //! horizon (timeouts, far flow starts) wait in a binary heap and join their slot when it comes
 //! up. A bitmap finds the next non-empty slot.
 //!
-//! Keys are unique, so every structure orders by the same total order and none needs to be
-//! stable. Events scheduled into the current slot while it is served (an ACK serialised in under
-//! a slot) are inserted at their place among its pending events while few are pending, and into
-//! a small heap of their own (`late`) when the slot is crowded. An event's key may be less than
-//! the key of the event that made it (a zero-delay event made by a lower entity): it is then
-//! simply the next one popped. The queue always pops its least pending (time, key). An event is
-//! 24 bytes.
+//! Keys are unique: every structure orders by one total order, none needs to be stable. Events
+//! scheduled into the current slot while it is served (an ACK serialised in under a slot) are
+//! inserted at their place among its pending events while few are pending, else into a heap of
+//! their own (`late`). A key may be less than its maker's (a zero-delay event made by a lower
+//! entity): it is simply popped next. The queue pops its least pending (time, key); 24 bytes each.
 //!
 //! The slot's occupancy grows with the fabric's event rate (≈ 30 events at 256 hosts with 25G
 //! NICs, thousands at 8192 hosts with 100G ones), so nothing done per event may cost in
@@ -225,8 +223,7 @@ impl Scheduler {
         self.far.peek().map(|f| f.0.time >> SLOT_BITS)
     }
 
-    /// Slot `i` receives its first event: give it the most recently freed buffer (the last
-    /// slot's, still in cache), or let it grow a new one.
+    /// Slot `i`'s first event: give it the last freed buffer (still in cache), or grow a new one.
     #[cold]
     #[inline(never)]
     fn lend_buffer(&mut self, i: usize) {

@@ -8,6 +8,7 @@
 pub mod events;
 pub mod order;
 pub mod partition;
+mod threads;
 
 use crate::build::{build, Parts};
 use crate::config::{Config, ConfigError};
@@ -40,6 +41,8 @@ pub struct Simulator {
     stop_after_completed: u64,
     /// Check the end-of-run invariants (`[engine] check`; always in debug builds).
     check: bool,
+    /// `[engine] threads` > 1: the cut of the network among the threads (`threads.rs`).
+    plan: Option<partition::Plan>,
     /// Unit tests of the invariants: break some state just before they are checked.
     #[cfg(test)]
     pub(crate) tamper: Option<Tamper>,
@@ -55,7 +58,7 @@ impl Simulator {
         let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
         let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
         let order = order::Order::new(fabric.ports.len() as u32, transport.flows.len() as u32, fabric.net.n_hosts);
-        Ok(Simulator {
+        let mut sim = Simulator {
             core: Core { log: log_events, ..Core::new(cfg.seed, order) },
             fabric,
             nics,
@@ -65,9 +68,14 @@ impl Simulator {
             tau,
             stop_after_completed,
             check: cfg.engine.check || cfg!(debug_assertions),
+            plan: None,
             #[cfg(test)]
             tamper: None,
-        })
+        };
+        if cfg.engine.threads > 1 {
+            sim.plan = Some(threads::plan(cfg, &sim)?);
+        }
+        Ok(sim)
     }
 
     /// τ used by the control laws (ps).
@@ -89,6 +97,9 @@ impl Simulator {
 
     /// `run_polled`, also returning the bytes its structures held at the end (benchmarks).
     pub fn run_measured(mut self, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool, Footprint), Violation> {
+        if let Some(plan) = self.plan.take() {
+            return self.run_threaded(&plan, stop);
+        }
         let until = self.duration;
         crate::traffic::schedule_starts(&mut self.core, self.transport.flows.iter().map(|f| f.info.start));
         self.telemetry.arm(&mut self.core);
@@ -118,43 +129,28 @@ impl Simulator {
     /// deadlock, or `stop_when_done` with every finite flow completed).
     #[inline(always)]
     fn step(&mut self, ev: crate::sched::Event) -> Option<Time> {
-        let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
-        prefetch_ahead(core, fabric);
-        let id = ev.id();
         match ev.kind() {
-            EvKind::TxDone => {
-                let h = fabric.tx_done(core, id);
-                handoff(core, fabric, nics, tp, h);
-            }
-            EvKind::LinkArrive => {
-                let h = fabric.link_arrive(core, id);
-                handoff(core, fabric, nics, tp, h);
-            }
-            EvKind::FlowStart => {
-                let c = tp.flows[id as usize].info.connection;
-                if tp.deps.may_start(c) {
-                    if let Some(host) = tp.flow_start(core, id) {
-                        nics.add_flow(host, id);
-                        nics.serve(core, fabric, tp, host);
-                    }
+            EvKind::Sample | EvKind::Circuit | EvKind::PfcWatchdog => {
+                if let Some(now) = self.global(ev.kind()) {
+                    return Some(now);
                 }
             }
-            EvKind::NicWake => nics.wake(core, fabric, tp, id),
-            EvKind::Rto => {
-                if let Some(host) = tp.rto(core, id) {
-                    nics.serve(core, fabric, tp, host);
-                }
-            }
-            EvKind::CcTimer => {
-                if let Some(host) = tp.cc_timer(core, id, ev.aux) {
-                    nics.serve(core, fabric, tp, host);
-                }
-            }
+            _ => dispatch(&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport, ev),
+        }
+        if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
+            return Some(self.core.sched.now);
+        }
+        None
+    }
+
+    /// A global event (it reads or changes the whole fabric; a threaded run's barrier handles
+    /// it): `Some(now)` when the PFC watchdog found a deadlock.
+    #[cold]
+    #[inline(never)]
+    fn global(&mut self, kind: EvKind) -> Option<Time> {
+        let (core, fabric, nics, tp) = (&mut self.core, &mut self.fabric, &mut self.nics, &mut self.transport);
+        match kind {
             EvKind::Sample => self.telemetry.sample(core, fabric, tp),
-            EvKind::PfcFrame => {
-                let h = fabric.pfc_frame(core, id, ev.aux);
-                handoff(core, fabric, nics, tp, h);
-            }
             EvKind::Circuit => {
                 let (changed, up) = fabric.circuit_change(core);
                 let servers = fabric.circuit.as_deref().map_or(1, |c| c.servers);
@@ -171,9 +167,7 @@ impl Simulator {
                     return Some(now);
                 }
             }
-        }
-        if self.stop_after_completed != 0 && self.core.stats.flows_completed >= self.stop_after_completed {
-            return Some(self.core.sched.now);
+            _ => unreachable!("not a global event"),
         }
         None
     }
@@ -196,6 +190,50 @@ impl Simulator {
         }
         let memory = Footprint::of(&self.core, &self.fabric, &self.transport);
         Ok((self.telemetry.finish(&self.core, &self.fabric, &self.transport, until, self.tau), memory))
+    }
+}
+
+/// Handle an event of one node (every kind but the global ones): it touches only that node's
+/// state and what the ownership table of docs/parallel.md gives it, so the threads of a threaded
+/// run call it at once for events of different partitions.
+#[inline(always)]
+pub(crate) fn dispatch(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp: &mut Transport, ev: crate::sched::Event) {
+    prefetch_ahead(core, fabric);
+    let id = ev.id();
+    match ev.kind() {
+        EvKind::TxDone => {
+            let h = fabric.tx_done(core, id);
+            handoff(core, fabric, nics, tp, h);
+        }
+        EvKind::LinkArrive => {
+            let h = fabric.link_arrive(core, id);
+            handoff(core, fabric, nics, tp, h);
+        }
+        EvKind::FlowStart => {
+            let c = tp.flows[id as usize].info.connection;
+            if tp.deps.may_start(c) {
+                if let Some(host) = tp.flow_start(core, id) {
+                    nics.add_flow(host, id);
+                    nics.serve(core, fabric, tp, host);
+                }
+            }
+        }
+        EvKind::NicWake => nics.wake(core, fabric, tp, id),
+        EvKind::Rto => {
+            if let Some(host) = tp.rto(core, id) {
+                nics.serve(core, fabric, tp, host);
+            }
+        }
+        EvKind::CcTimer => {
+            if let Some(host) = tp.cc_timer(core, id, ev.aux) {
+                nics.serve(core, fabric, tp, host);
+            }
+        }
+        EvKind::PfcFrame => {
+            let h = fabric.pfc_frame(core, id, ev.aux);
+            handoff(core, fabric, nics, tp, h);
+        }
+        EvKind::Sample | EvKind::Circuit | EvKind::PfcWatchdog => unreachable!("a global event"),
     }
 }
 

@@ -52,7 +52,11 @@ impl Plan {
         // edge switches: those with a host attached, in node order
         let edges: Vec<usize> = (0..n).filter(|&v| !net.nodes[v].is_host && peers(v).any(|u| net.nodes[u].is_host)).collect();
         if parts == 0 || parts as usize > edges.len().max(1) {
-            return Err(ConfigError::new(field, format!("must be 1 to {} (the edge switches of this topology)", edges.len().max(1))));
+            let why = match edges.len() {
+                0 | 1 => "must be 1 (this topology has one edge switch, the smallest part a partition takes)".to_string(),
+                n => format!("must be 1 to {n} (the edge switches of this topology)"),
+            };
+            return Err(ConfigError::new(field, why));
         }
         let mut of_node = vec![GLOBAL; n];
         let mut load = vec![0u32; parts as usize];
@@ -182,23 +186,50 @@ impl Profile {
 }
 
 /// Run `cfg` on the schedule of a `parts`-way parallel engine (see the module's comment).
-/// Refuses, naming `field`, what the partitioned engine does not cover: flows started by another
-/// flow's completion (`after`, closed loops: zero delay between partitions), `stop_when_done`
-/// (the run would end inside a window), circuit switches, and more partitions than edge switches.
+/// Refuses, naming `field`, what `plan_for` refuses.
 pub fn run_emulated(cfg: &Config, parts: u32, field: &str) -> Result<(Results, Profile), crate::Error> {
-    let refuse = |why: &str| Err(ConfigError::new(field, format!("must be 1 {why}")).into());
+    let sim = Simulator::new(cfg)?;
+    let plan = plan_for(cfg, &sim, parts, field)?;
+    Ok(sim.run_partitioned(&plan)?)
+}
+
+/// The plan of a `parts`-way cut of `sim`, or the reason the partitioned engine does not cover
+/// it, naming `field`: flows started by another flow's completion (`after`, closed loops: zero
+/// delay between partitions), `stop_when_done` (the run would end inside a window), circuit
+/// switches, and more partitions than edge switches.
+pub fn plan_for(cfg: &Config, sim: &Simulator, parts: u32, field: &str) -> Result<Plan, ConfigError> {
+    let refuse = |why: &str| Err(ConfigError::new(field, format!("must be 1 {why}")));
     if parts > 1 && cfg.flows.iter().any(|f| !f.after.is_empty() || f.closed_loop.is_some()) {
         return refuse("for flows started by another's completion (after, closed_loop): no delay between partitions");
     }
     if parts > 1 && cfg.stop_when_done {
         return refuse("with stop_when_done (the run would end inside a window)");
     }
-    let sim = Simulator::new(cfg)?;
     if parts > 1 && sim.fabric.circuit.is_some() {
         return refuse("for circuit-switched (rdcn) topologies");
     }
-    let plan = Plan::new(&sim.fabric.net, parts, field)?;
-    Ok(sim.run_partitioned(&plan)?)
+    Plan::new(&sim.fabric.net, parts, field)
+}
+
+impl Route {
+    /// The owners of `sim`'s events under `plan`, for a queue run by partition `current`.
+    pub fn new(plan: &Plan, sim: &Simulator, current: u16) -> Route {
+        let net = &sim.fabric.net;
+        Route {
+            port_node: net.ports.iter().map(|p| plan.of_node[p.node as usize]).collect(),
+            port_peer: net.ports.iter().map(|p| plan.of_node[p.peer as usize]).collect(),
+            flow_src: sim.transport.flows.iter().map(|f| plan.of_node[f.info.src as usize]).collect(),
+            host: (0..net.n_hosts as usize).map(|h| plan.of_node[h]).collect(),
+            current,
+            outbox: vec![Vec::new(); plan.parts as usize + 1],
+            counters: Vec::new(),
+        }
+    }
+
+    /// The events made for partition `to` (`parts`: the barrier) since the last barrier.
+    pub fn outbox_mut(&mut self, to: usize) -> &mut Vec<Event> {
+        &mut self.outbox[to]
+    }
 }
 
 impl Simulator {
@@ -206,15 +237,8 @@ impl Simulator {
         let parts = plan.parts as usize;
         let net = &self.fabric.net;
         let (ports, flows, hosts) = (net.ports.len() as u32, self.transport.flows.len() as u32, net.n_hosts);
-        let mut route = Route {
-            port_node: net.ports.iter().map(|p| plan.of_node[p.node as usize]).collect(),
-            port_peer: net.ports.iter().map(|p| plan.of_node[p.peer as usize]).collect(),
-            flow_src: self.transport.flows.iter().map(|f| plan.of_node[f.info.src as usize]).collect(),
-            host: (0..hosts as usize).map(|h| plan.of_node[h]).collect(),
-            current: GLOBAL,
-            outbox: vec![Vec::new(); parts + 1],
-            counters: Vec::new(),
-        };
+        let mut route = Route::new(plan, &self, GLOBAL);
+        let net = &self.fabric.net;
         let mut prof = Profile {
             parts: plan.parts,
             lookahead_ps: plan.lookahead,

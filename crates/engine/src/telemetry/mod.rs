@@ -99,7 +99,7 @@ impl Telemetry {
         s.events = core.sched.processed;
         s.packets_in_flight = core.pool.live() as u64;
         s.pfc_deadlock_at_ps = deadlock_at;
-        s.pfc_overflow_drops = fabric.pfc.as_ref().map_or(0, |p| p.overflow_drops);
+        s.pfc_overflow_drops = fabric.pfc.as_ref().map_or(0, |p| p.overflow_drops.load(std::sync::atomic::Ordering::Relaxed));
         let pfc = &mut self.out.pfc;
         for (i, p) in fabric.ports.iter().enumerate() {
             let paused = p.pfc.paused_ps + if p.paused != 0 { until - p.paused_since.min(until) } else { 0 };

@@ -88,10 +88,10 @@ impl Deps {
 
     /// Connection `c` completed: `released` lists the connections that start now.
     pub fn completed(&mut self, c: u32) {
-        self.released.clear();
         if self.pending.is_empty() {
-            return;
+            return; // (`released` stays empty: no write, so threads may complete flows at once)
         }
+        self.released.clear();
         let (a, b) = (self.first[c as usize] as usize, self.first[c as usize + 1] as usize);
         for &d in &self.list[a..b] {
             let p = &mut self.pending[d as usize];
