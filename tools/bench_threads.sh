@@ -4,7 +4,9 @@
 # each benchmark case at each thread count, RUNS rounds interleaved (1, 2, 1, 2, ...), then per
 # case and count the min and median and the speed-up of the mins over one thread. Prints the
 # load average before and after: figures taken on a loaded machine are not speed-ups.
-# Also checks that every thread count gave the same summary counters as one thread.
+# Also prints the CPU time of all threads together (/usr/bin/time, user + sys; it includes the
+# build), whose growth over one thread is the threads' overhead, and checks that every thread
+# count gave the same summary counters as one thread.
 #
 #   tools/bench_threads.sh                          # release build, 1 and 2 threads, 3 rounds
 #   THREADS="1 2 4" RUNS=5 tools/bench_threads.sh
@@ -37,8 +39,8 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)   cores: $(nproc)"
 for i in $(seq "$RUNS"); do
     for name in $CASES; do
         for t in $THREADS; do
-            line=$("target/$PROFILE/examples/run_json" "$tmp/$name-t$t.json" | head -1)
-            echo "$name threads=$t round=$i $line" | tee -a "$tmp/log"
+            /usr/bin/time -f "cpu user %U s sys %S s" -o "$tmp/time" "target/$PROFILE/examples/run_json" "$tmp/$name-t$t.json" >"$tmp/out"
+            echo "$name threads=$t round=$i $(head -1 "$tmp/out") $(cat "$tmp/time")" | tee -a "$tmp/log"
         done
     done
 done
@@ -53,16 +55,19 @@ for line in open(sys.argv[1]):
     name, t = line.split()[0], int(re.search(r"threads=(\d+)", line).group(1))
     sim = float(re.search(r"simulate ([0-9.]+)s", line).group(1))
     counts = re.search(r"events (\d+) .* packet-hops (\d+) .* drops (\d+)", line).groups()
-    runs.setdefault(name, {}).setdefault(t, []).append((sim, counts))
+    cpu = sum(float(x) for x in re.search(r"cpu user ([0-9.]+) s sys ([0-9.]+) s", line).groups())
+    runs.setdefault(name, {}).setdefault(t, []).append((sim, counts, cpu))
 for name, by_t in runs.items():
-    base = min(s for s, _ in by_t[min(by_t)])
+    base = min(r[0] for r in by_t[min(by_t)])
     ref = by_t[min(by_t)][0][1]
     for t, rs in sorted(by_t.items()):
-        times = [s for s, _ in rs]
-        same = all(c == ref for _, c in rs)
+        times = [r[0] for r in rs]
+        cpu = min(r[2] for r in rs)
+        same = all(r[1] == ref for r in rs)
         print(
             f"{name} threads={t}: simulate min {min(times):.3f} s, median {statistics.median(times):.3f} s "
             f"over {len(times)} runs; speed-up of the mins {base / min(times):.2f}x; "
+            f"CPU (user + sys, all threads, whole process) min {cpu:.2f} s; "
             f"counters {'same as' if same else 'DIFFER from'} one thread"
         )
 PY

@@ -225,6 +225,16 @@ def default_jobs() -> int:
 PARALLEL_AFTER_S = 1.0
 
 
+def _without_threads(scn):
+    """`scn` as its run directory records it: without `[engine] threads`, which says how the run
+    is executed, not what it simulates (every result is byte-identical at any thread count,
+    docs/parallel.md), so runs at different counts write the same scenario.toml and are one
+    experiment (reruns, claims merges); meta.json's command line keeps the count."""
+    import dataclasses
+
+    return dataclasses.replace(scn, engine=dataclasses.replace(scn.engine, threads=1))
+
+
 def run(
     scn: Scenario,
     out_dir,
@@ -256,7 +266,7 @@ def run(
     for v in chosen:  # resolve every flow list before running (bad input fails before any run)
         scn.flow_list(v)
     engine.require()
-    scenario_text = dump_toml(scn)
+    scenario_text = dump_toml(_without_threads(scn))
     staging = outdir.prepare(out, force=force, scenario_text=scenario_text)
     # started at the latest now, so that importing matplotlib overlaps with the engine (the CLI
     # forks it before its own imports: figure_worker.prestart)

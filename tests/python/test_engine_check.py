@@ -6,6 +6,7 @@ crates/engine/src/invariants.rs; the fuzz target in crates/engine/tests/fuzz_con
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 from cli_helpers import DATA, assert_input_error, dccsim
 
@@ -69,3 +70,26 @@ def test_a_violation_is_one_line_naming_the_invariant_and_exit_1(tmp_path, monke
         "dccsim: error: invariant port-packets violated at port sw0->h0: offered 10"
     ), err
     assert "variant 'PowerTCP'" in lines[0], err
+
+
+def test_threads_write_the_same_run_directory_but_meta(tmp_path):
+    # one simulation on 2 threads (`--threads`, `[engine] threads`; docs/parallel.md): every file
+    # of the run directory is byte-identical to one thread's, meta.json (command line, times) aside
+    outs = {}
+    for threads in (1, 2):
+        outs[threads] = out = tmp_path / f"t{threads}"
+        args = ("run", "powertcp-incast", "--variant", "powertcp", "--no-figures", "--quiet", "--out", out)
+        proc = dccsim(*args, "--threads", str(threads))
+        assert proc.returncode == 0, proc.stderr
+    files = sorted(p.relative_to(outs[1]) for p in outs[1].rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(outs[2]) for p in outs[2].rglob("*") if p.is_file())
+    assert any(f.suffix == ".parquet" for f in files), files
+    differ = [f for f in files if (outs[1] / f).read_bytes() != (outs[2] / f).read_bytes()]
+    assert differ == [Path("meta.json")], differ
+
+
+def test_a_scenario_threads_cannot_cut_is_refused_in_one_line_naming_the_key(tmp_path):
+    # dctcp-k is a star: one edge switch, nothing to cut — refused, never run on one thread silently
+    proc = dccsim("run", "dctcp-k", "--threads", "2", "--no-figures", "--out", tmp_path / "o")
+    assert_input_error(proc, "engine.threads")
+    assert_input_error(dccsim("run", "dctcp-k", "--threads", "0", "--out", tmp_path / "o"), "--threads")

@@ -367,7 +367,11 @@ class Scenario:
             **({"stop_when_done": True} if wl is not None and wl.stop_when_done else {}),
             "metrics": schema.to_engine(self.metrics),
             # only when set: the engine's default is the same, and stored configs stay as they were
-            **({"engine": schema.to_engine(self.engine)} if self.engine != schema.record("engine") else {}),
+            **(
+                {"engine": _changed_engine_keys(self.engine)}
+                if self.engine != schema.record("engine")
+                else {}
+            ),
         }
 
 
@@ -395,3 +399,9 @@ def slugify(name: str) -> str:
     s = "".join(greek.get(c, c) for c in name.lower())
     s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
     return s or "variant"
+
+
+def _changed_engine_keys(engine) -> dict:
+    """The `[engine]` keys that differ from their defaults, as the engine reads them."""
+    default = schema.to_engine(schema.record("engine"))
+    return {k: v for k, v in schema.to_engine(engine).items() if v != default.get(k)}

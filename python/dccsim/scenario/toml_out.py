@@ -70,7 +70,10 @@ def to_dict(s: Scenario) -> dict:
         out["workload"] = _workload_dict(s.workload)
     out["metrics"] = schema.to_toml("metrics", s.metrics)
     if s.engine != schema.record("engine"):
-        out["engine"] = schema.to_toml("engine", s.engine)
+        default = schema.to_toml(
+            "engine", schema.record("engine")
+        )  # only the keys set: [engine] check = true
+        out["engine"] = {k: v for k, v in schema.to_toml("engine", s.engine).items() if v != default.get(k)}
     if s.experiment is not None:
         x = s.experiment
         xd: dict[str, Any] = {"title": x.title}

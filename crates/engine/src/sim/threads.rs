@@ -158,6 +158,9 @@ impl Simulator {
             let mut polled = 0u64;
             let ended = 'run: loop {
                 let global = self.core.sched.next_time();
+                // no partition has an event before the earliest one due: the window starts there
+                let next = cores.iter().filter_map(|c| lock(c).sched.next_time()).chain(global).min();
+                start = start.max(next.unwrap_or(Time::MAX).min(until.saturating_add(1)));
                 // the window [start, end): at most one lookahead, ending at the next global event
                 let end = start.saturating_add(plan.lookahead).min(global.unwrap_or(Time::MAX)).min(until.saturating_add(1));
                 if end > start {
