@@ -156,7 +156,9 @@ impl Simulator {
             }
             let mut start: Time = 0;
             let mut polled = 0u64;
-            let ended = 'run: loop {
+            // a panic of this thread (a handler of partition 0, the barrier's work, or a worker's
+            // reported here) must release the workers, who wait at the next window's barrier
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| 'run: loop {
                 let global = self.core.sched.next_time();
                 // no partition has an event before the earliest one due: the window starts there
                 let next = cores.iter().filter_map(|c| lock(c).sched.next_time()).chain(global).min();
@@ -169,8 +171,6 @@ impl Simulator {
                     let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| window(&mut lock(&cores[0]), &shared, end, 0)));
                     ctl.barrier.wait();
                     if ok.is_err() || ctl.failed.load(Ordering::Acquire) {
-                        ctl.quit.store(true, Ordering::Release);
-                        ctl.barrier.wait();
                         panic!("a handler of a threaded run panicked (its message is above)");
                     }
                 }
@@ -194,10 +194,10 @@ impl Simulator {
                     }
                 }
                 start = end;
-            };
+            }));
             ctl.quit.store(true, Ordering::Release);
             ctl.barrier.wait();
-            ended
+            outcome.unwrap_or_else(|p| std::panic::resume_unwind(p))
         });
         self.barrier(&cores, &cut);
         // one core again, for the end-of-run checks and the results
