@@ -106,6 +106,21 @@ impl Chart {
     /// Rasterise with `series[i] = (x, y)` and return the PNG's bytes.
     pub fn png(&self, series: &[(&[f64], &[f64])], font: &[u8]) -> Result<Vec<u8>, ChartError> {
         let pixmap = draw::render(self, series, font)?;
-        pixmap.encode_png().map_err(|e| ChartError(format!("png: {e}")))
+        png_rgb(&pixmap).map_err(|e| ChartError(format!("png: {e}")))
     }
+}
+
+/// The figure as an 8-bit RGB PNG: the background is opaque white, so alpha carries nothing
+/// (tiny-skia's own encoder writes RGBA: 275 KB instead of 178 KB for the incast figure).
+/// Adaptive row filters, fast deflate (the default level gives 110 KB for ≈ 30 ms more CPU).
+fn png_rgb(pm: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    let rgb: Vec<u8> = pm.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, pm.width(), pm.height());
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.set_compression(png::Compression::Fast);
+    enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    enc.write_header()?.write_image_data(&rgb)?;
+    Ok(out)
 }
