@@ -190,7 +190,7 @@ impl Scoreboard {
 
     /// Recompute `pipe` (SetPipe, §4) and NextSeg's rule 1 from the scoreboard.
     pub fn update(&mut self, snd_una: u64, high_sent: u64, smss: u64) {
-        if self.sacked.is_empty() && !self.in_recovery {
+        if self.sacked.is_empty() && self.relost.is_empty() && !self.in_recovery {
             self.pipe = high_sent - snd_una;
             self.next_rtx = None;
             return;
@@ -201,7 +201,7 @@ impl Scoreboard {
         // (a) unSACKed bytes not lost count once; (b) retransmitted ones count (again)
         // (a lost retransmission counts no more: it left the network)
         self.relost.trim_below(snd_una);
-        self.pipe = unsacked(lost, high_sent) + unsacked(snd_una, rxt) - self.relost.bytes_within(snd_una, rxt);
+        self.pipe = (unsacked(lost, high_sent) + unsacked(snd_una, rxt)).saturating_sub(self.relost.bytes_within(snd_una, rxt));
         if let Some(r) = self.relost.as_slice().first() {
             self.next_rtx = Some(r.start); // a lost retransmission goes again first
             return;
@@ -229,8 +229,6 @@ impl Scoreboard {
             self.in_recovery = false;
             self.after_timeout = false;
             self.lost_until = 0;
-            self.rtx_log.clear();
-            self.relost.clear();
         }
         if len > 0 {
             // RFC 8985 §6.2 (RACK): a segment is lost once a segment sent after it is delivered
@@ -252,7 +250,8 @@ impl Scoreboard {
             // §5 step 4: the first unacknowledged segment is lost
             self.in_recovery = true;
             self.recovery_point = high_sent;
-            self.high_rxt = snd_una;
+            // what the last episode retransmitted beyond its recovery point is still in flight
+            self.high_rxt = self.high_rxt.max(snd_una);
             self.episodes += 1;
             entered = true;
         }
