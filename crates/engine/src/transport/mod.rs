@@ -63,8 +63,14 @@ pub struct Sender {
     /// SACK recovery's scoreboard (`host.recovery = "sack"`); None: go-back-N. With it, `snd_nxt`
     /// is the next segment to send (a hole to repair, else `high_sent`) and `pipe` is in flight.
     pub sack: Option<Box<sack::Scoreboard>>,
+    /// The scoreboard's `pipe`, kept here for the NIC's per-packet window check; `NO_PIPE` under
+    /// go-back-N.
+    pub pipe: u64,
     pub cc: Box<dyn CongestionControl>,
 }
+
+/// `Sender::pipe` of a go-back-N flow.
+pub const NO_PIPE: u64 = u64::MAX;
 
 impl Sender {
     /// The window has room for another packet and data is left to send.
@@ -75,9 +81,18 @@ impl Sender {
     /// Bytes in flight: RFC 6675's `pipe` under SACK recovery, else all sent and not acknowledged.
     #[inline]
     pub fn in_flight(&self) -> u64 {
-        match &self.sack {
-            Some(s) => s.pipe,
-            None => self.snd_nxt - self.snd_una,
+        if self.pipe == NO_PIPE {
+            self.snd_nxt - self.snd_una
+        } else {
+            self.pipe
+        }
+    }
+    /// Copy the scoreboard's `pipe` and next segment after it changed (SACK recovery only).
+    #[inline]
+    pub fn sync_sack(&mut self) {
+        if let Some(s) = &self.sack {
+            self.pipe = s.pipe;
+            self.snd_nxt = s.next_seq(self.high_sent);
         }
     }
     /// Read back window and pacing rate after a congestion-control callback.
@@ -167,6 +182,7 @@ impl Endpoint {
                 host_queue: None,
                 seq_base: 0,
                 sack: None,
+                pipe: NO_PIPE,
                 cc,
             },
             rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX, ooo: None },
@@ -185,6 +201,7 @@ impl Endpoint {
     pub fn use_sack(&mut self, mss: u64) {
         let n = sack::capacity(mss);
         self.tx.sack = Some(Box::new(sack::Scoreboard::new(n)));
+        self.tx.pipe = 0;
         self.rx.ooo = Some(Box::new(sack::Ranges::new(n)));
     }
 
@@ -342,6 +359,7 @@ impl Transport {
         f.tx.snd_nxt = f.tx.snd_una;
         if let Some(s) = &mut f.tx.sack {
             s.on_timeout(f.tx.snd_una, f.tx.high_sent, host.payload_bytes as u64);
+            f.tx.sync_sack();
         }
         f.tx.cc.on_timeout(now);
         f.tx.refresh();

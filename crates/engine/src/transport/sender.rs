@@ -48,7 +48,7 @@ impl Transport {
         if let Some(s) = &mut f.tx.sack {
             // SACK: next is the scoreboard's next hole, else new data (NextSeg)
             s.on_sent(seq, payload, resend, f.tx.snd_una, f.tx.high_sent, w.payload);
-            f.tx.snd_nxt = s.next_seq(f.tx.high_sent);
+            f.tx.sync_sack();
         }
         // the window is the limit if it has no room for another full packet now, counting what a
         // Linux sender would hold in its host queue (host_queue.rs, tcp_is_cwnd_limited)
@@ -132,10 +132,10 @@ impl Transport {
         let (mut sack_loss, mut recovering, mut snd_nxt) = (false, false, f.tx.snd_nxt);
         if let Some(s) = &mut f.tx.sack {
             sack_loss = s.on_ack(f.tx.snd_una, f.tx.high_sent, p.data_seq, p.payload as u64, smss);
-            f.tx.snd_nxt = s.next_seq(f.tx.high_sent);
             // the controller sees Linux's snd_nxt (the highest sent), and no growth in fast
             // recovery: Linux calls no cong_avoid in CA_Recovery (tcp_cong_control)
             (recovering, snd_nxt) = (s.fast_recovery(), f.tx.high_sent);
+            f.tx.sync_sack();
         }
         if p.kind == Kind::Nack {
             // go back N, as RDMA NICs do
