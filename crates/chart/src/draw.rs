@@ -54,6 +54,37 @@ fn stroke(style: &Style, px_per_pt: f64) -> Stroke {
     s
 }
 
+/// Stroke the polyline through `pts` (pixels) in `style`; a non-finite point lifts the pen.
+fn polyline(
+    pm: &mut Pixmap,
+    pts: impl IntoIterator<Item = (f64, f64)>,
+    style: &Style,
+    px_per_pt: f64,
+    mask: Option<&Mask>,
+) -> Result<(), ChartError> {
+    let mut pb = PathBuilder::new();
+    let mut pen_down = false;
+    for (x, y) in pts {
+        if !(x.is_finite() && y.is_finite()) {
+            pen_down = false;
+            continue;
+        }
+        // far outside the panel is still outside after clamping (f32 keeps its precision)
+        let (qx, qy) = (x.clamp(-1e6, 1e6) as f32, y.clamp(-1e6, 1e6) as f32);
+        if pen_down {
+            pb.line_to(qx, qy);
+        } else {
+            pb.move_to(qx, qy);
+            pen_down = true;
+        }
+    }
+    if let Some(path) = pb.finish() {
+        let c = parse_color(&style.color)?;
+        pm.stroke_path(&path, &paint(c), &stroke(style, px_per_pt), Transform::identity(), mask);
+    }
+    Ok(())
+}
+
 /// A straight segment stroked solid.
 fn segment(pm: &mut Pixmap, a: (f64, f64), b: (f64, f64), color: ColorU8, width_px: f64, mask: Option<&Mask>) {
     let mut pb = PathBuilder::new();
@@ -105,15 +136,9 @@ pub fn render(chart: &Chart, series: &[(&[f64], &[f64])], font: &[u8]) -> Result
             Rect::from_ltrb(a.l as f32, a.t as f32, a.r as f32, a.b as f32).ok_or_else(|| ChartError("chart: panel has no area".into()))?;
         mask.fill_path(&PathBuilder::from_rect(rect), FillRule::Winding, false, Transform::identity());
         // reference lines under everything (zorder 1), then the grid, then the series
-        let (refs, data): (Vec<_>, Vec<_>) = panel.lines.iter().partition(|l| l.y.is_some());
-        for line in refs {
-            let y = py(line.y.unwrap_or(0.0));
-            let mut pb = PathBuilder::new();
-            pb.move_to(a.l as f32, y as f32);
-            pb.line_to(a.r as f32, y as f32);
-            if let Some(path) = pb.finish() {
-                let c = parse_color(&line.style.color)?;
-                pm.stroke_path(&path, &paint(c), &stroke(&line.style, ppt), Transform::identity(), Some(&mask));
+        for line in &panel.lines {
+            if let Some(y) = line.y {
+                polyline(&mut pm, [(a.l, py(y)), (a.r, py(y))], &line.style, ppt, Some(&mask))?;
             }
         }
         let grid = ColorU8::from_rgba(0xb0, 0xb0, 0xb0, 77);
@@ -123,29 +148,11 @@ pub fn render(chart: &Chart, series: &[(&[f64], &[f64])], font: &[u8]) -> Result
         for &y in &yt {
             segment(&mut pm, (a.l, py(y)), (a.r, py(y)), grid, FRAME_PT * ppt, Some(&mask));
         }
-        for line in data {
+        for line in &panel.lines {
             let Some(k) = line.series else { continue };
             let (xs, ys) = series.get(k).ok_or_else(|| ChartError(format!("chart: no series {k}")))?;
-            let mut pb = PathBuilder::new();
-            let mut pen_down = false;
-            for (&x, &y) in xs.iter().zip(ys.iter()) {
-                if !(x.is_finite() && y.is_finite()) {
-                    pen_down = false;
-                    continue;
-                }
-                // far outside the panel is still outside after clamping (f32 keeps its precision)
-                let (qx, qy) = (px(x).clamp(-1e6, 1e6) as f32, py(y).clamp(-1e6, 1e6) as f32);
-                if pen_down {
-                    pb.line_to(qx, qy);
-                } else {
-                    pb.move_to(qx, qy);
-                    pen_down = true;
-                }
-            }
-            if let Some(path) = pb.finish() {
-                let c = parse_color(&line.style.color)?;
-                pm.stroke_path(&path, &paint(c), &stroke(&line.style, ppt), Transform::identity(), Some(&mask));
-            }
+            let pts = xs.iter().zip(ys.iter()).map(|(&x, &y)| (px(x), py(y)));
+            polyline(&mut pm, pts, &line.style, ppt, Some(&mask))?;
         }
         // frame, ticks outside it, their labels
         let frame = FRAME_PT * ppt;
@@ -214,13 +221,7 @@ fn legend(pm: &mut Pixmap, chart: &Chart, fonts: &Fonts, bottom: f64, cx: f64) -
         for r in 0..rows {
             let Some(e) = chart.legend.get(c * rows + r) else { break };
             let yc = top + r as f64 * (lh + row_gap) + lh / 2.0;
-            let mut pb = PathBuilder::new();
-            pb.move_to(x as f32, yc as f32);
-            pb.line_to((x + handle) as f32, yc as f32);
-            if let Some(path) = pb.finish() {
-                let color = parse_color(&e.style.color)?;
-                pm.stroke_path(&path, &paint(color), &stroke(&e.style, ppt), Transform::identity(), None);
-            }
+            polyline(pm, [(x, yc), (x + handle, yc)], &e.style, ppt, None)?;
             let black = ColorU8::from_rgba(0, 0, 0, 255);
             fonts.draw(pm, &e.label, chart.legend_pt, x + handle + text_pad, yc, Align::Start, Align::Center, false, black);
         }
