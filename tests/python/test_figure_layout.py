@@ -9,26 +9,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dccsim import engine, experiments, figure_layout, figure_split, runner
+from dccsim import engine, experiments, figure_layout, runner
 from dccsim.overrides import resolve as resolve_overrides
 
 pytestmark = pytest.mark.engine
-
-
-def _drawn(analysis, scn, series):
-    """The matplotlib Figure `analysis.figure` builds (captured at plots.save, nothing written)."""
-    captured = {}
-
-    class Capture:
-        def save(self, fig, path, dpi, metadata):
-            captured["fig"] = fig
-
-    figure_split.activate(Capture())
-    try:
-        analysis.figure(scn, series, "unused.png")
-    finally:
-        figure_split.activate(None)
-    return captured["fig"]
 
 
 def _described(analysis, scn, series, monkeypatch) -> dict:
@@ -65,10 +49,6 @@ def _incast_series(scn, tables, metrics, scale=1.0):
     ps["queue_bytes"] = (np.asarray(ps["queue_bytes"]) * scale).astype(np.int64)
     t["port_series"] = ps
     return {v.slug: (v, t, metrics) for v in scn.variants()}
-
-
-def _legend_texts(fig):
-    return [t.get_text() for leg in fig.legends for t in leg.get_texts()]
 
 
 def test_grid_has_at_most_four_columns_and_fits_a_report_column():
