@@ -41,7 +41,7 @@ lint:
 	$(PY) tools/check_imports.py
 
 test-rust:
-	cargo test --release -p dccsim-engine
+	cargo test --release -p dccsim-engine -p dccsim-chart
 
 # As root, the testbed tests run: install their tools first and fail loudly if that fails.
 # Not root: they are skipped, and pytest's summary says how many and why (tests/testbed/conftest.py).

@@ -88,6 +88,11 @@ def topology_facts(topology: dict) -> tuple[int, tuple[str, ...], int]:
     return hosts, tuple(names), ports
 
 
+def line_chart(spec: str, xs: list, ys: list, font: str, path: str) -> None:
+    """Draw a chart described by `spec` (JSON, crates/chart) natively and write its PNG (chart.py)."""
+    _module().line_chart(spec, xs, ys, font, path)
+
+
 def poll_events() -> int:
     """Events between two calls of a run's `progress` callback."""
     return int(_module().POLL_EVENTS)

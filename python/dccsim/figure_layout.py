@@ -48,7 +48,7 @@ def _header(fig, scenario, lines: list[str], height: float) -> None:
 PANEL_TITLE_IN = 0.3  # a panel's title above its axes
 
 
-def _top(lines: list[str], legend_labels: int, legend_cols: int, panel_titles: bool = False) -> float:
+def figure_top(lines: list[str], legend_labels: int, legend_cols: int, panel_titles: bool = False) -> float:
     """Inches above the panels: title lines, then the legend's rows (then the panels' titles)."""
     rows = math.ceil(legend_labels / legend_cols) if legend_labels else 0
     return 0.2 + 0.2 * len(lines) + 0.22 * rows + 0.12 + (PANEL_TITLE_IN if panel_titles else 0.0)
@@ -77,7 +77,7 @@ def grid(
     left, right = 0.7, (0.75 if twin else 0.2)
     width = min(MAX_WIDTH_IN, left + right + ncols * panel_w + (ncols - 1) * gap)
     lines = title_lines(scenario, width)
-    top, bottom, vgap = _top(lines, legend_labels, LEGEND_COLS, panel_titles=True), 0.5, 0.62
+    top, bottom, vgap = figure_top(lines, legend_labels, LEGEND_COLS, panel_titles=True), 0.5, 0.62
     height = top + bottom + nrows * panel_h + (nrows - 1) * vgap
     fig, axes = new_figure(nrows, ncols, figsize=(width, height), squeeze=False, fixed_titles=True, **kw)
     flat = [ax for row in axes for ax in row]
@@ -96,30 +96,6 @@ def grid(
         ax.tick_params(labelsize=FONT - 1)
     _header(fig, scenario, lines, height)
     return fig, flat[:n], ncols
-
-
-def stacked(rows: int, scenario, width: float = 7.0, panel_h: float = 2.2, legend_labels: int = 0):
-    """(figure, [axes]) of `rows` panels above each other sharing the time axis: the paper's
-    overlay, every variant a line in each panel, the title and the legend above them."""
-    from .plots import new_figure
-
-    lines = title_lines(scenario, width)
-    top = _top(lines, legend_labels, LEGEND_COLS)
-    bottom, vgap, left, right = 0.5, 0.3, 0.75, 0.25
-    height = top + bottom + rows * panel_h + (rows - 1) * vgap
-    fig, axes = new_figure(rows, 1, figsize=(width, height), squeeze=False, fixed_titles=True, sharex=True)
-    fig.subplots_adjust(
-        left=left / width,
-        right=1 - right / width,
-        bottom=bottom / height,
-        top=1 - top / height,
-        hspace=vgap / panel_h,
-    )
-    flat = [row[0] for row in axes]
-    for ax in flat:
-        ax.tick_params(labelsize=FONT)
-    _header(fig, scenario, lines, height)
-    return fig, flat
 
 
 LEGEND_COLS = 4

@@ -88,6 +88,11 @@ class FigureWorker:
             import gc
 
             from . import plots
+            from .analysis import ANALYSES
+
+            if ANALYSES[analysis].NATIVE_FIGURE:  # no matplotlib (chart.py)
+                ANALYSES[analysis].figure(scn, series, path)
+                return
 
             # the runs' objects (scenario, tables, engine results) are not garbage: kept out of
             # the collector's full passes while matplotlib allocates (gc.freeze), put back after.
@@ -100,8 +105,6 @@ class FigureWorker:
             try:
                 plots.import_matplotlib(lean=self._lean)
                 import matplotlib
-
-                from .analysis import ANALYSES
 
                 ANALYSES[analysis].figure(scn, series, path)
             finally:
@@ -148,9 +151,13 @@ def prestart() -> None:
         _prestarted = FigureWorker(fork=cores.usable() > 1, lean=True)
 
 
-def take() -> FigureWorker:
-    """The prestarted worker if there is one, else a new one."""
+def take(native: bool = False) -> FigureWorker:
+    """The prestarted worker if there is one, else a new one. `native`: the analysis draws its
+    figure without matplotlib (chart.py): in this process, and a prestarted child is stopped."""
     global _prestarted
+    if native:
+        discard_prestarted()
+        return FigureWorker(fork=False)
     worker, _prestarted = _prestarted, None
     return worker if worker is not None else FigureWorker()
 

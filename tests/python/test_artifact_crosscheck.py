@@ -152,6 +152,20 @@ def test_port_series_and_pfc_parsers(cc):
         cc.parse_pfc("1 2 3 4 9\n")
 
 
+def test_a_running_artifacts_unfinished_last_line_is_left_out(cc):
+    # fct.txt and pfc.txt are written line by line while the artifact runs: a file read (or left
+    # by a killed run) mid-write ends in a line without its newline, which is not a record yet
+    ports = cc.source_ports(FLOWS, 0)
+    done = f"{ip(2)} {ip(16)} 10000 100 50000 1000000 20000 17000\n"
+    got = cc.parse_fct(done + f"{ip(0)} {ip(16)} 10002 100 2800 15", ports)
+    assert got["flow_id"].tolist() == [3]
+    assert cc.parse_fct(done, ports)["flow_id"].tolist() == [3]
+    ev = cc.parse_pfc("1000 256 1 17 2\n23692", 0)
+    assert ev == [(1_000_000, 256, 17, "pause_tx")]
+    with pytest.raises(cc.CrossCheckError, match="pfc.txt line 1"):
+        cc.parse_pfc("23692\n1000 256 1 17 2\n")  # a short line with its newline is an error
+
+
 def test_resample_takes_the_last_sample_at_or_before_each_instant(cc):
     t = np.array([0, 10, 20, 30])
     q = np.array([1, 2, 3, 4])

@@ -81,10 +81,27 @@ def test_a_scenario_without_analysis_gets_the_overview_figure_and_report(tmp_pat
     assert "No figures" not in page and "href='overview.png'" in page
 
 
+def _drawn(analysis, scn, series):
+    """The matplotlib Figure `analysis.figure` builds (captured at plots.save, nothing written)."""
+    from dccsim import figure_split
+
+    captured = {}
+
+    class Capture:
+        def save(self, fig, path, dpi, metadata):
+            captured["fig"] = fig
+
+    figure_split.activate(Capture())
+    try:
+        analysis.figure(scn, series, "never-written.png")
+    finally:
+        figure_split.activate(None)
+    return captured["fig"]
+
+
 def test_overview_panels_follow_what_was_recorded(tmp_path):
     from dccsim import engine, runner
     from dccsim.analysis import ANALYSES
-    from test_figure_layout import _drawn
 
     a = ANALYSES["overview"]
     scn = loads(SCENARIO)

@@ -23,6 +23,26 @@ def _small_incast():
     return scn, scn.variant("hpcc")
 
 
+# An experiment whose figure matplotlib draws (the incast overlay is drawn natively, chart.py):
+# the figure worker's tests run it, one variant
+MPL = ("tbtcp-queue", "tbtcp-alpha-0-1")
+
+
+def _mpl_series(n: int = 1):
+    """(scenario, analysis name, series) of MPL's variant (n = 1) or first n variants, as the
+    runner hands them over."""
+    from dccsim.analysis import ANALYSES
+
+    scn = experiments.get(MPL[0])
+    name = scn.experiment.analysis
+    series = {}
+    for v in [scn.variant(MPL[1])] if n == 1 else scn.variants()[:n]:
+        res = engine.run(scn.to_engine_config(v))
+        t = runner.frames(res)
+        series[v.slug] = (v, t, ANALYSES[name].variant_metrics(scn, v, t, res["summary"]))
+    return scn, name, series
+
+
 def test_engine_returns_numpy_columns_of_the_schema():
     scn, v = _small_incast()
     res = engine.run(scn.to_engine_config(v))
@@ -73,7 +93,7 @@ def test_run_path_imports_neither_pandas_nor_matplotlib(tmp_path):
         pytest.skip("one core: the figure is drawn in-process (test_one_core_draws_in_process)")
     code = (
         "import sys, json; from dccsim import cli; "
-        f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--quiet', '--out', {str(tmp_path / 'o')!r}]); "
+        f"rc = cli.main(['run', {MPL[0]!r}, '--variant', {MPL[1]!r}, '--quiet', '--out', {str(tmp_path / 'o')!r}]); "
         "print(json.dumps([rc] + sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'matplotlib'))))"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
@@ -81,7 +101,7 @@ def test_run_path_imports_neither_pandas_nor_matplotlib(tmp_path):
     assert p.returncode == 0, p.stderr
     last = p.stdout.strip().splitlines()[-1]
     assert last == "[0]", last
-    assert (tmp_path / "o" / "incast.png").stat().st_size > 10_000
+    assert (tmp_path / "o" / "queue.png").stat().st_size > 10_000
 
 
 def test_json_run_path_skips_the_optional_imports(tmp_path):
@@ -149,7 +169,7 @@ def test_one_core_draws_in_process(tmp_path):
     code = (
         f"import os; os.sched_setaffinity(0, {{{one}}}); "
         "import sys, json; from dccsim import cli; "
-        f"rc = cli.main(['run', 'powertcp-incast', '--variant', 'hpcc', '--quiet', '--out', {str(tmp_path / 'one')!r}]); "
+        f"rc = cli.main(['run', {MPL[0]!r}, '--variant', {MPL[1]!r}, '--quiet', '--out', {str(tmp_path / 'one')!r}]); "
         "print(json.dumps([rc, 'multiprocessing' in sys.modules, 'matplotlib' in sys.modules]))"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
@@ -157,15 +177,11 @@ def test_one_core_draws_in_process(tmp_path):
     assert p.returncode == 0, p.stderr
     # no worker (multiprocessing never imported); matplotlib imported here, to draw
     assert json.loads(p.stdout.strip().splitlines()[-1]) == [0, False, True]
-    from dccsim.analysis import incast
     from dccsim.figure_worker import FigureWorker
 
-    scn, v = _small_incast()
-    res = engine.run(scn.to_engine_config(v))
-    t = runner.frames(res)
-    series = {v.slug: (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))}
-    FigureWorker(fork=True).draw("incast", scn, series, tmp_path / "worker.png")
-    assert (tmp_path / "one" / "incast.png").read_bytes() == (tmp_path / "worker.png").read_bytes()
+    scn, name, series = _mpl_series(1)
+    FigureWorker(fork=True).draw(name, scn, series, tmp_path / "worker.png")
+    assert (tmp_path / "one" / "queue.png").read_bytes() == (tmp_path / "worker.png").read_bytes()
 
 
 def test_lean_matplotlib_import_skips_3d_and_the_set_docstrings_and_restores_both():
@@ -194,10 +210,15 @@ def test_lean_matplotlib_import_skips_3d_and_the_set_docstrings_and_restores_bot
 def test_meta_names_the_matplotlib_that_drew_the_figure(tmp_path):
     import matplotlib
 
-    p = dccsim("run", "powertcp-incast", "--variant", "hpcc", "--quiet", "--out", tmp_path / "o")
+    p = dccsim("run", MPL[0], "--variant", MPL[1], "--quiet", "--out", tmp_path / "o")
     assert p.returncode == 0, p.stderr
     meta = json.loads((tmp_path / "o" / "meta.json").read_text())
     assert meta["libraries"]["matplotlib"] == matplotlib.__version__
+    # the natively drawn incast figure names no matplotlib: none drew it
+    p = dccsim("run", "powertcp-incast", "--variant", "hpcc", "--quiet", "--out", tmp_path / "n")
+    assert p.returncode == 0, p.stderr
+    meta = json.loads((tmp_path / "n" / "meta.json").read_text())
+    assert "matplotlib" not in meta["libraries"] and (tmp_path / "n" / "incast.png").is_file()
 
 
 def test_no_figures_flag(tmp_path):
@@ -212,19 +233,14 @@ def test_no_figures_flag(tmp_path):
 
 
 def test_figure_worker_draws_the_same_bytes_as_in_process(tmp_path):
-    from dccsim.analysis import incast
+    from dccsim.analysis import ANALYSES
     from dccsim.figure_worker import FigureWorker
 
-    scn, _ = _small_incast()
-    series = {}
-    for v in scn.variants()[:2]:
-        res = engine.run(scn.to_engine_config(v))
-        t = runner.frames(res)
-        series[v.slug] = (v, t, incast.ANALYSIS.variant_metrics(scn, v, t, res["summary"]))
+    scn, name, series = _mpl_series(2)
     w = FigureWorker(fork=True)
     assert w._proc is not None  # Linux: a real child process
-    w.draw("incast", scn, series, tmp_path / "worker.png")
-    incast.ANALYSIS.figure(scn, series, tmp_path / "inproc.png")
+    w.draw(name, scn, series, tmp_path / "worker.png")
+    ANALYSES[name].figure(scn, series, tmp_path / "inproc.png")
     assert (tmp_path / "worker.png").read_bytes() == (tmp_path / "inproc.png").read_bytes()
 
 
@@ -488,20 +504,21 @@ def test_figure_worker_gets_only_the_tables_the_figure_reads(tmp_path):
     assert (tmp_path / "reduced.png").read_bytes() == (tmp_path / "full.png").read_bytes()
 
 
-def test_fixed_titles_draw_the_same_incast_png_as_matplotlibs_search(tmp_path, monkeypatch):
+def test_fixed_titles_draw_the_same_png_as_matplotlibs_search(tmp_path, monkeypatch):
     """`new_figure(fixed_titles=True)` is only a shortcut where matplotlib's title search finds
-    nothing to avoid: the incast figure with it and without it is the same PNG."""
-    from dccsim.analysis import incast
-
-    scn, series = _incast_series(3)
-    incast.ANALYSIS.figure(scn, series, tmp_path / "fixed.png")
+    nothing to avoid: a grid of titled panels with twin axes (figure_layout.grid, as the
+    per-variant figures draw them) with it and without it is the same PNG."""
+    _grid_figure(tmp_path / "fixed.png")
     searched = plots.new_figure
+    calls = []
 
     def searching(*a, fixed_titles=False, **kw):
+        calls.append(fixed_titles)
         return searched(*a, **kw)
 
     monkeypatch.setattr(plots, "new_figure", searching)
-    incast.ANALYSIS.figure(scn, series, tmp_path / "searched.png")
+    _grid_figure(tmp_path / "searched.png")
+    assert calls == [True]  # the figure asked for the shortcut, and this run drew without it
     assert (tmp_path / "fixed.png").read_bytes() == (tmp_path / "searched.png").read_bytes()
 
 

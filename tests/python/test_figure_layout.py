@@ -9,26 +9,20 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dccsim import engine, experiments, figure_layout, figure_split, runner
+from dccsim import engine, experiments, figure_layout, runner
 from dccsim.overrides import resolve as resolve_overrides
 
 pytestmark = pytest.mark.engine
 
 
-def _drawn(analysis, scn, series):
-    """The matplotlib Figure `analysis.figure` builds (captured at plots.save, nothing written)."""
+def _described(analysis, scn, series, monkeypatch) -> dict:
+    """The description (chart.Stacked.spec) of a natively drawn figure, captured at its save."""
+    from dccsim import chart
+
     captured = {}
-
-    class Capture:
-        def save(self, fig, path, dpi, metadata):
-            captured["fig"] = fig
-
-    figure_split.activate(Capture())
-    try:
-        analysis.figure(scn, series, "unused.png")
-    finally:
-        figure_split.activate(None)
-    return captured["fig"]
+    monkeypatch.setattr(chart.Stacked, "save", lambda self, path: captured.setdefault("spec", self.spec()))
+    analysis.figure(scn, series, "unused.png")
+    return captured["spec"]
 
 
 def _short_incast(scn=None):
@@ -57,10 +51,6 @@ def _incast_series(scn, tables, metrics, scale=1.0):
     return {v.slug: (v, t, metrics) for v in scn.variants()}
 
 
-def _legend_texts(fig):
-    return [t.get_text() for leg in fig.legends for t in leg.get_texts()]
-
-
 def test_grid_has_at_most_four_columns_and_fits_a_report_column():
     for n in range(1, 21):
         assert 1 <= figure_layout.columns(n) <= 4
@@ -73,41 +63,43 @@ def test_grid_has_at_most_four_columns_and_fits_a_report_column():
         assert len(fig.axes) == n  # the unused cells of the last row are removed
 
 
-def test_incast_is_one_overlay_with_a_legend_and_the_line_rate(incast_tables):
+def test_incast_is_one_overlay_with_a_legend_and_the_line_rate(incast_tables, monkeypatch):
     from dccsim.analysis import incast
 
     scn = _short_incast()
     series = _incast_series(scn, *incast_tables)
     n = len(series)
     assert n >= 7  # the issue's count (7) and more
-    fig = _drawn(incast.ANALYSIS, scn, series)
-    w, h = fig.get_size_inches()
+    spec = _described(incast.ANALYSIS, scn, series, monkeypatch)
+    w, h = spec["width_in"], spec["height_in"]
     assert w <= figure_layout.MAX_WIDTH_IN and h / w >= 0.6  # not a strip (was 3024×360 px)
-    queue, thr = fig.axes
-    assert queue.get_shared_x_axes().joined(queue, thr)
-    legend = _legend_texts(fig)
+    queue, thr = spec["panels"]  # two panels under one x range (the chart shares it by design)
+    legend = [e["label"] for e in spec["legend"]]
     for v in scn.variants():
         assert any(t.startswith(v.name) for t in legend), v.name
     assert "line rate 25 Gbps" in legend
-    assert len([ln for ln in queue.get_lines() if not ln.get_label().startswith("DT")]) == n
-    rate = [ln for ln in thr.get_lines() if ln.get_label().startswith("line rate")][0]
-    assert rate.get_ydata()[0] == pytest.approx(25.0)
+    assert len([ln for ln in queue["lines"] if "series" in ln]) == n
+    assert len([ln for ln in thr["lines"] if "series" in ln]) == n
+    rate = [ln for ln in thr["lines"] if "y" in ln]
+    assert len(rate) == 1 and rate[0]["y"] == pytest.approx(25.0)
 
 
-def test_queue_axis_is_shared_or_fixed_by_the_scenario(incast_tables):
+def test_queue_axis_is_shared_or_fixed_by_the_scenario(incast_tables, monkeypatch):
     from dccsim.analysis import incast
 
+    def queue_ylim(scn, scale):
+        spec = _described(
+            incast.ANALYSIS, scn, _incast_series(_short_incast(), *incast_tables, scale=scale), monkeypatch
+        )
+        return spec["panels"][0]["ylim"]
+
     scn = _short_incast()
-    small = _drawn(incast.ANALYSIS, scn, _incast_series(scn, *incast_tables, scale=0.5))
-    large = _drawn(incast.ANALYSIS, scn, _incast_series(scn, *incast_tables, scale=1.0))
     # fitted to the data: the two runs' axes differ (this is what misled before)
-    assert small.axes[0].get_ylim() != large.axes[0].get_ylim()
+    assert queue_ylim(scn, 0.5) != queue_ylim(scn, 1.0)
     fixed = figure_layout.with_fixed_scale(scn)
-    a = _drawn(incast.ANALYSIS, fixed, _incast_series(scn, *incast_tables, scale=0.5))
-    b = _drawn(incast.ANALYSIS, fixed, _incast_series(scn, *incast_tables, scale=1.0))
-    assert a.axes[0].get_ylim() == b.axes[0].get_ylim()
+    assert queue_ylim(fixed, 0.5) == queue_ylim(fixed, 1.0)
     limit = incast.dt_limit(scn) / 1e3
-    assert a.axes[0].get_ylim()[1] == pytest.approx(limit * 1.05)
+    assert queue_ylim(fixed, 0.5)[1] == pytest.approx(limit * 1.05)
 
 
 def test_title_says_edited_from_the_catalog_experiment_only_when_edited():
@@ -124,13 +116,13 @@ def test_title_says_edited_from_the_catalog_experiment_only_when_edited():
     assert figure_layout.edited_from(dataclasses.replace(edited, name="mine")) is None
 
 
-def test_the_edited_title_reaches_the_figure(incast_tables):
+def test_the_edited_title_reaches_the_figure(incast_tables, monkeypatch):
     from dccsim.analysis import incast
 
     raw = experiments.raw_scenario("powertcp-incast")
     edited = _short_incast(resolve_overrides(*raw, ("switch.dt_alpha=0.5",), ()))
-    fig = _drawn(incast.ANALYSIS, edited, _incast_series(edited, *incast_tables))
-    assert "edited from catalog experiment 'powertcp-incast'" in fig._suptitle.get_text().replace("\n", " ")
+    spec = _described(incast.ANALYSIS, edited, _incast_series(edited, *incast_tables), monkeypatch)
+    assert "edited from catalog experiment 'powertcp-incast'" in " ".join(spec["title"])
 
 
 def test_fixed_scale_is_a_scenario_key_written_and_read_back():

@@ -37,16 +37,19 @@ def test_kernel_controls_are_named_exactly_and_map_to_the_simulators():
 def test_the_simulator_side_runs_linux_rto():
     """The testbed scenarios keep the simulator's 1 ms RTO (below their queueing delay); Linux's is
     at least 200 ms, and that is what the kernel ran under every algorithm (a struct_ops law never
-    sets the RTO), so every simulator side gets it."""
+    sets the RTO), so every simulator side gets it; likewise Linux's SACK loss recovery."""
     from dccsim.testbed import scenario, simside
 
     sc = scenario.load("testbed-shared-4", None, "300Mbps")
     assert sc.raw.get("host", {}).get("rto", "1ms") != "200ms"  # the scenario's own is not Linux's
+    assert sc.raw.get("host", {}).get("recovery", "go-back-n") == "go-back-n"
     for alg in ("powertcp", "theta-powertcp", "dctcp", "tbtcp", "swift"):
         assert simside._scenario(sc, alg).host.rto_ps == 200_000_000_000
+        assert simside._scenario(sc, alg).host.recovery == "sack"
     for alg, sim in (("cubic", "cubic"), ("reno", "reno"), ("linux-dctcp", "dctcp")):
         scn = simside._scenario(sc, alg)
         assert scn.host.rto_ps == 200_000_000_000
+        assert scn.host.recovery == "sack"
         assert scn.cc.algorithm == sim
     assert simside.sim_cc("linux-dctcp", {"g": 0.125}, sc.host_rate_bps, 1) == {
         "law": "linux",

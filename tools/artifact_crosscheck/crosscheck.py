@@ -265,13 +265,20 @@ def node_of_ip(hex_ip: str) -> int:
     return (int(hex_ip, 16) >> 8) & 0xFFFF
 
 
+def complete_lines(text: str) -> list[str]:
+    """The lines of an output file the artifact writes as it runs (fct.txt, pfc.txt): a last line
+    without its newline is one still being written (a running or killed run) and is left out."""
+    lines = text.split("\n")
+    return lines[:-1]  # "" after the final newline, or the unfinished last line
+
+
 def parse_fct(text: str, ports: dict, offset_ps: int = 0) -> dict:
     """fct.txt as dccsim flows columns (flow_id, src, dst, size_bytes, start_ps, end_ps,
     ideal_fct_artifact_ps), times shifted back by the export offset."""
     cols: dict = {
         k: [] for k in ("flow_id", "src", "dst", "size_bytes", "start_ps", "end_ps", "ideal_fct_artifact_ps")
     }
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(complete_lines(text), 1):
         f = line.split()
         if not f:
             continue
@@ -336,7 +343,7 @@ PFC_KINDS = {0: "resume_rx", 1: "pause_rx", 2: "pause_tx", 3: "resume_tx"}
 def parse_pfc(text: str, offset_ps: int = 0) -> list[tuple[int, int, int, str]]:
     """pfc.txt events: (time_ps, node, ifindex, kind)."""
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(complete_lines(text), 1):
         f = line.split()
         if not f:
             continue

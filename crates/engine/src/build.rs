@@ -3,7 +3,7 @@
 //! telemetry. Nothing here runs during the simulation.
 
 use crate::cc::{self, CcContext};
-use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig};
+use crate::config::{Config, ConfigError, Ecn, NicModel, PfcConfig, Recovery};
 use crate::core::{FlowId, PortId};
 use crate::fabric::circuit::Circuit;
 use crate::fabric::pfc::Pfc;
@@ -329,6 +329,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             if caps.linux_host_queue && cfg.host.nic == NicModel::Tcp {
                 let nic_bps = net.host_port(f.src).map_or(0, |p| net.ports[p as usize].rate_bps);
                 e.tx.host_queue = Some(HostQueue::new(nic_bps as f64));
+            }
+            if cfg.host.recovery == Recovery::Sack && !receiver_driven {
+                e.use_sack(cfg.host.payload_bytes as u64);
             }
             if f.subflows > 1 {
                 e.conn = conns.len() as u32;

@@ -9,6 +9,7 @@ pub mod config;
 pub mod core;
 pub mod fabric;
 pub mod footprint;
+pub mod huge_pages;
 pub mod invariants;
 pub mod nic;
 pub mod packet;
@@ -25,6 +26,11 @@ pub mod traffic;
 pub mod transport;
 
 pub use config::{Config, ConfigError};
+
+/// Every Rust allocation of a process that links the engine goes through `HugePageAlloc`: the
+/// system allocator, with blocks of 2 MiB and more advised onto huge pages (`huge_pages`).
+#[global_allocator]
+static ALLOC: huge_pages::HugePageAlloc = huge_pages::HugePageAlloc;
 pub use invariants::Violation;
 pub use results::Results;
 

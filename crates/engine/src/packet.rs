@@ -44,7 +44,8 @@ pub struct Packet {
     pub dst: u32,
     /// Bytes on the wire.
     pub size: u32,
-    /// Payload bytes (data) or 0.
+    /// Payload bytes (data) or 0; on the ACK of a flow with SACK recovery, the length of the
+    /// SACK block at `data_seq` (the acknowledged packet was kept out of order), else 0.
     pub payload: u16,
     pub kind: Kind,
     /// ECN: ECN-capable transport.

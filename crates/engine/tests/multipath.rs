@@ -85,11 +85,19 @@ fn two_paths_beat_one_when_the_nic_is_faster_than_a_path() {
 
 #[test]
 fn reassembly_survives_loss_and_reordering_across_subflows() {
+    for recovery in [Recovery::GoBackN, Recovery::Sack] {
+        reassembly_under_loss(recovery);
+    }
+}
+
+fn reassembly_under_loss(recovery: Recovery) {
     // a tiny shared buffer drops packets on both paths; path 1 is 20 µs longer than path 0, so
     // segments arrive out of DSN order at the receiver; every byte still arrives exactly once in
-    // order and the connection completes
+    // order and the connection completes, whichever way each subflow recovers its losses (under
+    // SACK a subflow's out-of-order segments reach the reassembly on arrival)
     let size = 3_000_000;
     let mut cfg = two_path(20 * G, vec![flow(size, 4)], "reno");
+    cfg.host.recovery = recovery;
     cfg.switch.buffer_bytes = 30_000;
     cfg.switch.ecn = Ecn::None;
     if let Topology::TwoPath { ref mut path1_delay_ps, .. } = cfg.topology {
@@ -104,6 +112,13 @@ fn reassembly_survives_loss_and_reordering_across_subflows() {
     assert_eq!(f.bytes_acked.iter().sum::<u64>(), size);
     assert!(f.delivered_bytes.iter().all(|&d| d == size), "{:?}", f.delivered_bytes);
     assert_conserved(&r);
+    let (rtx, rto) = (f.retransmits.iter().sum::<u64>(), f.timeouts.iter().sum::<u64>());
+    eprintln!("{recovery:?}: {rtx} retransmits, {rto} timeouts, {} drops", r.summary.data_packets_dropped);
+    if recovery == Recovery::Sack {
+        // each subflow resends only what was lost: one retransmission per drop
+        assert_eq!(rto, 0);
+        assert!(rtx <= r.summary.data_packets_dropped, "{rtx} retransmits");
+    }
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! dtypes from the same code that converts them, so the column list is written in one place;
 //! `parquet_table` encodes a table's Parquet file (parquet_out.rs), so a run needs no pyarrow.
 
+mod chart;
 mod columns;
 mod describe;
 mod parquet_out;
@@ -132,6 +133,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe::describe_algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(describe::check_cc, m)?)?;
     m.add_function(wrap_pyfunction!(parquet_out::parquet_table, m)?)?;
+    m.add_function(wrap_pyfunction!(chart::line_chart, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema::check_section, m)?)?;
     m.add_function(wrap_pyfunction!(plugin::plugin_describe, m)?)?;

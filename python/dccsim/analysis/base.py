@@ -60,6 +60,8 @@ class Base:
     NEEDS_SAMPLES: ClassVar[bool] = True
     FIGURE_TABLES: ClassVar[Optional[tuple[str, ...]]] = None
     PARALLEL_FIGURE: ClassVar[bool] = False
+    # drawn natively (chart.py), not with matplotlib: no figure process, no matplotlib import
+    NATIVE_FIGURE: ClassVar[bool] = False
 
 
 class ByPaper(Base):
@@ -73,7 +75,15 @@ class ByPaper(Base):
         self.default = default
         self.before = before
         first = figures[0]
-        for attr in ("KEYS", "REQUIRED", "FIGURE", "NEEDS_SAMPLES", "FIGURE_TABLES", "PARALLEL_FIGURE"):
+        for attr in (
+            "KEYS",
+            "REQUIRED",
+            "FIGURE",
+            "NEEDS_SAMPLES",
+            "FIGURE_TABLES",
+            "PARALLEL_FIGURE",
+            "NATIVE_FIGURE",
+        ):
             value = getattr(first, attr)
             if any(getattr(f, attr) != value for f in figures):
                 raise TypeError(f"the figures of one family disagree on {attr}")

@@ -203,6 +203,7 @@ class Incast(Base):
     KEYS = {"t0": "time", "bottleneck": "str", "paper": "str"}
     REQUIRED = ("t0", "bottleneck")
     FIGURE = "incast.png"
+    NATIVE_FIGURE = True  # drawn by chart.Stacked (the main job's figure: no matplotlib import)
     FIGURE_TABLES = ("port_series", "ports")  # all figure() reads (the flow series stay in the parent)
 
     def check(self, scn) -> None:
@@ -331,7 +332,8 @@ class Incast(Base):
 
         `series` maps slug -> (variant, tables, metrics dict)."""
         from .. import figure_layout as lay
-        from ..plots import decimate, save
+        from ..chart import Stacked
+        from ..plots import decimate
 
         p = scenario.experiment.params
         t0 = p["t0"]
@@ -349,35 +351,40 @@ class Incast(Base):
         fixed = lay.fixed_scale(scenario)
         # the DT limit is drawn (and in the legend) only where the queue axis reaches it
         show_limit = limit is not None and (fixed or limit <= qmax * 1.15)
-        fig, (axq, axt) = lay.stacked(2, scenario, legend_labels=len(data) + 1 + show_limit)
+        fig = Stacked(2, scenario, legend_labels=len(data) + 1 + show_limit)
+        QUEUE, TPUT = 0, 1
         lo, hi = 0.0, 0.0
         for i, (variant, t, q, tt, gbps, rate, m) in enumerate(data):
-            style = {"color": f"C{i % 10}", "ls": ("-", "--", ":")[(i // 10) % 3]}
+            color, ls = f"C{i % 10}", ("-", "--", ":")[(i // 10) % 3]
             drops = m.get("packets_dropped")
             label = variant.name + (f" ({drops} drops)" if drops else "")
-            axq.plot(*decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS), lw=1.1, label=label, **style)
-            axt.plot((tt - t0) / PS_PER_MS, gbps, lw=0.9, **style)
+            fig.plot(
+                QUEUE,
+                *decimate((t - t0) / PS_PER_MS, q / 1e3, PLOT_POINTS),
+                label=label,
+                color=color,
+                ls=ls,
+                lw=1.1,
+            )
+            fig.plot(TPUT, (tt - t0) / PS_PER_MS, gbps, color=color, ls=ls, lw=0.9)
             lo = min(lo, (t[0] - t0) / PS_PER_MS)
             hi = max(hi, (t[-1] - t0) / PS_PER_MS)
         rate = data[0][5]
-        lay.reference(axt, rate / 1e9, f"line rate {rate / 1e9:g} Gbps")
         if show_limit:
-            lay.reference(axq, limit, "DT limit α/(1+α)·buffer", ls=":")
+            fig.reference(QUEUE, limit, "DT limit α/(1+α)·buffer", ls=":")
+        fig.reference(TPUT, rate / 1e9, f"line rate {rate / 1e9:g} Gbps")
         # the paper's window, -0.5..2.5 ms around t0, clipped to what was simulated
-        axt.set_xlim(max(-0.5, lo), min(2.5, hi))
+        fig.set_xlim(max(-0.5, lo), min(2.5, hi))
         if fixed:  # from the scenario only: the most one port can queue, whatever the run did
             cap = limit if limit is not None else scenario.switch.buffer_bytes / 1e3
-            axq.set_ylim(0, cap * 1.05)
+            fig.set_ylim(QUEUE, 0, cap * 1.05)
         else:
-            axq.set_ylim(0, max(qmax * 1.1, limit * 1.05 if show_limit else 0.0))
-        axt.set_ylim(0, rate / 1e9 * 1.15)
-        axq.set_ylabel("queue (KB)", fontsize=lay.FONT)
-        axt.set_ylabel("throughput (Gbps)", fontsize=lay.FONT)
-        axt.set_xlabel(f"time − t0 (ms), queue and throughput of {p['bottleneck']}", fontsize=lay.FONT)
-        for ax in (axq, axt):
-            ax.grid(alpha=0.3)
-        lay.legend(fig, [axq, axt])
-        save(fig, path)
+            fig.set_ylim(QUEUE, 0, max(qmax * 1.1, limit * 1.05 if show_limit else 0.0))
+        fig.set_ylim(TPUT, 0, rate / 1e9 * 1.15)
+        fig.set_ylabel(QUEUE, "queue (KB)")
+        fig.set_ylabel(TPUT, "throughput (Gbps)")
+        fig.set_xlabel(f"time − t0 (ms), queue and throughput of {p['bottleneck']}")
+        fig.save(path)
 
 
 class Fig4a(Incast):

@@ -21,6 +21,9 @@ KERNEL = {"cubic": "cubic", "reno": "reno", "bbr": "bbr", "linux-dctcp": "dctcp"
 # testbed algorithm -> the simulator's algorithm (None: it has none)
 SIM_COUNTERPART = {"cubic": "cubic", "reno": "reno", "linux-dctcp": "dctcp", "bbr": None}
 SIM_RTO = "200ms"  # Linux's TCP_RTO_MIN (the simulator's RTO is fixed: no backoff)
+# Linux recovers losses by SACK (net.ipv4.tcp_sack defaults to 1 and the testbed leaves it so):
+# the simulator's side of every comparison runs `host.recovery = "sack"` (transport/sack.rs)
+SIM_RECOVERY = "sack"
 AVAILABLE = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 
 

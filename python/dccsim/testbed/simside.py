@@ -13,6 +13,8 @@ What is matched (docs/testbed.md, "Sim vs testbed in one command"):
   - the retransmission timer: Linux's minimum RTO (`host.rto = 200ms`) for every algorithm, since
     the kernel's timer, not the scenario's `host.rto`, is what the testbed ran — a struct_ops
     congestion control (the eBPF laws) sets the window and pacing rate, never the RTO;
+  - loss recovery: Linux's SACK (`host.recovery = "sack"`, kernel_cc.SIM_RECOVERY) for every
+    algorithm, since the kernel's TCP recovers under all of them;
   - the marking when the scenario has `ecn = none`: DCTCP gets the testbed's step K (bytes, as
     recorded by the run), TBTCP the queue-cancelling curve p = q/(BDP + q) capped at 0.5 with
     BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
@@ -46,14 +48,15 @@ def sim_algorithm(alg: str) -> str:
 def _scenario(sc, alg: str, cc: dict | None = None):
     """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
     is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). Every
-    algorithm gets Linux's minimum RTO (kernel_cc.SIM_RTO): the kernel's timer ran under all of them."""
+    algorithm gets Linux's minimum RTO (kernel_cc.SIM_RTO) and SACK recovery (kernel_cc.SIM_RECOVERY):
+    the kernel's timer and recovery ran under all of them."""
     import copy
 
     from ..scenario import from_dict
 
     raw = copy.deepcopy(sc.raw)
     raw["cc"] = cc if cc is not None else {"algorithm": sim_algorithm(alg)}
-    raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO}
+    raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO, "recovery": kernel_cc.SIM_RECOVERY}
     if isinstance(raw.get("experiment"), dict):
         raw["experiment"].pop("variants", None)  # replaced by the one run matched to the testbed's
     scn = from_dict(raw, default_name=sc.name)
@@ -209,6 +212,7 @@ def run(
     matched = {
         "tau_ps": tau_ps,
         "rto_ps": scn.host.rto_ps,
+        "recovery": scn.host.recovery,
         "cc": cc.to_engine(),
         "ecn": ecn_to_engine(ecn if ecn is not None else scn.switch.ecn),  # {"kind", fields}
         "calibration": calibration,

@@ -114,7 +114,9 @@ pub trait CongestionControl: Send {
     fn on_ack(&mut self, ev: &AckEvent);
     /// The retransmission timer fired (the transport goes back to snd_una).
     fn on_timeout(&mut self, _now: Time) {}
-    /// A NACK (out-of-order arrival at the receiver) arrived; the transport goes back N.
+    /// A loss was detected: a NACK arrived (go-back-N recovery: the transport goes back N), or
+    /// SACK recovery entered fast recovery (once per episode, after that ACK's `on_ack`;
+    /// transport/sack.rs). The controller makes its loss reduction.
     fn on_nack(&mut self, _now: Time) {}
     /// A data packet of `bytes` payload left the NIC (for byte counters such as DCQCN's).
     fn on_send(&mut self, _now: Time, _bytes: u64) {}

@@ -46,6 +46,10 @@ crate::section! {
             key "nic", Type::Choice(&["tcp", "rdma", "rdma-study"]), Range::ANY,
             "The hosts' NIC: tcp (the controller's window alone), rdma (bytes in flight also capped at the flow's NIC rate × τ, the artifact's maxBdp window) or rdma-study (that cap except for DCQCN and TIMELY, as the PowerTCP study runs them).",
             source "ours: tcp (no NIC cap)";
+        recovery: Recovery = Recovery::GoBackN,
+            key "recovery", Type::Choice(&["go-back-n", "sack"]), Range::ANY,
+            "Loss recovery: go-back-n (the receiver drops out-of-order data and NACKs the gap, the sender resends from the first unacknowledged byte, as RDMA NICs do) or sack (the receiver keeps out-of-order data and reports it per ACK, the sender retransmits only the holes: RFC 6675 fast recovery with one window reduction per episode, as Linux TCP does). Receiver-driven (Homa) messages keep their own recovery.",
+            source "go-back-n: the evaluated simulators of the catalog's papers (PowerTCP, θ-PowerTCP, HPCC, DCQCN, TIMELY: the HPCC-derived RDMA NIC, rdma-hw.cc; AMP: an ns-3 MPTCP modelled on ns-3's NewReno, without SACK; TBTCP: ns-2, agent not stated; Poseidon: OMNeT++, recovery not stated) and the golden runs; sack: Linux (tcp_sack = 1 by default), which the testbed's --compare sets (docs/testbed.md)";
     }
     rules {}
 }
@@ -63,4 +67,16 @@ pub enum NicModel {
     /// cap on bytes in flight, every other controller the `maxBdp` cap of `Rdma`.
     #[serde(rename = "rdma-study")]
     RdmaStudy,
+}
+
+/// Loss recovery of the hosts' transport (`host.recovery`; transport/sack.rs).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub enum Recovery {
+    /// The receiver NACKs a gap and drops out-of-order data; the sender goes back to snd_una.
+    #[default]
+    #[serde(rename = "go-back-n")]
+    GoBackN,
+    /// RFC 6675 SACK-based recovery.
+    #[serde(rename = "sack")]
+    Sack,
 }

@@ -19,7 +19,7 @@ mod topology;
 pub use closed_loop::{ClosedLoop, NextDestination};
 pub use ecn::{CurveEcn, Ecn, RateRed, RedByRateEcn, RedEcn, StepEcn};
 pub use engine::EngineConfig;
-pub use host::{HostConfig, NicModel};
+pub use host::{HostConfig, NicModel, Recovery};
 pub use metrics::MetricsConfig;
 pub use pfc::{IngressPool, PfcConfig, PfcModel};
 pub use switch::{IntBytesMode, SwitchConfig, MAX_BUFFER_BYTES};

@@ -168,6 +168,30 @@ impl Fabric {
         }
     }
 
+    /// First stage of the event loop's look-ahead (the event three ahead): bring `port` toward
+    /// L1 by its address alone, so the second stage can read it without waiting.
+    #[inline]
+    pub fn prefetch_port(&self, port: PortId) {
+        if let Some(p) = self.ports.get(port as usize) {
+            crate::prefetch::lines(p, 5);
+        }
+    }
+
+    /// Second stage (the event two ahead): from the port, now cached, bring the ring entry that
+    /// names the packet its event will move — the link's head for a `LinkArrive`, the queue's
+    /// head for a `TxDone` — so that `prefetch_packet` (the next event) reads it without waiting.
+    #[inline]
+    pub fn prefetch_ring_head(&self, port: PortId, arrival: bool) {
+        let Some(p) = self.ports.get(port as usize) else { return };
+        if arrival {
+            if let Some(e) = p.link.front() {
+                crate::prefetch::lines(e, 1);
+            }
+        } else {
+            p.queue.prefetch_head(p.paused);
+        }
+    }
+
     /// The head packet of `port`'s link reaches the peer.
     pub fn link_arrive(&mut self, core: &mut Core, port: PortId) -> Handoff {
         core.stats.packet_hops += 1;

@@ -45,6 +45,13 @@ impl PrioQueues {
     pub fn peek(&self, paused: u8) -> Option<PktId> {
         self.fifo(self.first_ready(paused)?)?.front().map(|e| e.0)
     }
+    /// Prefetch the entry `peek(paused)` would read (look-ahead, `Fabric::prefetch_ring_head`).
+    #[inline]
+    pub fn prefetch_head(&self, paused: u8) {
+        if let Some(e) = self.first_ready(paused).and_then(|p| self.fifo(p)).and_then(|q| q.front()) {
+            crate::prefetch::lines(e, 1);
+        }
+    }
     /// The FIFO of priority `p`, if it exists.
     #[inline]
     fn fifo(&self, p: usize) -> Option<&Fifo> {

@@ -1,6 +1,7 @@
 //! The reliable transport: one endpoint pair per flow (the sender at `src`, the receiver at
-//! `dst`), with a byte sequence space, an ACK per data packet echoing INT/ECN/send time, go-back-N
-//! on NACK as RDMA NICs do, a retransmission timeout, and the flow's congestion controller, which
+//! `dst`), with a byte sequence space, an ACK per data packet echoing INT/ECN/send time, loss
+//! recovery by go-back-N on NACK as RDMA NICs do or by SACK as Linux TCP does (`host.recovery`,
+//! `sack`), a retransmission timeout, and the flow's congestion controller, which
 //! sees only events and returns a window and a pacing rate. Homa's receiver-driven grants are in
 //! `homa`. The NIC (`crate::nic`) decides when an endpoint may put a packet on the wire.
 
@@ -8,6 +9,7 @@ pub mod homa;
 pub mod host_queue;
 pub mod multipath;
 pub mod receiver;
+pub mod sack;
 pub mod sender;
 
 use crate::cc::{CongestionControl, Header};
@@ -58,14 +60,40 @@ pub struct Sender {
     /// Bytes of the earlier messages of this flow's connection: the controller sees one sequence
     /// space per connection (its `AckEvent` sequence numbers are offset by this).
     pub seq_base: u64,
+    /// SACK recovery's scoreboard (`host.recovery = "sack"`); None: go-back-N. With it, `snd_nxt`
+    /// is the next segment to send (a hole to repair, else `high_sent`) and `pipe` is in flight.
+    pub sack: Option<Box<sack::Scoreboard>>,
+    /// The scoreboard's `pipe`, kept here for the NIC's per-packet window check; `NO_PIPE` under
+    /// go-back-N.
+    pub pipe: u64,
     pub cc: Box<dyn CongestionControl>,
 }
+
+/// `Sender::pipe` of a go-back-N flow.
+pub const NO_PIPE: u64 = u64::MAX;
 
 impl Sender {
     /// The window has room for another packet and data is left to send.
     #[inline]
     pub fn window_open(&self, size: u64) -> bool {
-        self.snd_nxt < size && ((self.snd_nxt - self.snd_una) as f64) < self.cwnd
+        self.snd_nxt < size && (self.in_flight() as f64) < self.cwnd
+    }
+    /// Bytes in flight: RFC 6675's `pipe` under SACK recovery, else all sent and not acknowledged.
+    #[inline]
+    pub fn in_flight(&self) -> u64 {
+        if self.pipe == NO_PIPE {
+            self.snd_nxt - self.snd_una
+        } else {
+            self.pipe
+        }
+    }
+    /// Copy the scoreboard's `pipe` and next segment after it changed (SACK recovery only).
+    #[inline]
+    pub fn sync_sack(&mut self) {
+        if let Some(s) = &self.sack {
+            self.pipe = s.pipe;
+            self.snd_nxt = s.next_seq(self.high_sent);
+        }
     }
     /// Read back window and pacing rate after a congestion-control callback.
     #[inline]
@@ -80,6 +108,9 @@ pub struct Receiver {
     pub rcv_nxt: u64,
     pub last_nack_at: Time,
     pub last_nack_seq: u64,
+    /// Out-of-order data held above `rcv_nxt` under SACK recovery (allocated with the flow);
+    /// None: go-back-N (out-of-order data is dropped and NACKed).
+    pub ooo: Option<Box<sack::Ranges>>,
 }
 
 /// Timers: the controller's own (versioned, stale events ignored) and the retransmission timer.
@@ -150,9 +181,11 @@ impl Endpoint {
                 window_cap,
                 host_queue: None,
                 seq_base: 0,
+                sack: None,
+                pipe: NO_PIPE,
                 cc,
             },
-            rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX },
+            rx: Receiver { rcv_nxt: 0, last_nack_at: 0, last_nack_seq: u64::MAX, ooo: None },
             timers: Timers { cc_at: None, cc_version: 0, rto_deadline: 0, rto_pending: false, rto_backoff: 0 },
             stats: FlowStats::default(),
             homa,
@@ -160,6 +193,16 @@ impl Endpoint {
             conn: multipath::NO_CONN,
             subflow: 0,
         }
+    }
+
+    /// Recover losses by SACK (`host.recovery = "sack"`): the receiver keeps out-of-order data,
+    /// the sender a scoreboard (sack.rs). Allocated once, here, for the flow's lifetime.
+    /// `mss`: the payload of a full segment (it sizes the range lists, `sack::capacity`).
+    pub fn use_sack(&mut self, mss: u64) {
+        let n = sack::capacity(mss);
+        self.tx.sack = Some(Box::new(sack::Scoreboard::new(n)));
+        self.tx.pipe = 0;
+        self.rx.ooo = Some(Box::new(sack::Ranges::new(n)));
     }
 
     /// The flow may send now or later (window open, data left).
@@ -314,6 +357,10 @@ impl Transport {
         }
         f.stats.timeouts += 1;
         f.tx.snd_nxt = f.tx.snd_una;
+        if let Some(s) = &mut f.tx.sack {
+            s.on_timeout(f.tx.snd_una, f.tx.high_sent, host.payload_bytes as u64);
+            f.tx.sync_sack();
+        }
         f.tx.cc.on_timeout(now);
         f.tx.refresh();
         f.tx.next_send = now;
@@ -367,6 +414,9 @@ impl Transport {
         hosts
     }
 }
+
+#[cfg(test)]
+mod sack_tests;
 
 #[cfg(test)]
 mod rto_tests {

@@ -1,6 +1,6 @@
 //! Multipath connections (MPTCP-style). A connection owns N subflows; each subflow is an
-//! `Endpoint` of its own (own ECMP entropy, window, controller, RTO and go-back-N recovery on its
-//! own subflow sequence space), and the connection owns the data:
+//! `Endpoint` of its own (own ECMP entropy, window, controller, RTO and loss recovery, go-back-N or
+//! SACK (`host.recovery`), on its own subflow sequence space), and the connection owns the data:
 //!
 //! - one send buffer of `size` bytes, cut into segments of one payload each at a connection-level
 //!   data sequence number (DSN); a segment is handed to a subflow when it is first sent and stays
@@ -9,7 +9,10 @@
 //!   the sibling with room (window open, pacing due, active) and the lowest smoothed RTT, ties to
 //!   the subflow the NIC picked, then the lowest index (Linux MPTCP's default scheduler);
 //! - the receiver reassembles in DSN order across subflows (`Reassembly`), so data a subflow
-//!   delivers in its own order may wait for another subflow's gap;
+//!   delivers in its own order may wait for another subflow's gap; under SACK recovery a segment
+//!   a subflow holds out of order is handed to the reassembly when it arrives (the subflow keeps
+//!   ranges of its own sequence space, not their DSNs), which only moves when the connection-level
+//!   counters see it;
 //! - the connection is complete when every byte was handed out and every subflow has all of its
 //!   bytes acknowledged.
 //!

@@ -1,4 +1,5 @@
-//! The receiving side: in-order delivery, an ACK per data packet, throttled NACKs on a gap.
+//! The receiving side: in-order delivery, an ACK per data packet, throttled NACKs on a gap
+//! (go-back-N) or out-of-order data kept and reported as SACK blocks (sack.rs).
 
 use super::Transport;
 use crate::core::{Core, HostId};
@@ -55,7 +56,26 @@ impl Transport {
         let nack_interval = self.wire.host.nack_interval_ps;
         let f = &mut self.flows[p.flow as usize];
         let r = &mut f.rx;
-        let kind = if p.seq == r.rcv_nxt {
+        // SACK (sack.rs): out-of-order data is kept, and the ACK reports it as its SACK block
+        let mut sack_block = 0;
+        let kind = if let Some(ooo) = &mut r.ooo {
+            let fresh = if p.seq == r.rcv_nxt {
+                r.rcv_nxt = ooo.advance(r.rcv_nxt + p.payload as u64);
+                true
+            } else if p.seq > r.rcv_nxt && !ooo.contains(p.seq) && ooo.insert(p.seq, p.seq + p.payload as u64) {
+                sack_block = p.payload;
+                true
+            } else {
+                sack_block = if p.seq > r.rcv_nxt && ooo.contains(p.seq) { p.payload } else { 0 };
+                false // a duplicate, or no room for another range (dropped)
+            };
+            if fresh && f.conn != super::multipath::NO_CONN {
+                // the connection reassembles by DSN: a segment held out of order in its subflow is
+                // handed over on arrival, since the subflow keeps ranges, not their DSNs
+                self.conns[f.conn as usize].rx.deliver(p.data_seq, p.payload, self.wire.payload);
+            }
+            Kind::Ack
+        } else if p.seq == r.rcv_nxt {
             r.rcv_nxt += p.payload as u64;
             if f.conn != super::multipath::NO_CONN {
                 // a subflow delivers in its own order; the connection reassembles by DSN
@@ -82,6 +102,7 @@ impl Transport {
         let a = core.pool.get_mut(pkt);
         ack_header(a, kind, src, self.wire.ack_bytes, rcv_nxt);
         a.data_seq = p.seq;
+        a.payload = sack_block;
         if let Some(g) = &f.homa {
             a.grant_offset = g.granted;
             a.grant_prio = g.prio;

@@ -44,16 +44,21 @@ impl Transport {
         let was_idle = f.tx.snd_una >= f.tx.high_sent;
         f.stats.first_tx.get_or_insert(now);
         f.tx.snd_nxt += payload;
+        f.tx.high_sent = f.tx.high_sent.max(f.tx.snd_nxt);
+        if let Some(s) = &mut f.tx.sack {
+            // SACK: next is the scoreboard's next hole, else new data (NextSeg)
+            s.on_sent(seq, payload, resend, f.tx.snd_una, f.tx.high_sent, w.payload);
+            f.tx.sync_sack();
+        }
         // the window is the limit if it has no room for another full packet now, counting what a
         // Linux sender would hold in its host queue (host_queue.rs, tcp_is_cwnd_limited)
-        let in_flight = (f.tx.snd_nxt - f.tx.snd_una) as f64;
+        let in_flight = f.tx.in_flight() as f64;
         f.tx.cwnd_limited = match f.tx.host_queue {
             Some(h) if !f.tx.rate.is_finite() => {
                 h.cwnd_limited(f.tx.cwnd, in_flight, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, w.payload as f64)
             }
             _ => in_flight + w.payload as f64 > f.tx.cwnd,
         };
-        f.tx.high_sent = f.tx.high_sent.max(f.tx.snd_nxt);
         if f.tx.rate.is_finite() && f.tx.rate > 0.0 {
             f.tx.next_send = now + (size as f64 * 8.0 / f.tx.rate * 1e12) as u64;
         }
@@ -95,6 +100,7 @@ impl Transport {
         let p = *core.pool.get(pkt);
         let fid = p.flow;
         let rto = self.wire.host.rto_ps;
+        let smss = self.wire.payload;
         let f = &mut self.flows[fid as usize];
         if f.stats.done {
             return AckOutcome::Ignored;
@@ -122,6 +128,15 @@ impl Transport {
                 h.sample(crate::time::secs(now - p.sent_at));
             }
         }
+        // SACK (sack.rs): the ACK's block updates the scoreboard; a loss starts fast recovery
+        let (mut sack_loss, mut recovering, mut snd_nxt) = (false, false, f.tx.snd_nxt);
+        if let Some(s) = &mut f.tx.sack {
+            sack_loss = s.on_ack(f.tx.snd_una, f.tx.high_sent, p.data_seq, p.payload as u64, smss);
+            // the controller sees Linux's snd_nxt (the highest sent), and no growth in fast
+            // recovery: Linux calls no cong_avoid in CA_Recovery (tcp_cong_control)
+            (recovering, snd_nxt) = (s.fast_recovery(), f.tx.high_sent);
+            f.tx.sync_sack();
+        }
         if p.kind == Kind::Nack {
             // go back N, as RDMA NICs do
             f.tx.snd_nxt = f.tx.snd_una;
@@ -132,13 +147,13 @@ impl Transport {
                 acked_bytes: newly,
                 seq: f.tx.seq_base + acked_seq,
                 snd_una: f.tx.seq_base + f.tx.snd_una,
-                snd_nxt: f.tx.seq_base + f.tx.snd_nxt,
+                snd_nxt: f.tx.seq_base + snd_nxt,
                 rtt: now - p.sent_at,
                 ecn: p.ce,
                 int: &core.pool.int(pkt)[..p.n_hops as usize],
                 max_hop_delay: p.max_hop_delay,
                 hops: f.info.switch_hops,
-                cwnd_limited: f.tx.cwnd_limited,
+                cwnd_limited: f.tx.cwnd_limited && !recovering,
             };
             if f.conn == NO_CONN {
                 f.tx.cc.on_ack(&ev);
@@ -148,6 +163,9 @@ impl Transport {
                     Some(c) => c.on_subflow_ack(&ev, &siblings),
                     None => f.tx.cc.on_ack(&ev), // an uncoupled law on a subflow
                 }
+            }
+            if sack_loss {
+                f.tx.cc.on_nack(now); // the one window reduction of the recovery episode
             }
         }
         f.tx.refresh();
