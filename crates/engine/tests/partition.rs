@@ -136,3 +136,52 @@ fn threaded_runs_give_the_one_thread_digests() {
         assert!(ran[&2].len() >= 30 && ran[&3].len() >= 25, "too few configs cut: {ran:?}");
     }
 }
+
+/// `bench-fattree-perm`'s 256-host FatTree with 600 finite flows of 1 KB–1 MB between random
+/// hosts, started over the first 300 µs, and 8 long-lived flows, stopping when done: the last
+/// completion falls inside a window, in one partition, while the others have flows finishing
+/// around it.
+fn stop_when_done_config() -> Config {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/configs/bench-fattree-perm--powertcp.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let mut flows = Vec::new();
+    for i in 0..608 {
+        let src = next(256);
+        let dst = (src + 1 + next(255)) % 256;
+        let size = if i < 8 { Value::Null } else { Value::from(1000 * (1 + next(1000))) };
+        flows.push(serde_json::json!({"cc": null, "dst": dst, "src": src, "size_bytes": size, "start_ps": next(300_000_000)}));
+    }
+    v["flows"] = Value::Array(flows);
+    v["stop_when_done"] = Value::Bool(true);
+    v["duration_ps"] = Value::from(20_000_000_000u64);
+    let mut cfg = Config::from_json(&v.to_string()).unwrap();
+    cfg.engine.check = true;
+    cfg
+}
+
+#[test]
+fn a_run_that_stops_when_done_stops_at_the_same_event_on_every_cut_and_thread_count() {
+    let cfg = stop_when_done_config();
+    let one = dccsim_engine::run(&cfg).unwrap();
+    // it stopped at its last completion, before the cap, with every finite flow done
+    let last = *one.flows.end_ps.iter().max().unwrap() as u64;
+    assert_eq!(one.summary.sim_time_ps, last);
+    assert!(last < cfg.duration_ps);
+    assert_eq!(one.summary.flows_completed, 600);
+    let want = digest(&one);
+    for parts in [2u32, 3, 8] {
+        let (r, prof) = run_emulated(&cfg, parts, "engine.threads").unwrap();
+        assert_eq!(prof.late, 0);
+        assert_eq!(digest(&r), want, "{parts} partitions");
+    }
+    for threads in [2u32, 3, 8] {
+        let mut c = cfg.clone();
+        c.engine.threads = threads;
+        assert_eq!(digest(&dccsim_engine::run(&c).unwrap()), want, "{threads} threads");
+    }
+}

@@ -10,7 +10,7 @@ crate::section! {
             source "ours: off in release (the checks cost one pass over ports, flows and pending events at the end)";
         threads: u32 = 1,
             key "threads", Type::Count, Range::closed(1.0, 64.0),
-            "Run the one simulation on this many OS threads: the network is cut into as many partitions (hosts with their edge switch), each run by one thread in windows of the smallest delay of a link between partitions. Every result but the run's timing is byte-identical to one thread (docs/parallel.md). Scenarios the cut cannot cover are refused, naming this key: more threads than edge switches, flows started by another's completion (after, closed loops), stop_when_done, circuit-switched (rdcn) topologies, packet capture and the debug log.",
+            "Run the one simulation on this many OS threads: the network is cut into as many partitions (hosts with their edge switch), each run by one thread in windows of the smallest delay of a link between partitions. Every result but the run's timing is byte-identical to one thread (docs/parallel.md). Scenarios the cut cannot cover are refused, naming this key: more threads than edge switches, flows started by another's completion (after, closed loops), circuit-switched (rdcn) topologies, packet capture and the debug log.",
             source "ours (docs/parallel.md): a conservative parallel schedule with the canonical event order";
     }
     rules {}

@@ -335,6 +335,22 @@ impl Scheduler {
         Some(e)
     }
 
+    /// Pop the next event if its (time, key) is below `bound` (`Event::order`): the partitions
+    /// of a threaded run that stops when done handle what the one-thread run handled before its
+    /// last completion (`sim::partition::Round::Before`). Not on the hot path.
+    pub fn pop_before(&mut self, bound: u128) -> Option<Event> {
+        let until = (bound >> 64) as Time;
+        if self.head == self.cur.len() && self.late.is_empty() && !self.advance(until) {
+            return None;
+        }
+        let sorted = self.cur.get(self.head).map(Event::order);
+        let late = self.late.peek().map(|f| f.0.order());
+        if sorted.into_iter().chain(late).min()? >= bound {
+            return None;
+        }
+        self.pop_until(until) // the same least event
+    }
+
     /// `pop_until` while late events wait: the least of the sorted slot's head and the late
     /// heap's top. The slot is not left before the late heap is empty (its events belong to it).
     fn pop_with_late(&mut self, until: Time) -> Option<Event> {
@@ -365,6 +381,32 @@ mod tests {
     fn sched() -> Scheduler {
         Scheduler::new(Order::new(16, 16, 16))
     }
+    #[test]
+    fn pop_before_stops_at_the_bound_among_ties_and_late_events() {
+        let mut s = sched();
+        for id in 1..=4 {
+            s.at(10, EvKind::Sample, id, 0); // keys rise with insertion: 1 < 2 < 3 < 4 at t = 10
+        }
+        s.at(3, EvKind::Sample, 0, 0);
+        let bound = s.pending().find(|e| e.id() == 3).unwrap().order();
+        let ids: Vec<u32> = std::iter::from_fn(|| s.pop_before(bound)).map(|e| e.id()).collect();
+        assert_eq!(ids, vec![0, 1, 2], "everything below (10, key of 3), nothing from it on");
+        // an event placed into the current slot after its sort (the late heap) is seen too
+        for k in 0..=LATE_AFTER as u32 {
+            s.at(11, EvKind::Sample, 100 + k, 0);
+        }
+        assert!(s.pop_before(bound).is_none());
+        assert_eq!(s.pop_until(10).map(|e| e.id()), Some(3));
+        // up to the last of them, which waits in the late heap: the sorted slot and the heap
+        // both give events, in order
+        let last = 100 + LATE_AFTER as u32;
+        assert!(!s.late.is_empty());
+        let bound = s.pending().find(|e| e.id() == last).unwrap().order();
+        let ids: Vec<u32> = std::iter::from_fn(|| s.pop_before(bound)).map(|e| e.id()).collect();
+        assert_eq!(ids, [4].into_iter().chain(100..last).collect::<Vec<_>>());
+        assert_eq!(s.pop_until(11).map(|e| e.id()), Some(last));
+    }
+
     #[test]
     fn ties_pop_in_insertion_order() {
         let mut s = sched();

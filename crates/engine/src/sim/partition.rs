@@ -42,6 +42,9 @@ pub struct Plan {
     /// Smallest propagation delay of a link between two partitions (ps); `Time::MAX` when no
     /// link crosses (one partition).
     pub lookahead: Time,
+    /// `stop_when_done`: per partition, the finite flows whose completion it counts (at their
+    /// sender's host, where the last ACK arrives); empty when the run does not stop when done.
+    pub completions: Vec<u64>,
 }
 
 impl Plan {
@@ -97,7 +100,7 @@ impl Plan {
         if lookahead == 0 {
             return Err(ConfigError::new(field, "must be 1 here: links between partitions have zero delay (no lookahead)"));
         }
-        Ok(Plan { parts: parts as u16, of_node, lookahead })
+        Ok(Plan { parts: parts as u16, of_node, lookahead, completions: Vec::new() })
     }
 
     /// Links (pairs of ports) whose ends lie in different partitions.
@@ -195,20 +198,110 @@ pub fn run_emulated(cfg: &Config, parts: u32, field: &str) -> Result<(Results, P
 
 /// The plan of a `parts`-way cut of `sim`, or the reason the partitioned engine does not cover
 /// it, naming `field`: flows started by another flow's completion (`after`, closed loops: zero
-/// delay between partitions), `stop_when_done` (the run would end inside a window), circuit
-/// switches, and more partitions than edge switches.
+/// delay between partitions), circuit switches, and more partitions than edge switches.
 pub fn plan_for(cfg: &Config, sim: &Simulator, parts: u32, field: &str) -> Result<Plan, ConfigError> {
     let refuse = |why: &str| Err(ConfigError::new(field, format!("must be 1 {why}")));
     if parts > 1 && cfg.flows.iter().any(|f| !f.after.is_empty() || f.closed_loop.is_some()) {
         return refuse("for flows started by another's completion (after, closed_loop): no delay between partitions");
     }
-    if parts > 1 && cfg.stop_when_done {
-        return refuse("with stop_when_done (the run would end inside a window)");
-    }
     if parts > 1 && sim.fabric.circuit.is_some() {
         return refuse("for circuit-switched (rdcn) topologies");
     }
-    Plan::new(&sim.fabric.net, parts, field)
+    let mut plan = Plan::new(&sim.fabric.net, parts, field)?;
+    if cfg.stop_when_done {
+        plan.completions = vec![0; plan.parts as usize];
+        for f in cfg.flows.iter().filter(|f| f.size_bytes.is_some()) {
+            plan.completions[plan.of_node[f.src as usize] as usize] += 1;
+        }
+    }
+    Ok(plan)
+}
+
+/// One round of a window [a, end): what each partition handles in it. A run that stops when
+/// done ends at the event after which the last finite flow completed — on one thread, wherever
+/// that is in the window; the other partitions may by then have handled events after it. So
+/// with `stop_when_done` a window takes up to three rounds (`window_rounds`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Round {
+    /// Handle every event due before `end`.
+    To(Time),
+    /// The same, but pause right after the event that completes the partition's last flow
+    /// (its `Plan::completions`); a partition whose flows are all done does nothing.
+    ToTarget(Time),
+    /// Handle the events whose (time, key) is below the bound: the event at which the last
+    /// flow of all completed. The partition that handled that event handles nothing more.
+    Before(u128),
+}
+
+/// The rounds of one window under `plan`: `round(r)` runs every partition through `r` and
+/// returns, per partition, whether it has completed all its flows and where it paused in a
+/// `ToTarget` round. Returns the order (`Event::order`) of the run's last event when the run
+/// stops when done in this window.
+///
+/// Why this is the one-thread run: its last event is the latest (in (time, key)) of the
+/// partitions' own last completions, each fixed by the partition's own events. While some
+/// partition has flows left it cannot be in this window before that partition has run the
+/// window; so the partitions first run to their targets (`ToTarget`). If all reached them,
+/// the latest pause is the end, and the others handle exactly what precedes it (`Before`);
+/// if not, the run goes on past this window and the paused partitions finish it (`To`).
+pub(crate) fn window_rounds(plan: &Plan, end: Time, mut round: impl FnMut(Round) -> (Vec<bool>, Vec<Option<u128>>)) -> Option<u128> {
+    if plan.completions.is_empty() {
+        round(Round::To(end));
+        return None;
+    }
+    let (done, paused) = round(Round::ToTarget(end));
+    if done.iter().all(|&d| d) {
+        let last = paused.into_iter().flatten().max().expect("the last completion is in this window");
+        round(Round::Before(last));
+        return Some(last);
+    }
+    if done.iter().any(|&d| d) {
+        round(Round::To(end));
+    }
+    None
+}
+
+/// A partition as a round sees it: its queue and its handler.
+pub(crate) trait Partition {
+    /// The next event due no later than `until` (`Scheduler::pop_until`).
+    fn pop_until(&mut self, until: Time) -> Option<Event>;
+    /// The next event below `bound` (`Scheduler::pop_before`).
+    fn pop_before(&mut self, bound: u128) -> Option<Event>;
+    /// Handle `ev`; returns the finite flows this partition has completed.
+    fn handle(&mut self, ev: Event) -> u64;
+}
+
+/// Handle one partition's events of `round`; `target` is its share of the finite flows,
+/// `completed` how many of them it had completed before, `paused` where it paused in the last
+/// `ToTarget` round.
+pub(crate) fn partition_round(round: Round, target: u64, completed: u64, paused: &mut Option<u128>, part: &mut impl Partition) {
+    match round {
+        Round::To(end) => {
+            while let Some(ev) = part.pop_until(end - 1) {
+                part.handle(ev);
+            }
+        }
+        Round::ToTarget(end) => {
+            *paused = None;
+            if completed >= target {
+                return;
+            }
+            while let Some(ev) = part.pop_until(end - 1) {
+                if part.handle(ev) >= target {
+                    *paused = Some(ev.order());
+                    return;
+                }
+            }
+        }
+        Round::Before(bound) => {
+            if *paused == Some(bound) {
+                return;
+            }
+            while let Some(ev) = part.pop_before(bound) {
+                part.handle(ev);
+            }
+        }
+    }
 }
 
 impl Route {
@@ -264,22 +357,34 @@ impl Simulator {
         self.leave(&mut queues, &mut route, parts);
         Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), 0, &mut prof);
         let mut in_window = vec![0u64; parts];
+        // the rounds of `window_rounds` end a run that stops when done, not `step`
+        self.stop_after_completed = 0;
+        let mut completed = vec![0u64; parts];
+        let mut paused = vec![None; parts];
+        let target = |p: usize| plan.completions.get(p).copied().unwrap_or(u64::MAX);
         let mut start: Time = 0;
         let ended = 'run: loop {
             let barrier = queues[parts].next_time();
             // the window [start, end): at most one lookahead, ending at the next global event
             let end = start.saturating_add(plan.lookahead).min(barrier.unwrap_or(Time::MAX)).min(until.saturating_add(1));
             // (empty when a global event is due at `start`: then only the barrier runs)
-            for p in (0..parts).filter(|_| end > start) {
-                self.enter(&mut queues, &mut route, p, p as u16);
-                while let Some(ev) = self.core.sched.pop_until(end - 1) {
-                    in_window[p] += 1;
-                    if let Some(now) = self.step_outlined(ev) {
+            if end > start {
+                // each round runs the partitions one after another
+                let last = window_rounds(plan, end, |round| {
+                    for p in 0..parts {
+                        self.enter(&mut queues, &mut route, p, p as u16);
+                        let base = self.core.stats.flows_completed;
+                        let mut part = Emulated { sim: &mut self, base, before: completed[p], handled: 0 };
+                        partition_round(round, target(p), completed[p], &mut paused[p], &mut part);
+                        in_window[p] += part.handled;
+                        completed[p] += self.core.stats.flows_completed - base;
                         self.leave(&mut queues, &mut route, p);
-                        break 'run now;
                     }
+                    ((0..parts).map(|p| completed[p] >= target(p)).collect(), paused.clone())
+                });
+                if let Some(last) = last {
+                    break 'run (last >> 64) as Time;
                 }
-                self.leave(&mut queues, &mut route, p);
             }
             tally(&mut prof, &mut in_window);
             Self::hand_over(&mut queues, route.as_deref_mut().unwrap(), end, &mut prof);
@@ -341,6 +446,32 @@ impl Simulator {
                 q.place(e);
             }
         }
+    }
+}
+
+/// One partition of the emulated schedule: the simulator, its queue swapped in (`enter`), the
+/// completions counted from the shared counters.
+struct Emulated<'a> {
+    sim: &'a mut Simulator,
+    /// The shared count of completed flows when the partition entered, and the partition's own
+    /// before that.
+    base: u64,
+    before: u64,
+    handled: u64,
+}
+
+impl Partition for Emulated<'_> {
+    fn pop_until(&mut self, until: Time) -> Option<Event> {
+        self.sim.core.sched.pop_until(until)
+    }
+    fn pop_before(&mut self, bound: u128) -> Option<Event> {
+        self.sim.core.sched.pop_before(bound)
+    }
+    fn handle(&mut self, ev: Event) -> u64 {
+        self.handled += 1;
+        let stopped = self.sim.step_outlined(ev);
+        debug_assert!(stopped.is_none(), "only a global event or stop_when_done ends a run, and the rounds handle the latter");
+        self.before + self.sim.core.stats.flows_completed - self.base
     }
 }
 

@@ -26,7 +26,7 @@
 //! the barrier orders every window's writes before the next window's reads. Debug builds
 //! assert that every event a thread handles is owned by its partition.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Barrier, Mutex, MutexGuard};
 
 use crate::config::{Config, ConfigError};
@@ -37,8 +37,9 @@ use crate::invariants::Violation;
 use crate::nic::Nics;
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::results::Results;
+use crate::sched::Event;
 use crate::sim::order::Order;
-use crate::sim::partition::{plan_for, Plan, Route, GLOBAL};
+use crate::sim::partition::{partition_round, plan_for, window_rounds, Partition, Plan, Round, Route, GLOBAL};
 use crate::sim::{dispatch, Simulator, POLL_EVENTS};
 use crate::time::Time;
 use crate::transport::Transport;
@@ -77,43 +78,116 @@ impl Shared {
     }
 }
 
-/// What the main thread tells the others at a window's start.
+/// What the main thread tells the others at a round's start, and what they leave it.
 struct Control {
-    end: AtomicU64,
+    /// The round (`Round`): its kind, and its end time or bound's two halves.
+    kind: AtomicU8,
+    a: AtomicU64,
+    b: AtomicU64,
     quit: AtomicBool,
     barrier: Barrier,
     /// A thread's handler panicked: the main thread ends the run and re-raises it.
     failed: AtomicBool,
+    /// `stop_when_done`: each partition's share of the finite flows (`Plan::completions`).
+    targets: Vec<u64>,
+    /// Where each partition paused in the last `ToTarget` round.
+    paused: Vec<Mutex<Option<u128>>>,
 }
 
-/// Handle partition `me`'s events of the window ending (exclusively) at `end`.
-fn window(core: &mut Core, shared: &Shared, end: Time, me: u16) {
-    // SAFETY: one partition's thread, inside a window (module comment).
-    let (fabric, nics, tp) = unsafe { shared.layers() };
-    while let Some(ev) = core.sched.pop_until(end - 1) {
-        debug_assert_eq!(core.sched.route.as_deref().map(|r| r.owner(ev.kind(), ev.id())), Some(me), "an event of another partition");
-        dispatch(core, fabric, nics, tp, ev);
+impl Control {
+    fn set_round(&self, r: Round) {
+        let (kind, a, b) = match r {
+            Round::To(end) => (0, end, 0),
+            Round::ToTarget(end) => (1, end, 0),
+            Round::Before(bound) => (2, (bound >> 64) as u64, bound as u64),
+        };
+        self.a.store(a, Ordering::Relaxed);
+        self.b.store(b, Ordering::Relaxed);
+        self.kind.store(kind, Ordering::Release); // the barrier orders these for the workers
+    }
+
+    fn round(&self) -> Round {
+        let (a, b) = (self.a.load(Ordering::Relaxed), self.b.load(Ordering::Relaxed));
+        match self.kind.load(Ordering::Acquire) {
+            0 => Round::To(a),
+            1 => Round::ToTarget(a),
+            _ => Round::Before((a as u128) << 64 | b as u128),
+        }
+    }
+
+    /// Partition `me`'s share of the finite flows (no target without `stop_when_done`).
+    fn target(&self, me: u16) -> u64 {
+        self.targets.get(me as usize).copied().unwrap_or(u64::MAX)
     }
 }
 
-/// A worker thread: one window per round, until told to quit.
+/// Partition `me`'s queue and the layers its handlers touch, as a round sees them.
+struct ThreadPart<'a> {
+    core: &'a mut Core,
+    fabric: &'a mut Fabric,
+    nics: &'a mut Nics,
+    tp: &'a mut Transport,
+    #[cfg(debug_assertions)]
+    me: u16,
+}
+
+impl Partition for ThreadPart<'_> {
+    #[inline(always)]
+    fn pop_until(&mut self, until: Time) -> Option<Event> {
+        self.core.sched.pop_until(until)
+    }
+    fn pop_before(&mut self, bound: u128) -> Option<Event> {
+        self.core.sched.pop_before(bound)
+    }
+    #[inline(always)]
+    fn handle(&mut self, ev: Event) -> u64 {
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            self.core.sched.route.as_deref().map(|r| r.owner(ev.kind(), ev.id())),
+            Some(self.me),
+            "an event of another partition"
+        );
+        dispatch(self.core, self.fabric, self.nics, self.tp, ev);
+        self.core.stats.flows_completed
+    }
+}
+
+/// Handle partition `me`'s events of `round` (its share of the finite flows: `target`).
+fn window(core: &mut Core, shared: &Shared, round: Round, me: u16, target: u64, paused: &mut Option<u128>) {
+    // SAFETY: one partition's thread, inside a window (module comment).
+    let (fabric, nics, tp) = unsafe { shared.layers() };
+    let completed = core.stats.flows_completed;
+    #[cfg(not(debug_assertions))]
+    let _ = me;
+    let mut part = ThreadPart {
+        core,
+        fabric,
+        nics,
+        tp,
+        #[cfg(debug_assertions)]
+        me,
+    };
+    partition_round(round, target, completed, paused, &mut part);
+}
+
+/// A worker thread: one round per call of the main thread, until told to quit.
 fn worker(core: &Mutex<Core>, shared: &Shared, ctl: &Control, me: u16) {
     loop {
         ctl.barrier.wait();
         if ctl.quit.load(Ordering::Acquire) {
             return;
         }
-        let end = ctl.end.load(Ordering::Acquire);
-        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| window(&mut lock(core), shared, end, me)));
-        if ok.is_err() {
+        let round = ctl.round();
+        let run = || window(&mut lock(core), shared, round, me, ctl.target(me), &mut lock(&ctl.paused[me as usize]));
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).is_err() {
             ctl.failed.store(true, Ordering::Release);
         }
         ctl.barrier.wait();
     }
 }
 
-fn lock(core: &Mutex<Core>) -> MutexGuard<'_, Core> {
-    core.lock().unwrap_or_else(|e| e.into_inner())
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Simulator {
@@ -147,13 +221,34 @@ impl Simulator {
         self.barrier(&cores, &cut);
 
         let shared = Shared { fabric: &mut self.fabric, nics: &mut self.nics, tp: &mut self.transport };
-        let ctl =
-            Control { end: AtomicU64::new(0), quit: AtomicBool::new(false), barrier: Barrier::new(parts), failed: AtomicBool::new(false) };
+        let ctl = Control {
+            kind: AtomicU8::new(0),
+            a: AtomicU64::new(0),
+            b: AtomicU64::new(0),
+            quit: AtomicBool::new(false),
+            barrier: Barrier::new(parts),
+            failed: AtomicBool::new(false),
+            targets: plan.completions.clone(),
+            paused: (0..parts).map(|_| Mutex::new(None)).collect(),
+        };
         let (ended, done) = std::thread::scope(|s| {
             for (p, core) in cores.iter().enumerate().skip(1) {
                 let (shared, ctl) = (&shared, &ctl);
                 s.spawn(move || worker(core, shared, ctl, p as u16));
             }
+            // one round on every thread: what each partition has completed and where it paused
+            let round = |r: Round| {
+                ctl.set_round(r);
+                ctl.barrier.wait();
+                let run = || window(&mut lock(&cores[0]), &shared, r, 0, ctl.target(0), &mut lock(&ctl.paused[0]));
+                let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+                ctl.barrier.wait();
+                if ok.is_err() || ctl.failed.load(Ordering::Acquire) {
+                    panic!("a handler of a threaded run panicked (its message is above)");
+                }
+                let done = (0..parts).map(|p| lock(&cores[p]).stats.flows_completed >= ctl.target(p as u16)).collect();
+                (done, ctl.paused.iter().map(|m| *lock(m)).collect())
+            };
             let mut start: Time = 0;
             let mut polled = 0u64;
             // a panic of this thread (a handler of partition 0, the barrier's work, or a worker's
@@ -166,12 +261,10 @@ impl Simulator {
                 // the window [start, end): at most one lookahead, ending at the next global event
                 let end = start.saturating_add(plan.lookahead).min(global.unwrap_or(Time::MAX)).min(until.saturating_add(1));
                 if end > start {
-                    ctl.end.store(end, Ordering::Release);
-                    ctl.barrier.wait();
-                    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| window(&mut lock(&cores[0]), &shared, end, 0)));
-                    ctl.barrier.wait();
-                    if ok.is_err() || ctl.failed.load(Ordering::Acquire) {
-                        panic!("a handler of a threaded run panicked (its message is above)");
+                    if let Some(last) = window_rounds(plan, end, &round) {
+                        // stop_when_done: the last flow completed at this event (`window_rounds`)
+                        self.barrier(&cores, &cut);
+                        break (((last >> 64) as Time), true);
                     }
                 }
                 // the other threads wait at the barrier: this one is alone with every layer
