@@ -161,28 +161,36 @@ def fct_us(run_dir: Path, htsim_stdout: Path):
     return f["size_bytes"], ours, theirs
 
 
-BUCKETS = (
-    ("short (< 100 KB)", 0, 100_000),
-    ("medium", 100_000, 1_000_000),
-    ("long (≥ 1 MB)", 1_000_000, 1 << 62),
-)
-
-
 def compare(run_dir: Path, htsim_stdout: Path) -> str:
+    """Finished flows of both, and FCT p50/p99 per size group over the flows finished in both, with
+    dccsim's own groups and percentile rule (analysis/fct.py, analysis/common.py: element ⌊q·n⌋;
+    `*` = fewer than 10 flows above the percentile)."""
+    from dccsim.analysis.common import pct
+    from dccsim.analysis.fct import LONG, SHORT
+
     size, ours, theirs = fct_us(run_dir, htsim_stdout)
     rows = [
         f"finished: dccsim {int(np.sum(~np.isnan(ours)))}, htsim {int(np.sum(~np.isnan(theirs)))} of {len(size)}",
-        "bucket | n both | FCT p50 µs dccsim / htsim | p99 dccsim / htsim",
+        "group | n both | FCT p50 µs dccsim / htsim | p99 dccsim / htsim",
     ]
-    for name, lo, hi in BUCKETS:
-        both = (size >= lo) & (size < hi) & ~np.isnan(ours) & ~np.isnan(theirs)
+    done = ~np.isnan(ours) & ~np.isnan(theirs)
+
+    def cell(x, q):
+        c = pct(x, q)
+        return f"{c['value']:.1f}" + ("" if c["meaningful"] else "*")
+
+    for name, sel in (
+        (f"short (< {SHORT // 1000} KB)", size < SHORT),
+        ("medium", (size >= SHORT) & (size < LONG)),
+        (f"long (≥ {LONG // 1_000_000} MB)", size >= LONG),
+    ):
+        both = sel & done
         if not both.any():
             rows.append(f"{name} | 0 | — | —")
             continue
         a, b = ours[both], theirs[both]
         rows.append(
-            f"{name} | {int(both.sum())} | {np.percentile(a, 50):.1f} / {np.percentile(b, 50):.1f} | "
-            f"{np.percentile(a, 99):.1f} / {np.percentile(b, 99):.1f}"
+            f"{name} | {int(both.sum())} | {cell(a, 0.5)} / {cell(b, 0.5)} | {cell(a, 0.99)} / {cell(b, 0.99)}"
         )
     return "\n".join(rows)
 
