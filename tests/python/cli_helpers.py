@@ -21,6 +21,18 @@ def dccsim(*args, cwd=None):
     )
 
 
+def load_script(relpath: str, name: str):
+    """A script of the repository that is not part of the package (tools/…, tests/…), imported as
+    module `name` (registered in sys.modules, so its dataclasses and pickles resolve)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / relpath)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def assert_input_error(proc, field):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()

@@ -6,24 +6,16 @@ The artifact itself does not run here; the expected formats are those of its sou
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_helpers import ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def cc():
-    path = ROOT / "tools" / "artifact_crosscheck" / "crosscheck.py"
-    spec = importlib.util.spec_from_file_location("artifact_crosscheck", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["artifact_crosscheck"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/artifact_crosscheck/crosscheck.py", "artifact_crosscheck")
 
 
 POWERTCP_FATTREE = {

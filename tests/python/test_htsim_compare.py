@@ -6,16 +6,10 @@ sim/datacenter/connection_matrix.cpp and main_swift.cpp, sim/swift.cpp).
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_helpers import dccsim, load_script
 
 SCENARIO = """
 name = "htsim-small"
@@ -56,12 +50,7 @@ ports = []
 
 @pytest.fixture(scope="module")
 def hc():
-    path = ROOT / "tools" / "htsim_compare" / "htsim_compare.py"
-    spec = importlib.util.spec_from_file_location("htsim_compare", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["htsim_compare"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/htsim_compare/htsim_compare.py", "htsim_compare")
 
 
 def test_a_flow_is_written_as_the_same_packets_on_the_wire(hc):
@@ -90,14 +79,10 @@ def test_parser_reads_the_finished_lines_only(hc):
     assert hc.parse_htsim(text) == [(746, 941, 13.3606, 11528)]
 
 
-def _dccsim(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "dccsim", *args], cwd=cwd, capture_output=True, text=True)
-
-
 @pytest.mark.engine
 def test_export_replays_the_same_starts_and_compare_pairs_every_flow(hc, tmp_path):
     (tmp_path / "s.toml").write_text(SCENARIO)
-    p = _dccsim("run", "s.toml", "--out", "gen", "--no-figures", cwd=tmp_path)
+    p = dccsim("run", "s.toml", "--out", "gen", "--no-figures", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     n = hc.export(tmp_path / "gen", tmp_path / "x")
     assert n > 5
@@ -105,7 +90,7 @@ def test_export_replays_the_same_starts_and_compare_pairs_every_flow(hc, tmp_pat
     assert cm[:2] == ["Nodes 16", f"Connections {n}"]
     replay = pq.read_table(tmp_path / "x" / "flows_input.parquet").to_pydict()
     assert all(t % 1_000_000 == 0 for t in replay["start_ps"])
-    p = _dccsim("run", "x/replay.toml", "--out", "replay", "--no-figures", cwd=tmp_path)
+    p = dccsim("run", "x/replay.toml", "--out", "replay", "--no-figures", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     flows = pq.read_table(next((tmp_path / "replay").glob("*/flows.parquet"))).to_pydict()
     assert sorted(flows["start_ps"]) == sorted(replay["start_ps"])
@@ -121,7 +106,11 @@ def test_export_replays_the_same_starts_and_compare_pairs_every_flow(hc, tmp_pat
     size, ours, theirs = hc.fct_us(tmp_path / "replay", out)
     assert np.allclose(theirs, 10.0)  # every flow paired, FCT from its own start
     assert len(size) == n
-    assert f"htsim {n} of {n}" in hc.compare(tmp_path / "replay", out)
+    text = hc.compare(tmp_path / "replay", out)
+    assert f"htsim {n} of {n}" in text
+    # htsim's column of every group it has flows in is its 10 µs, at p50 and p99 alike
+    groups = [line for line in text.splitlines()[2:] if "| 0 |" not in line]
+    assert groups and all(g.split(" | ")[2].endswith("/ 10.0*") for g in groups)  # * : < 10 flows above
     # a line that names no flow of the run is refused in one line
     out.write_text("Flow swift_0_1 finished at 5 total bytes 7\n")
     with pytest.raises(hc.CompareError, match="not in the run"):

@@ -52,10 +52,11 @@ def _scenario(run_dir: Path) -> dict:
     return tomllib.loads(p.read_text(encoding="utf-8"))
 
 
-def _bytes(text: str) -> int:
+def _packet(scn: dict) -> tuple[int, int]:
+    """(payload, header) bytes of the scenario's data packets (`[host]`)."""
     from dccsim.units import parse_size
 
-    return parse_size(text)
+    return parse_size(scn["host"]["payload"]), parse_size(scn["host"]["header"])
 
 
 def wire_size(size: np.ndarray, payload: int, header: int) -> np.ndarray:
@@ -96,7 +97,7 @@ def export(run_dir: Path, out: Path) -> int:
     order = np.argsort(floored, kind="stable")
     topo = scn["topology"]
     nodes = topo["pods"] * topo["tors_per_pod"] * topo["servers_per_tor"]
-    payload, header = _bytes(scn["host"]["payload"]), _bytes(scn["host"]["header"])
+    payload, header = _packet(scn)
     out.mkdir(parents=True, exist_ok=True)
     (out / "flows.cm").write_text(
         cm_text(
@@ -137,7 +138,7 @@ def fct_us(run_dir: Path, htsim_stdout: Path):
     if len(variants) != 1:
         raise CompareError(f"{run_dir}: expected one variant's flows.parquet, found {len(variants)}")
     scn = _scenario(run_dir)
-    payload, header = _bytes(scn["host"]["payload"]), _bytes(scn["host"]["header"])
+    payload, header = _packet(scn)
     f = {k: np.asarray(v) for k, v in pq.read_table(variants[0] / "flows.parquet").to_pydict().items()}
     wire = wire_size(f["size_bytes"], payload, header)
     start_us = f["start_ps"] / PS_PER_US
@@ -161,29 +162,35 @@ def fct_us(run_dir: Path, htsim_stdout: Path):
     return f["size_bytes"], ours, theirs
 
 
-BUCKETS = (
-    ("short (< 100 KB)", 0, 100_000),
-    ("medium", 100_000, 1_000_000),
-    ("long (≥ 1 MB)", 1_000_000, 1 << 62),
-)
-
-
 def compare(run_dir: Path, htsim_stdout: Path) -> str:
+    """Finished flows of both, and FCT p50/p99 per size group over the flows finished in both, by
+    dccsim's own groups and percentile rule (`analysis.fct.by_size`: element ⌊q·n⌋; `*` = fewer
+    than 10 flows above the percentile)."""
+    from dccsim.analysis.fct import LONG, SHORT, by_size
+
     size, ours, theirs = fct_us(run_dir, htsim_stdout)
+    done = ~np.isnan(ours) & ~np.isnan(theirs)
+    qs = (0.5, 0.99)
+    a, b = by_size(size[done], ours[done], qs), by_size(size[done], theirs[done], qs)
+
+    def cell(c):
+        return f"{c['value']:.1f}" + ("" if c["meaningful"] else "*")
+
     rows = [
         f"finished: dccsim {int(np.sum(~np.isnan(ours)))}, htsim {int(np.sum(~np.isnan(theirs)))} of {len(size)}",
-        "bucket | n both | FCT p50 µs dccsim / htsim | p99 dccsim / htsim",
+        "group | n both | FCT p50 µs dccsim / htsim | p99 dccsim / htsim",
     ]
-    for name, lo, hi in BUCKETS:
-        both = (size >= lo) & (size < hi) & ~np.isnan(ours) & ~np.isnan(theirs)
-        if not both.any():
+    names = {
+        "short": f"short (< {SHORT // 1000} KB)",
+        "medium": "medium",
+        "long": f"long (≥ {LONG // 1_000_000} MB)",
+    }
+    for g, name in names.items():
+        a50, a99, b50, b99 = a[g]["p50"], a[g]["p99"], b[g]["p50"], b[g]["p99"]
+        if not a50["n"]:
             rows.append(f"{name} | 0 | — | —")
             continue
-        a, b = ours[both], theirs[both]
-        rows.append(
-            f"{name} | {int(both.sum())} | {np.percentile(a, 50):.1f} / {np.percentile(b, 50):.1f} | "
-            f"{np.percentile(a, 99):.1f} / {np.percentile(b, 99):.1f}"
-        )
+        rows.append(f"{name} | {a50['n']} | {cell(a50)} / {cell(b50)} | {cell(a99)} / {cell(b99)}")
     return "\n".join(rows)
 
 

@@ -6,7 +6,8 @@
 //! test binary re-run with `DCCSIM_MEMORY_CHILD` set), and compares the children's peak RSS
 //! (VmHWM). Anything kept per event, per packet sent or per sample interval would grow with the
 //! duration: doubling it adds ≈ 19 M events and 10 M packet-hops, so even 1 byte each would add
-//! ≈ 10 MB against a total of ≈ 10 MB. The bound, 5% of the shorter run's peak, is the issue's.
+//! ≈ 10 MB against a total of ≈ 10 MB. The bound, 5% of the shorter run's peak, is the issue's;
+//! each duration's peak is the least of three children (below).
 
 use std::path::Path;
 use std::process::Command;
@@ -50,8 +51,12 @@ fn peak_rss_does_not_grow_with_simulated_time() {
         println!("CHILD {} {}", peak_rss_kib(), r.summary.packet_hops);
         return;
     }
-    let (short, hops_short) = child_run(2_000_000_000);
-    let (long, hops_long) = child_run(4_000_000_000);
+    // Peak RSS of one duration varies between runs by up to ±3 % (8464–8940 KiB over six runs of
+    // 2 ms, measured; its source is not identified) and never below what the run needs, so each
+    // duration's figure is the least of three runs.
+    let least = |d| (0..3).map(|_| child_run(d)).min().unwrap();
+    let (short, hops_short) = least(2_000_000_000);
+    let (long, hops_long) = least(4_000_000_000);
     assert!(hops_long > hops_short * 19 / 10, "the longer run must do about twice the work: {hops_short} vs {hops_long} hops");
     let growth = long as f64 / short as f64 - 1.0;
     assert!(growth.abs() < 0.05, "peak RSS {short} KiB for 2 ms, {long} KiB for 4 ms: {:+.1}%", growth * 100.0);
