@@ -58,14 +58,6 @@ fn main() {
     let t = Instant::now();
     let seq = run(&cfg).expect("valid config");
     let secs = t.elapsed().as_secs_f64();
-    let mut cfg = cfg;
-    if cfg.stop_when_done {
-        // the partitioned schedule refuses stop_when_done (the run would end inside a window):
-        // model the same work as a run to the instant the sequential run stopped
-        println!("# stop_when_done: partitioned runs end at {} ps instead (the sequential run's end)", seq.summary.sim_time_ps);
-        cfg.stop_when_done = false;
-        cfg.duration_ps = seq.summary.sim_time_ps;
-    }
     let events = seq.summary.events as f64;
     let event_ns = secs * 1e9 / events;
     let bar = barrier_ns();
