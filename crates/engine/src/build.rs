@@ -76,6 +76,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let captured = named_ports(&cfg.metrics.pcap, "metrics.pcap", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     fabric.subflow_of = subflow_of;
+    fabric.jitter = crate::fabric::jitter::HostJitter::new(cfg.host.jitter_ps, h, cfg.seed);
     if !captured.is_empty() || log_tap.is_some() {
         let mut tap = Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize);
         tap.log = log_tap;

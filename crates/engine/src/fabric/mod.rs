@@ -9,6 +9,7 @@ pub mod circuit;
 pub mod deadlock;
 pub mod ecn;
 pub mod int;
+pub mod jitter;
 pub mod pfc;
 mod pfc_frames;
 pub mod port;
@@ -25,6 +26,7 @@ use crate::topo::Network;
 
 use circuit::Circuit;
 use int::{EgressView, IntPolicy};
+use jitter::HostJitter;
 use pfc::{Frame, Pfc};
 use port::{EgressPort, Node};
 use switch::Switch;
@@ -53,6 +55,9 @@ pub struct Fabric {
     /// subflow k of a connection takes the k-th next hop after the connection's hashed one
     /// (distinct paths where a switch has that many). Empty when no connection has subflows.
     pub subflow_of: Vec<(FlowId, u32)>,
+    /// Host timing noise on the hosts' links (`host.jitter`; None = off: one untaken branch per
+    /// transmission).
+    pub jitter: Option<Box<HostJitter>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -79,6 +84,7 @@ impl Fabric {
             circuit: None,
             ecmp_key: Vec::new(),
             subflow_of: Vec::new(),
+            jitter: None,
             port_ecn,
             net,
             ports,
@@ -103,7 +109,10 @@ impl Fabric {
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;
         p.count.sent_pkts += 1;
-        let arrive = p.free_at + p.delay;
+        let mut arrive = p.free_at + p.delay;
+        if let (Some(j), Node::Host(h)) = (&mut self.jitter, p.owner) {
+            arrive = j.arrival(h, arrive, p.link.back().map(|&(t, _)| t));
+        }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
