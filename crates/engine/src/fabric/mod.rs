@@ -110,8 +110,10 @@ impl Fabric {
         p.tx_bytes += size as u64;
         p.count.sent_pkts += 1;
         let mut arrive = p.free_at + p.delay;
-        if let (Some(j), Node::Host(h)) = (&mut self.jitter, p.owner) {
-            arrive = j.arrival(h, arrive, p.link.back().map(|&(t, _)| t));
+        if let Some(j) = self.jitter.as_deref_mut() {
+            if let Node::Host(h) = p.owner {
+                arrive = j.arrival(h, arrive, p.link.back().map(|&(t, _)| t));
+            }
         }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
