@@ -53,7 +53,7 @@ cc_params! {
 /// Registration (crates/engine/build.rs collects it).
 pub const ALGORITHM: Algorithm = Algorithm {
     name: "cubic",
-    source: "CUBIC: RFC 9438",
+    source: "CUBIC: RFC 9438; slow start ended by HyStart as Linux tcp_cubic.c",
     params: ParamSet::of::<CubicParams>(),
     build: |p, at, c| Ok(Box::new(Cubic::new(check("cubic", p, at)?, c))),
     caps: Caps::LINUX_LOSS_BASED,
