@@ -333,6 +333,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             }
             if cfg.host.recovery == Recovery::Sack && !receiver_driven {
                 e.use_sack(cfg.host.payload_bytes as u64);
+                if let Some(s) = &mut e.tx.sack {
+                    s.uses_prr = caps.prr && cfg.host.prr;
+                }
             }
             if f.subflows > 1 {
                 e.conn = conns.len() as u32;
