@@ -77,14 +77,15 @@ def _sysctls(ns: str, forward: bool) -> None:
         "net.ipv4.tcp_no_metrics_save": "1",
         "net.ipv4.ip_forward": "1" if forward else "0",
         "net.ipv4.tcp_limit_output_bytes": str(TSQ_BYTES),
-        # keep each flow's hash (no rehash after a timeout or a spurious retransmission): RPS
-        # steers by it, and a new hash moves the flow to another CPU mid-stream (_rps)
-        "net.core.txrehash": "0",
     }
     args = []
     for k, v in settings.items():
         args += ["-w", f"{k}={v}"]
     run(["sysctl", "-q"] + args, ns=ns)
+    # keep each flow's hash (no rehash after a timeout or a spurious retransmission): RPS steers
+    # by it, and a new hash moves the flow to another CPU mid-stream (_rps). Linux ≥ 5.19 has the
+    # key; an older kernel runs without it.
+    run(["sysctl", "-q", "-w", "net.core.txrehash=0"], ns=ns, check=False)
 
 
 def _offloads_off(ns: str, dev: str) -> None:

@@ -291,14 +291,15 @@ mod tests {
 
     #[test]
     fn hystart_ends_slow_start_when_the_ack_train_lasts_half_the_rtt_plus_its_cushion() {
-        let mut c = Cubic::new(CubicParams::default(), &ctx()); // IW 10, MSS 1 000 B
-                                                                // ACK 0 passes end_seq 0: a round starts at 1 ms and ends once snd_nxt = 12 000 is
-                                                                // passed, at ACK 12 (1.12 ms; the next ends past 36 000). Before ACK k the window is
-                                                                // 10 + k packets; HyStart runs from 16. Linux's pacing rate 2·cwnd/srtt = (10 + k)·2·10⁷
-                                                                // B/s gives a cushion of 4·65 536 B / rate = 13 107.2/(10 + k) µs, and the train must
-                                                                // last (100 µs + cushion)/2. Round 1 (ACKs 6–11) lasts at most 110 µs < 362 µs. Round 2:
-                                                                // ACK 32 at 200 µs < (100 + 312.1)/2 = 206.0 µs, no; ACK 33 at 210 µs > (100 + 304.8)/2
-                                                                // = 202.4 µs: slow start ends at cwnd 43 packets.
+        // IW 10, MSS 1 000 B.
+        // ACK 0 passes end_seq 0: a round starts at 1 ms and ends once snd_nxt = 12 000 is
+        // passed, at ACK 12 (1.12 ms; the next ends past 36 000). Before ACK k the window is
+        // 10 + k packets; HyStart runs from 16. Linux's pacing rate 2·cwnd/srtt = (10 + k)·2·10⁷
+        // B/s gives a cushion of 4·65 536 B / rate = 13 107.2/(10 + k) µs, and the train must
+        // last (100 µs + cushion)/2. Round 1 (ACKs 6–11) lasts at most 110 µs < 362 µs. Round 2:
+        // ACK 32 at 200 µs < (100 + 312.1)/2 = 206.0 µs, no; ACK 33 at 210 µs > (100 + 304.8)/2
+        // = 202.4 µs: slow start ends at cwnd 43 packets.
+        let mut c = Cubic::new(CubicParams::default(), &ctx());
         for k in 0..33 {
             c.on_ack(&slow_start_ack(k));
             assert!(c.core.in_slow_start(), "ACK {k}");

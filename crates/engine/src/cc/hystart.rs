@@ -222,9 +222,11 @@ mod tests {
         h.new_round(0, 0);
         let t = 2000 * MS; // a train of one ACK 2 s into the round would fire (> 50 µs)…
         h.last_ack = t - US;
-        assert_eq!(h.on_rtt(t, 100 * US, true, 15.0, 0.0, None), None); // …but cwnd < 16
-        assert_eq!(h.on_rtt(t, 100 * US, false, 20.0, 0.0, None), None); // not in slow start
-                                                                         // within 1 s of an epoch start the sample is dropped: not even delay_min learns it
+        // …but cwnd < 16
+        assert_eq!(h.on_rtt(t, 100 * US, true, 15.0, 0.0, None), None);
+        // not in slow start
+        assert_eq!(h.on_rtt(t, 100 * US, false, 20.0, 0.0, None), None);
+        // within 1 s of an epoch start the sample is dropped: not even delay_min learns it
         assert_eq!(h.on_rtt(t, 50 * US, true, 20.0, 0.0, Some(t - 999_999 * US)), None);
         assert_eq!(h.delay_min, 100 * US);
         assert_eq!(h.on_rtt(t, 100 * US, true, 20.0, 0.0, None), Some(Exit::AckTrain));

@@ -81,8 +81,9 @@ mod tests {
         // entry ACK: 1 segment delivered, pipe = 20 − 1 SACKed − 1 lost = 18 > 10:
         // ⌈10·1/20⌉ − 0 = 1 segment (and the forced fast retransmit is 1 anyway)
         assert_eq!(p.on_ack(M, 18 * M, false, true, M), 19.0 * M as f64);
-        p.on_sent(M); // the retransmission: pipe 19
-                      // next ACK: 1 more delivered (2 in all), pipe 18: ⌈10·2/20⌉ − 1 = 0: send nothing
+        // the retransmission: pipe 19
+        p.on_sent(M);
+        // next ACK: 1 more delivered (2 in all), pipe 18: ⌈10·2/20⌉ − 1 = 0: send nothing
         assert_eq!(p.on_ack(M, 18 * M, false, false, M), 18.0 * M as f64);
         // next: 3 delivered, pipe 17: ⌈1.5⌉ − 1 = 1 segment
         assert_eq!(p.on_ack(M, 17 * M, false, false, M), 18.0 * M as f64);
