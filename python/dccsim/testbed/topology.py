@@ -83,8 +83,8 @@ def _sysctls(ns: str, forward: bool) -> None:
         args += ["-w", f"{k}={v}"]
     run(["sysctl", "-q"] + args, ns=ns)
     # keep each flow's hash (no rehash after a timeout or a spurious retransmission): RPS steers
-    # by it, and a new hash moves the flow to another CPU mid-stream (_rps). Linux ≥ 5.19 has the
-    # key; an older kernel runs without it.
+    # by it, and a new hash moves the flow to another CPU mid-stream (_rps). A kernel without the
+    # key runs without it.
     run(["sysctl", "-q", "-w", "net.core.txrehash=0"], ns=ns, check=False)
 
 
