@@ -9,7 +9,8 @@ import numpy as np
 from dccsim import engine, scenario
 
 # the testbed's two-path scenario (testbed-mptcp-2path) with CUBIC: a 300 Mbps NIC over paths of 100
-# and 50 Mbps overflows both paths' buffers, so both subflows recover by NACK and go-back-N
+# and 50 Mbps overflows both paths' buffers, so both subflows recover by NACK and go-back-N. HyStart
+# is off: it ends slow start before the buffers overflow, and the timer under test needs losses.
 LOSSY_TWO_PATH = {
     "name": "rto",
     "seed": 1,
@@ -25,7 +26,7 @@ LOSSY_TWO_PATH = {
     },
     "switch": {"buffer": "4MiB", "dt_alpha": 0.125, "ecn": {"kind": "none"}},
     "host": {"rto": "50ms"},
-    "cc": {"algorithm": "cubic"},
+    "cc": {"algorithm": "cubic", "hystart": False},
     "flows": [{"src": 0, "dst": 1, "start": "0s", "subflows": 2}],
     "metrics": {"interval": "1ms", "flows": True},
 }

@@ -76,6 +76,7 @@ pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     let captured = named_ports(&cfg.metrics.pcap, "metrics.pcap", &net)?;
     let mut fabric = Fabric::new(net, ports, switches, &cfg.switch, pfc, port_ecn);
     fabric.subflow_of = subflow_of;
+    fabric.jitter = crate::fabric::jitter::HostJitter::new(cfg.host.jitter_ps, h, cfg.seed);
     if !captured.is_empty() || log_tap.is_some() {
         let mut tap = Capture::new(fabric.ports.len(), &captured, cfg.metrics.pcap_max as usize);
         tap.log = log_tap;
@@ -332,6 +333,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             }
             if cfg.host.recovery == Recovery::Sack && !receiver_driven {
                 e.use_sack(cfg.host.payload_bytes as u64);
+                if let Some(s) = &mut e.tx.sack {
+                    s.uses_prr = caps.prr && cfg.host.prr;
+                }
             }
             if f.subflows > 1 {
                 e.conn = conns.len() as u32;

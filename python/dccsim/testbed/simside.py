@@ -123,7 +123,7 @@ def sim_cc(alg: str, tb: dict, host_rate_bps: int, tau_ps: int) -> dict:
     if alg == "linux-dctcp":
         return {"law": "linux", "g": float(tb.get("g", 1 / 16))}
     if alg in ("cubic", "reno"):
-        return {}  # the engine's RFC 9438 CUBIC and RFC 5681/6582 NewReno with their defaults
+        return {}  # the engine's CUBIC (RFC 9438, with Linux's HyStart) and NewReno (RFC 5681/6582), defaults
     raise SimSideError(f"no simulator mapping for '{alg}'")
 
 

@@ -82,10 +82,34 @@ def _sysctls(ns: str, forward: bool) -> None:
     for k, v in settings.items():
         args += ["-w", f"{k}={v}"]
     run(["sysctl", "-q"] + args, ns=ns)
+    # keep each flow's hash (no rehash after a timeout or a spurious retransmission): RPS steers
+    # by it, and a new hash moves the flow to another CPU mid-stream (_rps). A kernel without the
+    # key runs without it.
+    run(["sysctl", "-q", "-w", "net.core.txrehash=0"], ns=ns, check=False)
 
 
 def _offloads_off(ns: str, dev: str) -> None:
     run(["ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"], ns=ns, check=False)
+
+
+def cpu_mask(cpus: int) -> str:
+    """Every CPU as a sysfs CPU bitmap: hex words of 32 CPUs, the highest first, comma-separated."""
+    words = []
+    while cpus > 0:
+        n = min(cpus, 32)
+        words.append(format((1 << n) - 1, "x"))
+        cpus -= n
+    return ",".join(reversed(words)) or "0"
+
+
+def _rps(ns: str, dev: str) -> None:
+    """Receive packet steering on every CPU: a veth hands each packet it receives to the backlog of
+    one CPU chosen by the flow's hash, so a flow's packets are processed in order. Without it each
+    goes to the backlog of the CPU that sent it, and a flow sent from two CPUs (its process on one,
+    ACK-clocked sends from the softirq on the other) is delivered out of order (docs/testbed.md,
+    "Reordering at 1 Gbps"). Written through `ip netns exec`, which mounts the namespace's sysfs."""
+    path = f"/sys/class/net/{dev}/queues/rx-0/rps_cpus"
+    run(["ip", "netns", "exec", ns, "sh", "-c", f"echo {cpu_mask(os.cpu_count() or 1)} > {path}"])
 
 
 def _tbf(ns: str, dev: str, rate_bps: int, limit_bytes: int) -> None:
@@ -195,6 +219,7 @@ def _veth(ns_a: str, dev_a: str, idx_a: int, ns_b: str, dev_b: str, idx_b: int) 
     for ns, dev in ((ns_a, dev_a), (ns_b, dev_b)):
         run(["ip", "-n", ns, "link", "set", dev, "up"])
         _offloads_off(ns, dev)
+        _rps(ns, dev)
 
 
 def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, str]) -> list[Port]:

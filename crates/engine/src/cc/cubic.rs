@@ -1,10 +1,13 @@
 //! CUBIC (RFC 9438) on the shared NewReno core (slow start, recovery point, RTO bookkeeping).
 //!
 //! The cubic law is evaluated in segments (MSS units) and seconds, as written in the RFC, and the
-//! window stored in bytes. HyStart++ (RFC 9406) is not modelled: slow start is RFC 5681's.
+//! window stored in bytes. Slow start is RFC 5681's, ended early by Linux's HyStart
+//! (`hystart.rs`, the default as in `tcp_cubic.c`; `hystart = false` turns it off). HyStart++
+//! (RFC 9406) is not modelled.
 //! A congestion event is a NACK (loss) or an ECE, at most once per window (RFC 9438 §4.6,
 //! RFC 6582 recovery point).
 
+use super::hystart::HyStart;
 use super::params::cc_params;
 use super::params::{check, init_within_max, ParamSet, FACTOR, INIT_WITHIN_MAX, MSS, POS_MSS};
 use super::reno::{RenoCore, RenoParams};
@@ -37,6 +40,10 @@ cc_params! {
         /// Window ceiling (MSS), 0 = unbounded.
         max_cwnd_mss: f64 = 0.0, Type::Number, MSS,
             unit "MSS", symbol "", source "none (0 = unbounded)";
+        /// Hybrid slow start (HyStart: ACK-train and delay detection end slow start before the
+        /// first loss, cc/hystart.rs); false = RFC 5681 slow start until the first loss.
+        hystart: bool = true, Type::Bool, Range::ANY,
+            unit "", symbol "", source "Linux net/ipv4/tcp_cubic.c: hystart = 1, hystart_detect = 3 (ACK train and delay); RFC 9438 §4.10 allows RFC 5681 slow start (false)";
     }
     rules {
         "init_cwnd_mss": |p| init_within_max(p.init_cwnd_mss, p.max_cwnd_mss), INIT_WITHIN_MAX;
@@ -46,7 +53,7 @@ cc_params! {
 /// Registration (crates/engine/build.rs collects it).
 pub const ALGORITHM: Algorithm = Algorithm {
     name: "cubic",
-    source: "CUBIC: RFC 9438",
+    source: "CUBIC: RFC 9438; slow start ended by HyStart as Linux tcp_cubic.c",
     params: ParamSet::of::<CubicParams>(),
     build: |p, at, c| Ok(Box::new(Cubic::new(check("cubic", p, at)?, c))),
     caps: Caps::LINUX_LOSS_BASED,
@@ -67,12 +74,26 @@ pub struct Cubic {
     pub w_est: f64,
     /// Smoothed RTT (s), RFC 6298 gain 1/8; 0 until the first sample.
     pub srtt: f64,
+    /// HyStart's state (None when `hystart = false`).
+    pub hystart: Option<HyStart>,
 }
 
 impl Cubic {
     pub fn new(p: CubicParams, ctx: &CcContext) -> Self {
         let rp = RenoParams { init_cwnd_mss: p.init_cwnd_mss, init_ssthresh_mss: 0.0, ai_mss_per_rtt: 1.0, max_cwnd_mss: p.max_cwnd_mss };
-        Cubic { p, core: RenoCore::new(&rp, ctx), w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch_start: None, w_est: 0.0, srtt: 0.0 }
+        let hystart = p.hystart.then(|| HyStart::new(0));
+        Cubic { p, core: RenoCore::new(&rp, ctx), w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch_start: None, w_est: 0.0, srtt: 0.0, hystart }
+    }
+
+    /// Linux's `sk_pacing_rate` (bytes/s), which HyStart's ACK-train cushion reads:
+    /// cwnd/srtt × 200 % below ssthresh/2, else × 120 % (`tcp_update_pacing_rate`); 0 before the
+    /// first RTT sample.
+    fn pacing_rate_bytes(&self) -> f64 {
+        if self.srtt == 0.0 {
+            return 0.0;
+        }
+        let ratio = if self.core.cwnd < self.core.ssthresh / 2.0 { 2.0 } else { 1.2 };
+        ratio * self.core.cwnd / self.srtt
     }
 
     /// W_cubic(t) = C·(t − K)³ + W_max (RFC 9438 §4.2 eq. 1), segments, t in seconds.
@@ -149,6 +170,14 @@ impl CongestionControl for Cubic {
             self.srtt = if self.srtt == 0.0 { r } else { 0.875 * self.srtt + 0.125 * r };
             // RFC 6298
         }
+        if ev.rtt > 0 && self.hystart.is_some() {
+            // HyStart sees every RTT sample (bictcp_acked), before the window grows
+            let (slow, pkts, rate) = (self.core.in_slow_start(), self.core.cwnd / self.core.mss, self.pacing_rate_bytes());
+            let h = self.hystart.as_mut().expect("checked");
+            if h.on_rtt(ev.now, ev.rtt, slow, pkts, rate, self.epoch_start).is_some() {
+                self.core.ssthresh = self.core.cwnd; // slow start ends here
+            }
+        }
         if ev.ecn && self.p.ecn {
             if self.core.may_reduce() {
                 self.congestion_event();
@@ -159,6 +188,9 @@ impl CongestionControl for Cubic {
             return; // no growth unless the window is the limit (RFC 9438 §4.8, RFC 7661)
         }
         if self.core.in_slow_start() {
+            if let Some(h) = &mut self.hystart {
+                h.on_slow_start_ack(ev.now, ev.snd_una, ev.snd_nxt); // a new round?
+            }
             self.core.increase(ev.acked_bytes); // RFC 5681 slow start
         } else {
             self.ca_increase(ev.now, ev.acked_bytes);
@@ -169,10 +201,13 @@ impl CongestionControl for Cubic {
             self.congestion_event();
         }
     }
-    fn on_timeout(&mut self, _now: Time) {
+    fn on_timeout(&mut self, now: Time) {
         // §4.8: ssthresh from β_cubic as in §4.6, cwnd = 1 MSS as Reno.
         self.congestion_event();
         self.core.cwnd = self.core.mss;
+        if let Some(h) = &mut self.hystart {
+            h.on_timeout(now, self.core.snd_nxt);
+        }
     }
     fn cwnd(&self) -> f64 {
         self.core.cwnd
@@ -186,7 +221,7 @@ impl CongestionControl for Cubic {
 mod tests {
     use super::super::reno::tests::{ack, ctx};
     use super::*;
-    use crate::time::{from_secs, US};
+    use crate::time::{from_secs, MS, US};
 
     fn after_loss_at_100() -> Cubic {
         let mut c = Cubic::new(CubicParams { init_cwnd_mss: 100.0, ..Default::default() }, &ctx());
@@ -246,5 +281,53 @@ mod tests {
         c.on_timeout(5); // ssthresh = 49·0.7 = 34.3 seg, cwnd = 1 MSS
         assert_eq!(c.cwnd(), 1000.0);
         assert!((c.core.ssthresh - 34_300.0).abs() < 1e-9);
+    }
+
+    /// ACK k (k = 0, 1, …) of a slow start at 1 ms + k·10 µs: 1 000 B acknowledged, RTT 100 µs,
+    /// two packets sent per ACK.
+    fn slow_start_ack(k: u64) -> AckEvent<'static> {
+        ack(MS + k * 10 * US, 1000, 1000 * (k + 1), 10_000 + 2000 * (k + 1), 100 * US, false)
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_when_the_ack_train_lasts_half_the_rtt_plus_its_cushion() {
+        // IW 10, MSS 1 000 B.
+        // ACK 0 passes end_seq 0: a round starts at 1 ms and ends once snd_nxt = 12 000 is
+        // passed, at ACK 12 (1.12 ms; the next ends past 36 000). Before ACK k the window is
+        // 10 + k packets; HyStart runs from 16. Linux's pacing rate 2·cwnd/srtt = (10 + k)·2·10⁷
+        // B/s gives a cushion of 4·65 536 B / rate = 13 107.2/(10 + k) µs, and the train must
+        // last (100 µs + cushion)/2. Round 1 (ACKs 6–11) lasts at most 110 µs < 362 µs. Round 2:
+        // ACK 32 at 200 µs < (100 + 312.1)/2 = 206.0 µs, no; ACK 33 at 210 µs > (100 + 304.8)/2
+        // = 202.4 µs: slow start ends at cwnd 43 packets.
+        let mut c = Cubic::new(CubicParams::default(), &ctx());
+        for k in 0..33 {
+            c.on_ack(&slow_start_ack(k));
+            assert!(c.core.in_slow_start(), "ACK {k}");
+        }
+        assert_eq!(c.cwnd(), 43_000.0);
+        c.on_ack(&slow_start_ack(33));
+        assert_eq!(c.core.ssthresh, 43_000.0);
+        assert_eq!(c.hystart.as_ref().unwrap().found, Some(super::super::hystart::Exit::AckTrain));
+        assert!(c.cwnd() < 43_100.0, "congestion avoidance from here: {}", c.cwnd());
+
+        // without HyStart the same ACKs keep doubling the window
+        let mut plain = Cubic::new(CubicParams { hystart: false, ..Default::default() }, &ctx());
+        for k in 0..34 {
+            plain.on_ack(&slow_start_ack(k));
+        }
+        assert_eq!(plain.cwnd(), 44_000.0);
+        assert!(plain.core.in_slow_start());
+    }
+
+    #[test]
+    fn a_timeout_restarts_hystart() {
+        let mut c = Cubic::new(CubicParams::default(), &ctx());
+        for k in 0..34 {
+            c.on_ack(&slow_start_ack(k));
+        }
+        assert!(c.hystart.as_ref().unwrap().found.is_some());
+        c.on_timeout(2 * MS);
+        let h = c.hystart.as_ref().unwrap();
+        assert_eq!((h.found, h.delay_min, h.round_start), (None, 0, 2 * MS));
     }
 }

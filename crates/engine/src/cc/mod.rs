@@ -246,6 +246,10 @@ pub struct Caps {
     /// host would queue before its NIC as in flight when deciding whether the window is the limit
     /// (`transport::host_queue`, Linux's `tcp_is_cwnd_limited`).
     pub linux_host_queue: bool,
+    /// Linux reduces its window in fast recovery by proportional rate reduction
+    /// (`tcp_cwnd_reduction`, as for every congestion control without its own `cong_control`):
+    /// under SACK recovery the transport does too (`transport::prr`, `host.prr`).
+    pub prr: bool,
 }
 
 /// The study's NIC by CC mode (powertcp-evaluation-burst.cc, `IntHeader::mode`; rdma-hw.cc):
@@ -260,9 +264,9 @@ pub struct StudyNic {
 impl Caps {
     /// No INT; on the study's NIC no extra header and the window cap.
     pub const DEFAULT: Caps =
-        Caps { needs_int: false, study_nic: StudyNic { header: Header::None, window_cap: true }, linux_host_queue: false };
-    /// A loss-based TCP law of Linux (Reno, CUBIC, MPTCP's LIA): the defaults and the host queue.
-    pub const LINUX_LOSS_BASED: Caps = Caps { linux_host_queue: true, ..Caps::DEFAULT };
+        Caps { needs_int: false, study_nic: StudyNic { header: Header::None, window_cap: true }, linux_host_queue: false, prr: false };
+    /// A loss-based TCP law of Linux (Reno, CUBIC, MPTCP's LIA): the defaults, the host queue and PRR.
+    pub const LINUX_LOSS_BASED: Caps = Caps { linux_host_queue: true, prr: true, ..Caps::DEFAULT };
 }
 
 impl serde::Serialize for Header {

@@ -50,6 +50,14 @@ crate::section! {
             key "recovery", Type::Choice(&["go-back-n", "sack"]), Range::ANY,
             "Loss recovery: go-back-n (the receiver drops out-of-order data and NACKs the gap, the sender resends from the first unacknowledged byte, as RDMA NICs do) or sack (the receiver keeps out-of-order data and reports it per ACK, the sender retransmits only the holes: RFC 6675 fast recovery with one window reduction per episode, as Linux TCP does). Receiver-driven (Homa) messages keep their own recovery.",
             source "go-back-n: the evaluated simulators of the catalog's papers (PowerTCP, θ-PowerTCP, HPCC, DCQCN, TIMELY: the HPCC-derived RDMA NIC, rdma-hw.cc; AMP: an ns-3 MPTCP modelled on ns-3's NewReno, without SACK; TBTCP: ns-2, agent not stated; Poseidon: OMNeT++, recovery not stated) and the golden runs; sack: Linux (tcp_sack = 1 by default), which the testbed's --compare sets (docs/testbed.md)";
+        prr: bool = true,
+            key "prr", Type::Bool, Range::ANY,
+            "Under recovery = sack, the laws Linux reduces through tcp_cwnd_reduction (Reno, CUBIC, LIA) step their window down in fast recovery by proportional rate reduction (RFC 6937) as ACKs report deliveries. false: the controller's reduced window holds at once (RFC 6675 alone). Other laws never use it (Linux's cong_control laws); go-back-n recovery has no fast recovery.",
+            source "Linux (tcp_cwnd_reduction, net/ipv4/tcp_input.c); RFC 6937";
+        jitter_ps: u64 = 0,
+            key "jitter", Type::Time, Range::ANY,
+            "Host timing noise: each packet a host sends reaches the far end of its link an extra uniform random time in [0, jitter) later, in the order sent (seeded by the run's seed). 0 = exact timing. Breaks the phase effects of deterministic senders at a full drop-tail queue.",
+            source "ours: 0 (the catalog's simulators time hosts exactly); the remedy of Floyd and Jacobson, On Traffic Phase Effects in Packet-Switched Gateways (1992), a random processing time at the sources";
     }
     rules {}
 }

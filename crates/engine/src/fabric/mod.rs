@@ -9,6 +9,7 @@ pub mod circuit;
 pub mod deadlock;
 pub mod ecn;
 pub mod int;
+pub mod jitter;
 pub mod pfc;
 mod pfc_frames;
 pub mod port;
@@ -25,6 +26,7 @@ use crate::topo::Network;
 
 use circuit::Circuit;
 use int::{EgressView, IntPolicy};
+use jitter::HostJitter;
 use pfc::{Frame, Pfc};
 use port::{EgressPort, Node};
 use switch::Switch;
@@ -56,6 +58,9 @@ pub struct Fabric {
     /// Per port, the packets sent on a cut link (`EgressPort::cut`) since the last barrier of a
     /// threaded run: (arrival time, packet in the sender's pool). Empty otherwise.
     pub staged: Vec<Vec<(crate::time::Time, PktId)>>,
+    /// Host timing noise on the hosts' links (`host.jitter`; None = off: one untaken branch per
+    /// transmission).
+    pub jitter: Option<Box<HostJitter>>,
 }
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
@@ -83,6 +88,7 @@ impl Fabric {
             ecmp_key: Vec::new(),
             subflow_of: Vec::new(),
             staged: Vec::new(),
+            jitter: None,
             port_ecn,
             net,
             ports,
@@ -107,7 +113,14 @@ impl Fabric {
         p.free_at = now + p.ser_time(size);
         p.tx_bytes += size as u64;
         p.count.sent_pkts += 1;
-        let arrive = p.free_at + p.delay;
+        let mut arrive = p.free_at + p.delay;
+        if let Some(j) = self.jitter.as_deref_mut() {
+            if let Node::Host(h) = p.owner {
+                // not before the packet ahead on the link, staged at the barrier or already on it
+                let staged = self.staged.get(port as usize).and_then(|s| s.last());
+                arrive = j.arrival(h, arrive, staged.or(p.link.back()).map(|&(t, _)| t));
+            }
+        }
         if p.cut {
             // the receiver's thread owns the link: its arrival is queued now (the key is the
             // packet's place on the link either way), the packet joins the link at the barrier

@@ -8,6 +8,7 @@
 pub mod homa;
 pub mod host_queue;
 pub mod multipath;
+pub mod prr;
 pub mod receiver;
 pub mod sack;
 pub mod sender;
@@ -100,6 +101,9 @@ impl Sender {
     pub fn refresh(&mut self) {
         self.cwnd = self.cc.cwnd().min(self.window_cap);
         self.rate = self.cc.pacing_rate();
+        if let Some(p) = self.sack.as_ref().and_then(|s| s.prr.as_ref()) {
+            self.cwnd = p.cwnd.min(self.window_cap); // in fast recovery PRR sets the window (prr.rs)
+        }
     }
 }
 

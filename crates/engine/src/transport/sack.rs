@@ -27,10 +27,14 @@
 //! in order): when a segment first sent after a retransmission is SACKed while the retransmitted
 //! one is not, it is sent again, within the same episode (no further reduction, as Linux).
 //!
+//! The window in fast recovery: for the laws Linux reduces through `tcp_cwnd_reduction` (Reno,
+//! CUBIC, LIA: `cc::Caps::prr`) proportional rate reduction (RFC 6937, prr.rs) steps it down from
+//! its value at the start of recovery to the controller's reduced one as ACKs report deliveries;
+//! for the others the controller's reduction holds at once (Linux's `cong_control` laws).
+//!
 //! Not modelled: NextSeg's rules 3 and 4 (retransmitting segments not yet deemed lost when nothing
 //! else can be sent) and the rest of RACK-TLP (RFC 8985: time-based loss marking, tail loss
-//! probes): a lost tail waits for the retransmission timeout; proportional rate reduction
-//! (RFC 6937): the window is set by the controller's reduction at once.
+//! probes): a lost tail waits for the retransmission timeout.
 //!
 //! Segments are whole packets at multiples of the payload size (only a flow's or connection's
 //! last segment is shorter), so every range edge is a segment edge.
@@ -160,6 +164,17 @@ pub struct Scoreboard {
     pub episodes: u64,
     /// Retransmissions found lost (a later segment was SACKed; RACK's rule, RFC 8985 §6.2).
     pub lost_retransmits: u64,
+    /// The window reduction of this fast recovery by PRR (prr.rs), for a law Linux reduces that
+    /// way (`uses_prr`); None outside fast recovery.
+    pub prr: Option<super::prr::Prr>,
+    pub uses_prr: bool,
+    /// What the latest ACK did: bytes it delivered (newly cumulatively acknowledged or SACKed,
+    /// RFC 6937 DeliveredData) and whether it marked a segment lost.
+    pub delivered: u64,
+    pub newly_lost: bool,
+    /// snd_una and the SACKed bytes after the previous ACK (for `delivered`).
+    una: u64,
+    sacked_bytes: u64,
 }
 
 impl Scoreboard {
@@ -220,15 +235,21 @@ impl Scoreboard {
     /// Returns true when this ACK starts a fast recovery (the caller makes the one window
     /// reduction of the episode).
     pub fn on_ack(&mut self, snd_una: u64, high_sent: u64, start: u64, len: u64, smss: u64) -> bool {
+        let lost_before = self.lost_edge(self.una, smss);
         if len > 0 && start >= snd_una {
             self.sacked.insert(start, start + len); // a full list forgets the block (conservative)
         }
         self.sacked.trim_below(snd_una);
+        // RFC 6937 §3 DeliveredData: the change of snd_una plus the change of SACKed bytes
+        let sacked_bytes = self.sacked.bytes_within(snd_una, u64::MAX);
+        self.delivered = (snd_una - self.una.min(snd_una) + sacked_bytes).saturating_sub(self.sacked_bytes);
+        (self.una, self.sacked_bytes) = (snd_una.max(self.una), sacked_bytes);
         if self.in_recovery && snd_una >= self.recovery_point {
             // §5 step B: recovery ends once everything outstanding at its start is acknowledged
             self.in_recovery = false;
             self.after_timeout = false;
             self.lost_until = 0;
+            self.prr = None;
         }
         if len > 0 {
             // RFC 8985 §6.2 (RACK): a segment is lost once a segment sent after it is delivered
@@ -255,12 +276,16 @@ impl Scoreboard {
             self.episodes += 1;
             entered = true;
         }
+        self.newly_lost = self.lost_edge(snd_una, smss) > lost_before.max(snd_una);
         self.update(snd_una, high_sent, smss);
         entered
     }
 
     /// `len` bytes at `seq` were sent (a retransmission when `seq` < the previous HighData).
     pub fn on_sent(&mut self, seq: u64, len: u64, resend: bool, snd_una: u64, high_sent: u64, smss: u64) {
+        if let Some(p) = &mut self.prr {
+            p.on_sent(len); // prr_out
+        }
         if resend {
             if self.relost.as_slice().first().is_some_and(|r| r.start == seq) {
                 self.relost.trim_below(seq + len); // sent again
@@ -277,7 +302,9 @@ impl Scoreboard {
     /// A retransmission timeout (§5.1): forget the SACKed ranges, everything outstanding is lost,
     /// and no fast recovery starts before snd_una passes HighData.
     pub fn on_timeout(&mut self, snd_una: u64, high_sent: u64, smss: u64) {
+        self.prr = None; // Linux's CA_Loss: the timeout's window, no PRR
         self.sacked.clear();
+        self.sacked_bytes = 0;
         self.in_recovery = true;
         self.after_timeout = true;
         self.recovery_point = high_sent;

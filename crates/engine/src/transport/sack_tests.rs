@@ -193,3 +193,32 @@ fn sack_runs_are_deterministic() {
     assert!(a.0 > 500 * M, "the flow moves: {}", a.0);
     assert!(a.1 > 0);
 }
+
+/// Which segments each carried packet's ACK let the sender send, for the first window of 10 with
+/// segment 0 lost (as in `one_loss_is_repaired_by_one_retransmission_and_one_halving`).
+fn sends_per_ack(prr: bool) -> Vec<Vec<u64>> {
+    let mut l = link(10.0, true);
+    l.tp.flows[0].tx.sack.as_mut().unwrap().uses_prr = prr;
+    let first = l.send();
+    let mut out = vec![];
+    for (k, &p) in first.iter().enumerate() {
+        let sent = l.carry(p, k == 0);
+        out.push(sent.iter().map(|&q| l.core.pool.get(q).seq / M).collect());
+    }
+    out
+}
+
+#[test]
+fn prr_spreads_the_recovery_over_the_acks_where_the_halving_pauses_then_sends() {
+    // Recovery starts at the SACK of 3: cwnd 10 → ssthresh 5 MSS, pipe 8.
+    // Without PRR the window is 5 at once: nothing is sent until pipe falls below 5 (the SACK of
+    // 7), then the hole, then one new segment per ACK.
+    let plain: Vec<Vec<u64>> = vec![vec![], vec![10], vec![11], vec![], vec![], vec![], vec![], vec![0], vec![12], vec![13]];
+    assert_eq!(sends_per_ack(false), plain);
+    // With PRR (RFC 6937; prior_cwnd 10, ssthresh 5): the SACK of 3 delivers 1, ⌈5·1/10⌉ = 1
+    // MSS: the hole goes at once; then ⌈5·d/10⌉ − sent: one segment every second ACK (d = 3, 5),
+    // until pipe reaches ssthresh at the SACK of 9 (pipe 5: the slow-start bound, min(5 − 5, …)
+    // = 0). The same segments, sent earlier and evenly.
+    let prr: Vec<Vec<u64>> = vec![vec![], vec![10], vec![11], vec![0], vec![], vec![12], vec![], vec![13], vec![], vec![]];
+    assert_eq!(sends_per_ack(true), prr);
+}

@@ -1,6 +1,7 @@
 //! The sending side: data packets out, ACKs and NACKs in, the congestion controller in between.
 
 use super::multipath::NO_CONN;
+use super::prr::Prr;
 use super::{rto_after, Transport};
 use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
@@ -105,6 +106,7 @@ impl Transport {
         if f.stats.done {
             return AckOutcome::Ignored;
         }
+        let prior_cwnd = f.tx.cwnd; // before this ACK's reduction, if it brings one (PRR)
         let mut newly = 0;
         if p.seq > f.tx.snd_una {
             newly = p.seq - f.tx.snd_una;
@@ -166,6 +168,19 @@ impl Transport {
             }
             if sack_loss {
                 f.tx.cc.on_nack(now); // the one window reduction of the recovery episode
+            }
+        }
+        if let Some(s) = &mut f.tx.sack {
+            // PRR (prr.rs): for a law Linux reduces that way, fast recovery steps the window down
+            // from its value before the reduction, ACK by ACK
+            if sack_loss && s.uses_prr && s.fast_recovery() {
+                s.prr = Some(Prr::new(prior_cwnd, f.tx.cc.cwnd().min(f.tx.window_cap)));
+            }
+            if !s.fast_recovery() {
+                s.prr = None;
+            }
+            if let Some(p) = &mut s.prr {
+                p.on_ack(s.delivered, s.pipe, newly > 0, s.newly_lost, smss);
             }
         }
         f.tx.refresh();
