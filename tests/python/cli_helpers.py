@@ -41,6 +41,19 @@ def assert_input_error(proc, field):
     assert "Traceback" not in proc.stderr
 
 
+def assert_refused_in_one_line(raw: dict, field: str) -> None:
+    """The scenario `raw` (a dict) is refused when it becomes an engine config, in one line naming
+    `field` (its dotted path)."""
+    import pytest
+
+    from dccsim import scenario
+
+    with pytest.raises(Exception) as e:
+        scenario.from_dict(raw).to_engine_config()
+    msg = str(e.value)
+    assert field in msg and "\n" not in msg.strip(), msg
+
+
 def run_catalog_edited(name, tmp_path, edit=lambda s: s, variants=None, figures=None):
     """Run catalog experiment `name` with its TOML text passed through `edit` (a shorter duration,
     fewer flows) into tmp_path/name; returns (summary, scenario). `figures`: None = the runner's default."""

@@ -1,5 +1,5 @@
-"""Calibration of the simulator's side to the testbed (issue 29 item 4): the simulator's base RTT set
-to the testbed's measured τ, the CPU-bound verdict, and the link-bound default rate. No root needed."""
+"""Calibration of the simulator's side to the testbed (issue 29 item 4): the simulator's flows' base
+RTT and its laws' τ set to the testbed's measured τ, the CPU-bound verdict, and the link-bound default rate. No root needed."""
 
 import pytest
 
@@ -15,8 +15,9 @@ def test_calibrated_simulator_has_the_testbeds_tau(target_us):
     scn = simside._scenario(load("testbed-incast-8", "1s", "300Mbps"), "powertcp")
     out, cal = simside.calibrate(scn, int(target_us * 1e6))
     assert cal["matched"], cal
-    # the engine resolves the calibrated scenario's τ to the testbed's, to a picosecond of delay
-    assert simside.sim_tau_ps(out) == pytest.approx(target_us * 1e6, abs=4)
+    # the flows' base RTT is the testbed's τ, to a picosecond of delay, and so is the laws' τ
+    assert simside.sim_path_rtt_ps(out) == pytest.approx(target_us * 1e6, abs=4)
+    assert simside.sim_tau_ps(out) == int(target_us * 1e6)
     assert cal["host_delay_ps"] > cal["scenario_host_delay_ps"]
     assert out.topology.values["host_delay"] == cal["host_delay_ps"]
 
@@ -29,7 +30,8 @@ def test_a_tau_below_the_simulators_zero_delay_rtt_is_reported_unmatched():
     scn = simside._scenario(load("testbed-incast-8", "1s", "300Mbps"), "powertcp")
     out, cal = simside.calibrate(scn, 1_000_000)  # 1 us: less than one packet's serialization
     assert not cal["matched"] and cal["host_delay_ps"] == 0 and cal["note"]
-    assert cal["tau_ps"] == simside.sim_tau_ps(out) > 1_000_000
+    assert cal["tau_ps"] == simside.sim_path_rtt_ps(out) > 1_000_000
+    assert simside.sim_tau_ps(out) == 1_000_000  # the laws still get the testbed's τ
 
 
 def test_cpu_bound_needs_a_saturated_cpu_and_an_underused_link():

@@ -15,6 +15,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from dccsim.testbed.runner import HOP_ROUNDS
 from tb_helpers import needs_testbed
 
 SCENARIO = """
@@ -181,8 +182,13 @@ def test_powertcp_two_int_hops_on_a_dumbbell(tmp_path, clean_testbed):
     sc.write_text(DUMBBELL)
     out = tmp_path / "out"
     assert main(["run", str(sc), "--cc", "powertcp", "--out", str(out), "-q"]) == 0
-    counters = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["powertcp"]["bpf_port_counters"]
+    meta = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["powertcp"]
+    counters = meta["bpf_port_counters"]
     assert counters["sw0->sw1"]["stamped"] > 1000 and counters["sw1->h2"]["stamped"] > 1000
+    # the per-hop measurement answered from sw1's trunk address too (hosts route 10.79/16 to it)
+    hops = meta["testbed_params"]["hops"]
+    assert hops and all(h["links"][1] == "sw0->sw1" for h in hops)
+    assert all(n > HOP_ROUNDS // 2 for h in hops for n in h["answers"]), hops
     fs = pq.read_table(out / "powertcp" / "flow_series.parquet").to_pylist()
     solo = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and SETTLE_PS <= r["time_ps"] < JOIN_PS]
     shared = [r["cwnd_bytes"] for r in fs if r["flow_id"] == 0 and r["time_ps"] >= JOIN_PS + SETTLE_PS]

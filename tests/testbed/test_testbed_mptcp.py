@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from dccsim.testbed.runner import HOP_ROUNDS
 from tb_helpers import ROOT, needs_testbed
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
@@ -268,6 +269,16 @@ def test_mptcp_connection_uses_both_paths_with_dctcp_on_each(tmp_path, clean_tes
     meta = json.loads((out / "meta.json").read_text())["testbed"]["runs"]["dctcp"]
     # both subflows ran the eBPF DCTCP (ss -tin in the sender's namespace, checked by the run)
     assert meta["testbed_params"]["subflow_cc"] == {"0": ["dccsim_dctcp", "dccsim_dctcp"]}
+    # the per-hop measurement reached every node of both paths (hops.py, over the routes to the
+    # trunk addresses); more than half the rounds answered (an idle link loses none, a starved CPU
+    # may let one pass the 50 ms timeout), none where a route is missing
+    hops = meta["testbed_params"]["hops"]
+    assert [(h["family"], h["links"][1]) for h in hops] == [(0, "tor0->path0"), (1, "tor0->path1")]
+    assert all(n > HOP_ROUNDS // 2 for h in hops for n in h["answers"]), hops
+    # the simulator's flows' path has the testbed's τ, and its laws use it
+    cal = json.loads((tmp_path / "out-sim" / "matched.json").read_text())["calibration"]
+    assert cal["matched"] and cal["testbed_tau_ps"] == meta["testbed_params"]["tau_ns"] * 1000
+    assert [r["link"] for r in cal["links"]][:4] == hops[0]["links"]
     flows = pq.read_table(out / "dctcp" / "flows.parquet").to_pylist()
     assert [(f["flow_id"], f["connection"], f["subflow"]) for f in flows] == [(0, 0, 0), (1, 0, 1)]
     # every subflow carried data; together at least the connection's data (reinjections add)

@@ -273,6 +273,8 @@ def _compare(sc, alg: str, testbed_params: dict, out: Path, args) -> int:
                 f"{cal['tau_ps'] / 1e6:.1f} us (testbed {cal['testbed_tau_ps'] / 1e6:.1f} us)"
                 + (f"; not matched: {cal['note']}" if not cal["matched"] else "")
             )
+            for line in simside.hop_lines(cal.get("links") or []):
+                print(line)
         print("$ dccsim compare " + " ".join(cargs))
     return compare.main(cargs)
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 
 from ..units import parse_size
-from . import bpfctl, cpuload, laws, qmon, topology
+from . import bpfctl, cpuload, hops, laws, qmon, topology
 from .netlink import QdiscStats
 from .scenario import Scenario
-from .topology import Port, host_addr, ns_name
+from .topology import Port, host_addr, ns_name, path_addr
 from .traffic import Receiver, Sender, tcp_info
 
 WIRE_OVERHEAD = 14 + 20 + 20 + 12  # Ethernet + IPv4 + TCP + timestamps option, bytes per packet
@@ -25,6 +25,7 @@ MIN_INTERVAL_PS = 1_000_000_000  # 1 ms: the flow sampler (tcp_info) is a Python
 MIN_PORT_INTERVAL_PS = 1_000_000  # 1 us: the port series are read off per-packet records (qmon)
 POWER_FAMILY = ("powertcp", "theta-powertcp")
 PROBE_LOAD = 0.5
+HOP_ROUNDS = 100  # per-hop measurement (measure_tau): rounds per path, 2 ms apart
 SO_MAX_PACING_RATE = 47
 
 
@@ -41,8 +42,12 @@ class RunResult:
     bpf_stats: dict = field(default_factory=dict)
 
 
-def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) -> int:
-    """Base RTT in ns for the control laws when the scenario leaves it to "auto".
+def measure_tau(
+    pairs: list[tuple[int, int]], mss: int | None, rate_bps: int, shape=None, ports: list[Port] = ()
+) -> tuple[int, list[dict]]:
+    """Base RTT in ns for the control laws when the scenario leaves it to "auto", and the per-hop
+    round trips of the probed paths (hops.py) when `shape` (the topology.Layout or TwoPath built,
+    with its `ports`) is given: (tau_ns, hops).
 
     Per host pair, a cubic probe paced at PROBE_LOAD of rate_bps (the slowest link) runs for 0.1 s of warm-up and
     then 0.2 s of sampling tcpi_rtt every 2 ms; the pair's value is the 10th percentile (rejecting
@@ -50,13 +55,21 @@ def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) ->
     pairs share one path).  The testbed adds no propagation delay and forwards on the CPU, so the
     RTT of a busy but unqueued path (stack, softirq and tbf timer latency, ~100 us on a 2-core
     machine) is several times the idle minimum (~20 us), which would cap every PowerTCP window at
-    a fraction of the line rate (docs/testbed.md)."""
+    a fraction of the line rate (docs/testbed.md).
+
+    The per-hop round trips are measured after each pair's probe, on idle links: HOP_ROUNDS rounds
+    (hops.Tracer) per path of the pair, its path-0 addresses and, on two-path between tor hosts,
+    its path-1 addresses too. Measured under the probe instead, an echo waited behind the probe's
+    packets at a 100 Mbps hop (53 vs 30–36 µs on the unloaded path 1), a queue the simulator
+    builds itself and must not be given as link delay."""
     per_pair = []
+    hop_paths: list[dict] = []
     for dst in sorted({d for _, d in pairs}):
         rx = Receiver(ns_name(f"h{dst}"), host_addr(dst), None)
         try:
             for src in sorted({s for s, d in pairs if d == dst}):
                 tx = Sender(_Probe(src, dst), ns_name(f"h{src}"), host_addr(dst), "cubic", mss)
+                tracers = _tracers(shape, ports, src, dst) if shape is not None else []
                 try:
                     tx.sock.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, int(rate_bps * PROBE_LOAD / 8))
                     stop = threading.Event()
@@ -69,12 +82,46 @@ def measure_tau(pairs: list[tuple[int, int]], mss: int | None, rate_bps: int) ->
                     stop.set()
                     tx.thread.join(timeout=2)
                     per_pair.append(sorted(samples)[len(samples) // 10] * 1000)
+                    for _ in range(HOP_ROUNDS):
+                        for _, tr in tracers:
+                            tr.round()
+                        time.sleep(0.002)
+                    hop_paths += [_hop_record(info, tr) for info, tr in tracers]
                 finally:
+                    for _, tr in tracers:
+                        tr.close()
                     tx.close()
         finally:
             rx.close()
     per_pair.sort()
-    return max(per_pair[len(per_pair) // 2], 1000)
+    return max(per_pair[len(per_pair) // 2], 1000), hop_paths
+
+
+def _hop_record(info: dict, tracer: hops.Tracer) -> dict:
+    """What one path's tracer measured, with each link's one-way latency beyond serialization."""
+    res = tracer.result()
+    res["latency_ns"] = [
+        None if r is None else hops.one_way_latency_ns(r, rate)
+        for r, rate in zip(res["link_rtt_ns"], info["rate_bps"])
+    ]
+    return {**info, **res}
+
+
+def _tracers(shape, ports: list[Port], src: int, dst: int) -> list[tuple[dict, hops.Tracer]]:
+    """One hops.Tracer per path from host src to host dst, with what names it: the pair, the path
+    family (the address family of two-path, 0 elsewhere), the path's links and their rates."""
+    rate = {p.name: p.rate_bps for p in ports}
+    families = [0]
+    if isinstance(shape, topology.TwoPath) and max(src, dst) < shape.senders + shape.receivers:
+        families.append(1)
+    out = []
+    for fam in families:
+        nodes, targets = topology.path_targets(shape, src, dst, fam)
+        links = [f"{a}->{b}" for a, b in zip(nodes, nodes[1:])]
+        info = {"src": src, "dst": dst, "family": fam, "links": links, "rate_bps": [rate[x] for x in links]}
+        ident = (src << 8) ^ (dst << 1) ^ fam
+        out.append((info, hops.Tracer(ns_name(f"h{src}"), path_addr(fam, src), targets, ident)))
+    return out
 
 
 @dataclass
@@ -121,28 +168,29 @@ def run(
     two_path = sc.topology_kind == "two-path"
     if two_path:
         senders_mp = {f.src for f in sc.flows if f.subflows > 1}
-        t = topology.TwoPath(sc.left, sc.hosts - sc.left - 2, rate, sc.path_rates_bps)
-        ports = topology.build_two_path(t, switch_limit, 4 << 20, progs, senders_mp)
+        shape = topology.TwoPath(sc.left, sc.hosts - sc.left - 2, rate, sc.path_rates_bps)
+        ports = topology.build_two_path(shape, switch_limit, 4 << 20, progs, senders_mp)
     else:
-        layout = (
+        shape = (
             topology.dumbbell(sc.left, sc.hosts - sc.left, rate, sc.bottleneck_rate_bps)
             if sc.topology_kind == "dumbbell"
             else topology.star(sc.hosts, rate)
         )
-        ports = topology.build(layout, switch_limit, 4 << 20, progs)
+        ports = topology.build(shape, switch_limit, 4 << 20, progs)
     sw_ports = topology.switch_ports(ports)
     mss = sc.payload_bytes + 12 if sc.payload_bytes < 1448 else None
     # until tau is known, switches only stamp (the probe runs with cubic)
     for p in sw_ports:
         bpfctl.set_port_cfg(p.ifindex, rate_bps=p.rate_bps, int_on=sc.int_enabled, ecn_kind="none")
 
+    hop_paths: list[dict] = []  # measured with tau (measure_tau)
     if tau_override_ns:
         tau_ns = tau_override_ns
     elif sc.base_rtt_ps:
         tau_ns = sc.base_rtt_ps // 1000
     else:
         slowest = min(p.rate_bps for p in ports)  # pace the probe below every link on its path
-        tau_ns = measure_tau([(f.src, f.dst) for f in sc.flows], mss, slowest)
+        tau_ns, hop_paths = measure_tau([(f.src, f.dst) for f in sc.flows], mss, slowest, shape, ports)
     log(f"tau = {tau_ns / 1000:.1f} us")
 
     host_bdp = rate * tau_ns // 8_000_000_000
@@ -186,6 +234,7 @@ def run(
         switch_port_limit_bytes=switch_limit,
         mss=mss or 1448,
         kernel_cc=name_cc,
+        hops=hop_paths,
     )
 
     multipath_dst = {f.dst for f in sc.flows if f.subflows > 1}

@@ -278,6 +278,8 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
             _tbf(ns, dev, layout.trunk_rate_bps, switch_limit)
             _attach(ns, dev, "egress", progs["switch_egress"])
             trunk.append(Port(0, name, ns, dev, idx, layout.trunk_rate_bps))
+        for i in range(len(layout.host_switch)):  # the far switch's trunk address (hops.py)
+            run(["ip", "-n", ns_name(f"h{i}"), "route", "add", TRUNK_SUBNET, "via", f"10.78.{i}.1"])
     ports = down + trunk + nics
     for k, p in enumerate(ports):
         p.index = k
@@ -362,6 +364,7 @@ def build_two_path(
             run(["ip", "-n", h, "addr", "add", f"{path_addr(fam, i)}/24", "dev", "eth0"])
         _host_route(h, "10.78.0.0/16", path_addr(0, i, True), "eth0")
         _host_route(h, "10.77.0.0/16", path_addr(0, i, True), "eth0")
+        run(["ip", "-n", h, "route", "add", TRUNK_SUBNET, "via", path_addr(0, i, True)])
         _tbf(swns, f"h{i}", t.host_rate_bps, switch_limit)
         _tbf(h, "eth0", t.host_rate_bps, host_limit)
         _attach(swns, f"h{i}", "egress", progs["switch_egress"])
@@ -376,9 +379,7 @@ def build_two_path(
     trunk: list[Port] = []
     link_addr = {}
     idx = IFINDEX_TRUNK
-    for k, (tor, mid) in enumerate(
-        (("tor0", "path0"), ("tor0", "path1"), ("tor1", "path0"), ("tor1", "path1"))
-    ):
+    for k, (tor, mid) in enumerate(TWO_PATH_TRUNKS):
         rate = rate_of[mid]
         _veth(sw_ns[tor], mid, idx, sw_ns[mid], tor, idx + 1)
         a, b = f"10.79.{k}.1", f"10.79.{k}.2"
@@ -412,6 +413,10 @@ def build_two_path(
                         ]
                     )
         if sw.startswith("tor"):
+            # the far tor's trunk addresses over the path they are on (the per-hop measurement)
+            for k, (tor, mid) in enumerate(TWO_PATH_TRUNKS):
+                if tor != sw:
+                    run(["ip", "-n", ns_, "route", "add", f"10.79.{k}.0/30", "via", link_addr[(sw, mid)]])
             # what comes from a path-1 address goes over path1, also to the far side's path-0 addresses
             run(["ip", "-n", ns_, "rule", "add", "from", "10.77.0.0/16", "table", str(MPTCP_TABLE)])
             for i in tor_hosts:
@@ -434,6 +439,46 @@ def build_two_path(
     for k, p in enumerate(ports):
         p.index = k
     return ports
+
+
+TRUNK_SUBNET = "10.79.0.0/16"  # switch-to-switch links; hosts route it via their switch (hops.py)
+TWO_PATH_TRUNKS = (("tor0", "path0"), ("tor0", "path1"), ("tor1", "path0"), ("tor1", "path1"))
+
+
+def path_nodes(t: Layout | TwoPath, src: int, dst: int, family: int = 0) -> list[str]:
+    """The nodes a packet from host `src` to host `dst`'s address of `family` crosses, in the
+    simulator's names (h0, sw0, …): link k of the path is nodes[k-1] -> nodes[k]."""
+    if isinstance(t, TwoPath):
+        cur, end = t.host_switch(src), t.host_switch(dst)
+        nodes = [f"h{src}", cur]
+        while cur != end:
+            cur = _next_hop(t, cur, dst, family)
+            nodes.append(cur)
+    else:
+        a, b = t.host_switch[src], t.host_switch[dst]
+        nodes = [f"h{src}", a] + ([b] if b != a else [])
+    return nodes + [f"h{dst}"]
+
+
+def _trunk_addr(node: str, other: str) -> str:
+    """`node`'s address on its switch-to-switch link with `other` (a dumbbell's sw0-sw1, or
+    two-path's tor-path links: 10.79.k.1 on the tor's side, .2 on the path switch's)."""
+    if {node, other} == {"sw0", "sw1"}:
+        return "10.79.0.1" if node == "sw0" else "10.79.0.2"
+    tor, mid = (node, other) if node.startswith("tor") else (other, node)
+    k = TWO_PATH_TRUNKS.index((tor, mid))
+    return f"10.79.{k}.{1 if node == tor else 2}"
+
+
+def path_targets(t: Layout | TwoPath, src: int, dst: int, family: int = 0) -> tuple[list[str], list[str]]:
+    """(nodes, addresses): path_nodes and, for each node after the source, its address on the link
+    the path reaches it by: the per-hop measurement pings them in turn (hops.py). The first switch
+    answers at its side of the source's link, later switches at their trunk address (reached over
+    the routes to TRUNK_SUBNET), the destination at its address of `family`."""
+    nodes = path_nodes(t, src, dst, family)
+    addrs = [path_addr(family, src, switch_side=True)]
+    addrs += [_trunk_addr(node, prev) for prev, node in zip(nodes[1:-2], nodes[2:-1])]
+    return nodes, addrs + [path_addr(family, dst)]
 
 
 def switch_ports(ports: list[Port]) -> list[Port]:

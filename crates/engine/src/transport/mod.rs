@@ -101,9 +101,6 @@ impl Sender {
     pub fn refresh(&mut self) {
         self.cwnd = self.cc.cwnd().min(self.window_cap);
         self.rate = self.cc.pacing_rate();
-        if let Some(p) = self.sack.as_ref().and_then(|s| s.prr.as_ref()) {
-            self.cwnd = p.cwnd.min(self.window_cap); // in fast recovery PRR sets the window (prr.rs)
-        }
     }
 }
 

@@ -172,9 +172,8 @@ pub struct Scoreboard {
     /// RFC 6937 DeliveredData) and whether it marked a segment lost.
     pub delivered: u64,
     pub newly_lost: bool,
-    /// snd_una and the SACKed bytes after the previous ACK (for `delivered`).
+    /// snd_una after the previous ACK (for `delivered`).
     una: u64,
-    sacked_bytes: u64,
 }
 
 impl Scoreboard {
@@ -236,14 +235,16 @@ impl Scoreboard {
     /// reduction of the episode).
     pub fn on_ack(&mut self, snd_una: u64, high_sent: u64, start: u64, len: u64, smss: u64) -> bool {
         let lost_before = self.lost_edge(self.una, smss);
+        // every SACKed range lies above the previous snd_una (trimmed then, or cleared by a timeout)
+        let sacked_before = self.sacked.bytes_within(0, u64::MAX);
         if len > 0 && start >= snd_una {
             self.sacked.insert(start, start + len); // a full list forgets the block (conservative)
         }
         self.sacked.trim_below(snd_una);
         // RFC 6937 §3 DeliveredData: the change of snd_una plus the change of SACKed bytes
-        let sacked_bytes = self.sacked.bytes_within(snd_una, u64::MAX);
-        self.delivered = (snd_una - self.una.min(snd_una) + sacked_bytes).saturating_sub(self.sacked_bytes);
-        (self.una, self.sacked_bytes) = (snd_una.max(self.una), sacked_bytes);
+        let sacked_after = self.sacked.bytes_within(snd_una, u64::MAX);
+        self.delivered = (snd_una - self.una.min(snd_una) + sacked_after).saturating_sub(sacked_before);
+        self.una = snd_una.max(self.una);
         if self.in_recovery && snd_una >= self.recovery_point {
             // §5 step B: recovery ends once everything outstanding at its start is acknowledged
             self.in_recovery = false;
@@ -304,7 +305,6 @@ impl Scoreboard {
     pub fn on_timeout(&mut self, snd_una: u64, high_sent: u64, smss: u64) {
         self.prr = None; // Linux's CA_Loss: the timeout's window, no PRR
         self.sacked.clear();
-        self.sacked_bytes = 0;
         self.in_recovery = true;
         self.after_timeout = true;
         self.recovery_point = high_sent;

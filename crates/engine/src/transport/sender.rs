@@ -2,7 +2,7 @@
 
 use super::multipath::NO_CONN;
 use super::prr::Prr;
-use super::{rto_after, Transport};
+use super::{rto_after, Sender, Transport};
 use crate::cc::{AckEvent, Siblings};
 use crate::core::{Core, FlowId, HostId};
 use crate::packet::{Kind, Packet, PktId};
@@ -29,11 +29,11 @@ impl Transport {
     /// sibling instead (multipath.rs).
     pub fn next_data_packet(&mut self, core: &mut Core, fid: FlowId) -> PktId {
         let now = core.sched.now;
-        let w = self.wire;
+        let mss = self.wire.payload; // not a copy of `Wire`: its host section rides along (per packet)
         let (fid, mp_payload, dsn) = if self.flows[fid as usize].conn == NO_CONN { (fid, 0, 0) } else { self.mp_next(now, fid) };
         let f = &mut self.flows[fid as usize];
         let seq = f.tx.snd_nxt;
-        let payload = if f.conn == NO_CONN { w.payload.min(f.info.size - seq) } else { mp_payload };
+        let payload = if f.conn == NO_CONN { mss.min(f.info.size - seq) } else { mp_payload };
         let size = payload + f.info.data_header as u64;
         let resend = seq < f.tx.high_sent;
         if resend {
@@ -48,7 +48,7 @@ impl Transport {
         f.tx.high_sent = f.tx.high_sent.max(f.tx.snd_nxt);
         if let Some(s) = &mut f.tx.sack {
             // SACK: next is the scoreboard's next hole, else new data (NextSeg)
-            s.on_sent(seq, payload, resend, f.tx.snd_una, f.tx.high_sent, w.payload);
+            s.on_sent(seq, payload, resend, f.tx.snd_una, f.tx.high_sent, mss);
             f.tx.sync_sack();
         }
         // the window is the limit if it has no room for another full packet now, counting what a
@@ -56,9 +56,9 @@ impl Transport {
         let in_flight = f.tx.in_flight() as f64;
         f.tx.cwnd_limited = match f.tx.host_queue {
             Some(h) if !f.tx.rate.is_finite() => {
-                h.cwnd_limited(f.tx.cwnd, in_flight, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, w.payload as f64)
+                h.cwnd_limited(f.tx.cwnd, in_flight, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, mss as f64)
             }
-            _ => in_flight + w.payload as f64 > f.tx.cwnd,
+            _ => in_flight + mss as f64 > f.tx.cwnd,
         };
         if f.tx.rate.is_finite() && f.tx.rate > 0.0 {
             f.tx.next_send = now + (size as f64 * 8.0 / f.tx.rate * 1e12) as u64;
@@ -77,10 +77,10 @@ impl Transport {
         f.tx.cc.on_send(now, payload);
         if !f.timers.rto_pending {
             f.timers.rto_pending = true;
-            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
+            f.timers.rto_deadline = now.saturating_add(rto_after(&self.wire.host, f.timers.rto_backoff));
             core.sched.at(f.timers.rto_deadline, EvKind::Rto, fid, 0);
         } else if was_idle {
-            f.timers.rto_deadline = now.saturating_add(rto_after(&w.host, f.timers.rto_backoff));
+            f.timers.rto_deadline = now.saturating_add(rto_after(&self.wire.host, f.timers.rto_backoff));
         }
         let mp = f.conn != NO_CONN;
         let id = core.pool.alloc(p);
@@ -106,7 +106,6 @@ impl Transport {
         if f.stats.done {
             return AckOutcome::Ignored;
         }
-        let prior_cwnd = f.tx.cwnd; // before this ACK's reduction, if it brings one (PRR)
         let mut newly = 0;
         if p.seq > f.tx.snd_una {
             newly = p.seq - f.tx.snd_una;
@@ -170,20 +169,11 @@ impl Transport {
                 f.tx.cc.on_nack(now); // the one window reduction of the recovery episode
             }
         }
-        if let Some(s) = &mut f.tx.sack {
-            // PRR (prr.rs): for a law Linux reduces that way, fast recovery steps the window down
-            // from its value before the reduction, ACK by ACK
-            if sack_loss && s.uses_prr && s.fast_recovery() {
-                s.prr = Some(Prr::new(prior_cwnd, f.tx.cc.cwnd().min(f.tx.window_cap)));
-            }
-            if !s.fast_recovery() {
-                s.prr = None;
-            }
-            if let Some(p) = &mut s.prr {
-                p.on_ack(s.delivered, s.pipe, newly > 0, s.newly_lost, smss);
-            }
-        }
+        let before = f.tx.cwnd; // the window this ACK found (PRR starts from it)
         f.tx.refresh();
+        if f.tx.sack.is_some() {
+            prr_after_ack(&mut f.tx, before, sack_loss, newly > 0, smss);
+        }
         let src = f.info.src;
         crate::log_event!(core, transport(now, fid, src, Tp::ack(p.kind, p.seq, newly, now - p.sent_at, p.ce)));
         if f.conn != NO_CONN {
@@ -221,5 +211,24 @@ impl Transport {
         }
         self.sync_cc_timer(core, fid);
         AckOutcome::Continue(src)
+    }
+}
+
+/// PRR (prr.rs) after an ACK of a SACK flow, once the controller's window was read back: for a
+/// law Linux reduces that way, a fast recovery starts from the window the ACK found (`before`)
+/// and each ACK of it then sets the sender's window. Only ACKs change it: the laws with PRR have
+/// no timers of their own, and a timeout ends the recovery. Kept out of line (and out of
+/// `Sender::refresh`): the go-back-N path of `receive_ack` never reaches it.
+#[inline(never)]
+fn prr_after_ack(tx: &mut Sender, before: f64, entered: bool, advanced: bool, smss: u64) {
+    let Some(s) = &mut tx.sack else { return };
+    if entered && s.uses_prr && s.fast_recovery() {
+        s.prr = Some(Prr::new(before, tx.cwnd));
+    }
+    if !s.fast_recovery() {
+        s.prr = None;
+    }
+    if let Some(p) = &mut s.prr {
+        tx.cwnd = p.on_ack(s.delivered, s.pipe, advanced, s.newly_lost, smss).min(tx.window_cap);
     }
 }
