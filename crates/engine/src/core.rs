@@ -4,7 +4,6 @@
 use crate::packet::PacketPool;
 use crate::results::Summary;
 use crate::sched::Scheduler;
-use crate::sim::order::Order;
 use crate::telemetry::log_events::EventLog;
 
 /// Host index (hosts are topology nodes 0..H).
@@ -28,8 +27,7 @@ pub struct Core {
 }
 
 impl Core {
-    /// `order`: the entities whose insertions the event keys count (`sim::order`).
-    pub fn new(seed: u64, order: Order) -> Self {
-        Core { sched: Scheduler::new(order), pool: PacketPool::new(), stats: Summary::default(), seed, log: None }
+    pub fn new(seed: u64) -> Self {
+        Core { sched: Scheduler::new(), pool: PacketPool::new(), stats: Summary::default(), seed, log: None }
     }
 }

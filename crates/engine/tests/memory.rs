@@ -64,9 +64,9 @@ fn peak_rss_does_not_grow_with_simulated_time() {
 
 #[test]
 fn hot_structures_keep_their_size() {
-    // A packet header is one cache line, an event 24 bytes (time, kind and id, aux, key; docs/benchmarks.md, memory).
+    // A packet header is one cache line, an event 16 bytes (docs/benchmarks.md, memory).
     assert_eq!(std::mem::size_of::<dccsim_engine::packet::Packet>(), 64);
-    assert_eq!(std::mem::size_of::<dccsim_engine::sched::Event>(), 24);
+    assert_eq!(std::mem::size_of::<dccsim_engine::sched::Event>(), 16);
     assert_eq!(std::mem::size_of::<dccsim_engine::packet::IntStack>(), 160);
 }
 

@@ -135,7 +135,7 @@ impl Fabric {
     }
 
     /// Make sure a busy port gets a `TxDone` when it frees up.
-    #[inline]
+    #[inline(always)]
     pub fn kick_at_free(&mut self, core: &mut Core, port: PortId) {
         let p = &mut self.ports[port as usize];
         if !p.kick_pending {
@@ -145,6 +145,8 @@ impl Fabric {
     }
 
     /// A port's serialisation ended and it has more to send (switch queue or host NIC).
+    /// Inlined into each copy of the event loop (`sim::dispatch`), as into main's one.
+    #[inline(always)]
     pub fn tx_done(&mut self, core: &mut Core, port: PortId) -> Handoff {
         let p = &mut self.ports[port as usize];
         p.kick_pending = false;
@@ -205,7 +207,8 @@ impl Fabric {
         }
     }
 
-    /// The head packet of `port`'s link reaches the peer.
+    /// The head packet of `port`'s link reaches the peer. Inlined as `tx_done`.
+    #[inline(always)]
     pub fn link_arrive(&mut self, core: &mut Core, port: PortId) -> Handoff {
         core.stats.packet_hops += 1;
         let p = &mut self.ports[port as usize];
@@ -295,7 +298,7 @@ impl Fabric {
     }
 
     /// A switch port got a packet or was resumed: dequeue now if idle, else when free.
-    #[inline]
+    #[inline(always)]
     fn serve_switch_port(&mut self, core: &mut Core, port: PortId) {
         let ps = &self.ports[port as usize];
         if !ps.queue.has_ready(ps.paused) {

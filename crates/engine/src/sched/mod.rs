@@ -1,20 +1,20 @@
-//! The event queue, ordered by (time, key): the key (`sim::order`) names the entity that made
-//! the event and how many events that entity had made before, so ties at one picosecond are
-//! broken the same way however the network is cut into partitions, and a scenario plus a seed
-//! determines the run exactly.
+//! The event queue, ordered by (time, kind, id, aux): by what each event is, never by when or by
+//! whom it was inserted, so ties at one picosecond are broken the same way however the network is
+//! cut into partitions (docs/parallel.md), and a scenario plus a seed determines the run exactly.
+//! Two events equal in all four are the same event and may be handled in either order.
 //!
 //! Almost every event falls within tens of microseconds of now (serialisations, propagation),
 //! so the queue is a timing wheel of `WHEEL` slots of 2^`SLOT_BITS` ps each: an event is pushed
-//! unsorted into its slot, and a slot is sorted by (time, key) only when time reaches it (a
-//! counting pass by sub-slot, then an insertion pass: `sort_slot`). Events beyond the wheel's
+//! unsorted into its slot, and a slot is sorted only when time reaches it (a counting pass by
+//! sub-slot, an insertion pass by time, then the runs of equal time: `sort_slot`). Events beyond the wheel's
 //! horizon (timeouts, far flow starts) wait in a binary heap and join their slot when it comes
 //! up. A bitmap finds the next non-empty slot.
 //!
-//! Keys are unique: every structure orders by one total order, none needs to be stable. Events
-//! scheduled into the current slot while it is served (an ACK serialised in under a slot) are
-//! inserted at their place among its pending events while few are pending, else into a heap of
-//! their own (`late`). A key may be less than its maker's (a zero-delay event made by a lower
-//! entity): it is simply popped next. The queue pops its least pending (time, key); 24 bytes each.
+//! Every structure orders by that one total order; none needs to be stable. Events scheduled into
+//! the current slot while it is served (an ACK serialised in under a slot) are inserted at their
+//! place among its pending events while few are pending, else into a heap of their own (`late`).
+//! An event may order before the one being handled (a zero-delay event of a lower kind or id): it
+//! is simply popped next. The queue pops its least pending event; 16 bytes each.
 //!
 //! The slot's occupancy grows with the fabric's event rate (≈ 30 events at 256 hosts with 25G
 //! NICs, thousands at 8192 hosts with 100G ones), so nothing done per event may cost in
@@ -24,7 +24,6 @@
 use std::collections::BinaryHeap;
 
 use crate::sim::events::{EvKind, KINDS};
-use crate::sim::order::Order;
 use crate::sim::partition::Route;
 use crate::time::Time;
 
@@ -49,15 +48,18 @@ pub struct Event {
     /// kind << ID_BITS | id
     kind_id: u32,
     pub aux: u32,
-    /// Source entity and its insertion counter (`sim::order`): ties of time are broken by it.
-    pub key: u64,
 }
 
 impl Event {
-    /// The queue's order: (time, key), as one number (one compare-and-borrow, no branch).
+    /// The queue's order: (time, tie), as one number.
     #[inline(always)]
     pub fn order(&self) -> u128 {
-        (self.time as u128) << 64 | self.key as u128
+        (self.time as u128) << 64 | self.tie() as u128
+    }
+    /// What orders events of one time: kind (the global kinds first, `EvKind`), id, aux.
+    #[inline(always)]
+    pub fn tie(&self) -> u64 {
+        (self.kind_id as u64) << 32 | self.aux as u64
     }
     #[inline]
     pub fn kind(&self) -> EvKind {
@@ -109,8 +111,6 @@ pub struct Scheduler {
     free_bufs: Vec<Vec<Event>>,
     /// Events scheduled into a crowded current slot after it was sorted.
     late: BinaryHeap<FarEvent>,
-    /// The keys: each entity's insertion counter and the entity handling the current event.
-    pub order: Order,
     /// A partitioned run (`sim::partition`) takes the events another partition owns. None in a
     /// plain run: one untaken branch per insertion.
     pub route: Option<Box<Route>>,
@@ -123,8 +123,7 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
-    /// A queue for the entities of `order` (`Order::new`: the network's ports, flows and hosts).
-    pub fn new(order: Order) -> Self {
+    pub fn new() -> Self {
         Scheduler {
             slots: (0..WHEEL).map(|_| Vec::new()).collect(),
             occupied: vec![0; (WHEEL / 64) as usize],
@@ -135,7 +134,6 @@ impl Scheduler {
             far: BinaryHeap::new(),
             free_bufs: Vec::new(),
             late: BinaryHeap::new(),
-            order,
             route: None,
             counts: Vec::new(),
             now: 0,
@@ -145,16 +143,13 @@ impl Scheduler {
     }
 
     /// Schedule an event; `id` must not exceed `MAX_ID` (the build checks the counts).
-    /// The key is computed inline, where `kind` is a constant (`Order::key` folds to one path;
-    /// measured: 0.7 % fewer instructions than letting the compiler choose).
     #[inline(always)]
     pub fn at(&mut self, time: Time, kind: EvKind, id: u32, aux: u32) {
-        let key = self.order.key(kind, id);
-        self.insert(Event { time, kind_id: (kind as u32) << ID_BITS | id, aux, key });
+        self.insert(Event { time, kind_id: (kind as u32) << ID_BITS | id, aux });
     }
 
     /// Queue a new event (`at`): to another partition's outbox in a partitioned run, else here.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, e: Event) {
         debug_assert!(e.time >= self.now, "event scheduled in the past");
         debug_assert!(e.id() <= MAX_ID, "event id out of range");
@@ -167,10 +162,9 @@ impl Scheduler {
         self.place(e);
     }
 
-    /// Queue an event made (and counted) elsewhere, keeping its key: another partition's, handed
-    /// over at a barrier. Its slot must not be behind the current one (`pop_until` does not
+    /// Queue an event made elsewhere: another partition's, handed over at a barrier. Its slot must not be behind the current one (`pop_until` does not
     /// advance past its horizon, and handed-over events come after it).
-    #[inline]
+    #[inline(always)]
     pub fn place(&mut self, e: Event) {
         let order = e.order();
         let slot = e.time >> SLOT_BITS;
@@ -180,7 +174,7 @@ impl Scheduler {
             // short memmove), else the late heap
             let pending = self.cur.len() - self.head;
             if pending <= LATE_AFTER {
-                let i = self.head + self.cur[self.head..].partition_point(|x| x.order() < order);
+                let i = self.head + self.cur[self.head..].partition_point(|x| x.order() <= order);
                 self.cur.insert(i, e);
             } else {
                 self.late.push(FarEvent(e));
@@ -314,8 +308,7 @@ impl Scheduler {
         self.cur.get(self.head + k)
     }
 
-    /// Pop the next event if it happens no later than `until`; its entity becomes the source of
-    /// the events its handler makes.
+    /// Pop the next event if it happens no later than `until`.
     #[inline(always)]
     pub fn pop_until(&mut self, until: Time) -> Option<Event> {
         if !self.late.is_empty() {
@@ -331,11 +324,10 @@ impl Scheduler {
         self.head += 1;
         self.now = e.time;
         self.processed += 1;
-        self.order.enter(e.kind(), e.id());
         Some(e)
     }
 
-    /// Pop the next event if its (time, key) is below `bound` (`Event::order`): the partitions
+    /// Pop the next event if its order is below `bound` (`Event::order`): the partitions
     /// of a threaded run that stops when done handle what the one-thread run handled before its
     /// last completion (`sim::partition::Round::Before`). Not on the hot path.
     pub fn pop_before(&mut self, bound: u128) -> Option<Event> {
@@ -355,7 +347,7 @@ impl Scheduler {
     /// heap's top. The slot is not left before the late heap is empty (its events belong to it).
     fn pop_with_late(&mut self, until: Time) -> Option<Event> {
         let top = self.late.peek().unwrap().0;
-        let sorted = self.cur.get(self.head).filter(|e| e.order() < top.order());
+        let sorted = self.cur.get(self.head).filter(|e| e.order() <= top.order());
         let e = sorted.copied().unwrap_or(top);
         if e.time > until {
             return None;
@@ -367,8 +359,13 @@ impl Scheduler {
         }
         self.now = e.time;
         self.processed += 1;
-        self.order.enter(e.kind(), e.id());
         Some(e)
+    }
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -376,10 +373,8 @@ impl Scheduler {
 mod tests {
     use super::*;
 
-    /// A queue for a small network (16 ports, flows and hosts); events made outside any handler
-    /// are global, so their keys follow insertion order.
     fn sched() -> Scheduler {
-        Scheduler::new(Order::new(16, 16, 16))
+        Scheduler::new()
     }
     #[test]
     fn pop_before_stops_at_the_bound_among_ties_and_late_events() {
@@ -498,9 +493,9 @@ mod tests {
     }
 
     #[test]
-    fn slot_sort_sorts_by_time_and_key_at_every_size() {
+    fn slot_sort_sorts_by_time_and_tie_at_every_size() {
         // sizes around the insertion-only and library-sort cut-offs, times inside one slot with
-        // many ties (few distinct values) and spread out; keys in insertion order, `aux` the same
+        // many ties (few distinct values) and spread out; ties by `aux`, in no order
         let mut x = 7u64;
         let (mut spare, mut counts) = (Vec::new(), Vec::new());
         for n in [0usize, 1, 2, 8, 9, 30, 31, 200, 1024, 1025, 3000, 40_000] {
@@ -509,11 +504,12 @@ mod tests {
                 let mut v: Vec<Event> = (0..n as u32)
                     .map(|i| {
                         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                        Event { time: base + (x >> 40) % distinct * ((1 << SLOT_BITS) / distinct), kind_id: 0, aux: i, key: i as u64 }
+                        let aux = (i as u64 * 2654435761 % n as u64) as u32; // a permutation of 0..n
+                        Event { time: base + (x >> 40) % distinct * ((1 << SLOT_BITS) / distinct), kind_id: 0, aux }
                     })
                     .collect();
                 let mut expect = v.clone();
-                expect.sort_by_key(|e| e.time);
+                expect.sort_by_key(Event::order);
                 sort_slot(&mut v, &mut spare, &mut counts);
                 let got: Vec<(u64, u32)> = v.iter().map(|e| (e.time, e.aux)).collect();
                 let want: Vec<(u64, u32)> = expect.iter().map(|e| (e.time, e.aux)).collect();
@@ -591,7 +587,7 @@ mod tests {
             let e = s.pop_until(u64::MAX).unwrap();
             assert_eq!((e.kind(), e.id(), e.aux), (*kind, 15 - k as u32, u32::MAX - k as u32));
         }
-        let e = Event { time: 0, kind_id: (EvKind::Circuit as u32) << ID_BITS | MAX_ID, aux: 0, key: 0 };
+        let e = Event { time: 0, kind_id: (EvKind::Circuit as u32) << ID_BITS | MAX_ID, aux: 0 };
         assert_eq!((e.kind(), e.id()), (EvKind::Circuit, MAX_ID));
     }
 
@@ -604,20 +600,32 @@ mod tests {
     }
 
     #[test]
-    fn ties_go_by_source_entity_not_by_insertion() {
-        // at one instant, events made by port 3's handler come after those made by port 1's,
-        // although port 3 was handled first; global ones come first of all
+    fn ties_go_by_what_the_events_are_not_by_insertion() {
+        // at one instant: global kinds first, then by kind, id and aux, whichever handler made
+        // them and in whatever order they were inserted
         let mut s = sched();
         s.at(5, EvKind::TxDone, 3, 0);
         s.at(5, EvKind::TxDone, 1, 0);
-        s.pop_until(u64::MAX).unwrap(); // port 3 (global insertion order)
-        s.at(100, EvKind::NicWake, 7, 0);
-        s.pop_until(u64::MAX).unwrap(); // port 1
-        s.at(100, EvKind::NicWake, 8, 0);
-        s.order.enter(EvKind::Sample, 0);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 1);
         s.at(100, EvKind::NicWake, 9, 0);
-        let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
-        assert_eq!(order, vec![9, 8, 7]);
+        s.at(100, EvKind::CcTimer, 2, 7);
+        s.at(100, EvKind::CcTimer, 2, 6);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 3);
+        s.at(100, EvKind::NicWake, 8, 0);
+        s.at(100, EvKind::TxDone, 40, 0);
+        s.at(100, EvKind::Sample, 50, 0);
+        let order: Vec<(EvKind, u32, u32)> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| (e.kind(), e.id(), e.aux)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (EvKind::Sample, 50, 0),
+                (EvKind::TxDone, 40, 0),
+                (EvKind::NicWake, 8, 0),
+                (EvKind::NicWake, 9, 0),
+                (EvKind::CcTimer, 2, 6),
+                (EvKind::CcTimer, 2, 7)
+            ]
+        );
     }
 
     #[test]

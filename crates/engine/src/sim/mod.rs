@@ -6,7 +6,6 @@
 //! clock, event queue, packet pool and counters that all of them share.
 
 pub mod events;
-pub mod order;
 pub mod partition;
 mod threads;
 
@@ -57,9 +56,8 @@ impl Simulator {
         let Parts { fabric, nics, transport, telemetry, tau, log_events } = build(cfg)?;
         let finite = cfg.flows.iter().filter(|f| f.size_bytes.is_some()).count() as u64;
         let stop_after_completed = if cfg.stop_when_done { finite } else { 0 };
-        let order = order::Order::new(fabric.ports.len() as u32, transport.flows.len() as u32, fabric.net.n_hosts);
         let mut sim = Simulator {
-            core: Core { log: log_events, ..Core::new(cfg.seed, order) },
+            core: Core { log: log_events, ..Core::new(cfg.seed) },
             fabric,
             nics,
             transport,
@@ -246,7 +244,7 @@ pub(crate) fn dispatch(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp
 /// (two dependent DRAM misses per event, perf): so the look-ahead is a pipeline — the port of
 /// the event three ahead is prefetched by address, the ring entry of the one two ahead from its
 /// (then cached) port, and the packet of the next one from its (then cached) ring entry.
-#[inline]
+#[inline(always)]
 fn prefetch_ahead(core: &Core, fabric: &Fabric) {
     if let Some(e) = core.sched.peek(2) {
         if matches!(e.kind(), EvKind::LinkArrive | EvKind::TxDone) {

@@ -6,7 +6,7 @@
 //! contiguous blocks, every other switch with the partition most of its neighbours are in) and
 //! takes as *lookahead* L the smallest propagation delay of a link between two partitions: nothing
 //! one partition does at time t can reach another before t + L. Each partition has its own queue
-//! (its own `Scheduler`, keys from its own counters). Time is cut into windows of at most L,
+//! (its own `Scheduler`). Time is cut into windows of at most L,
 //! ending early at each global event (samples, the PFC watchdog, circuit changes), which runs
 //! alone at the window's end — the barrier. Within a window the partitions run **one after
 //! another**, each to the window's end; what one makes for another (`Route`) waits in an outbox
@@ -16,16 +16,14 @@
 //! digests; `tests/partition.rs`).
 //!
 //! What it does not emulate: a link between partitions is one FIFO here, pushed by the sender and
-//! popped by the receiver, and whichever end finds the next packet due queues its arrival, keyed
-//! by the link and the packet's place on it (`sim::order`). So the queues share one array of
-//! insertion counters (each other entity's counter is advanced by its own partition only; a
-//! link's by whichever end queued the arrival, which is the packet's place either way). A threaded
-//! engine would hand the sender's packets over at the barrier and let the receiver number them.
+//! popped by the receiver, and whichever end finds the next packet due queues its arrival. The
+//! arrival is the same event whoever queues it, and the queue orders events by what they are
+//! (`Event::order`), so that does not change the run. A threaded engine hands the sender's
+//! packets over at the barrier (`sim::threads`).
 
 use crate::config::{Config, ConfigError};
 use crate::results::Results;
 use crate::sched::{Event, Scheduler};
-use crate::sim::order::Order;
 use crate::sim::{EvKind, Simulator};
 use crate::time::Time;
 use crate::topo::Network;
@@ -119,8 +117,6 @@ pub struct Route {
     pub current: u16,
     /// Events made for another partition (the last one: the barrier), until the barrier.
     outbox: Vec<Vec<Event>>,
-    /// The entities' insertion counters while no queue holds them.
-    counters: Vec<u64>,
 }
 
 impl Route {
@@ -315,7 +311,6 @@ impl Route {
             host: (0..net.n_hosts as usize).map(|h| plan.of_node[h]).collect(),
             current,
             outbox: vec![Vec::new(); plan.parts as usize + 1],
-            counters: Vec::new(),
         }
     }
 
@@ -328,9 +323,7 @@ impl Route {
 impl Simulator {
     fn run_partitioned(mut self, plan: &Plan) -> Result<(Results, Profile), crate::invariants::Violation> {
         let parts = plan.parts as usize;
-        let net = &self.fabric.net;
-        let (ports, flows, hosts) = (net.ports.len() as u32, self.transport.flows.len() as u32, net.n_hosts);
-        let mut route = Route::new(plan, &self, GLOBAL);
+        let route = Route::new(plan, &self, GLOBAL);
         let net = &self.fabric.net;
         let mut prof = Profile {
             parts: plan.parts,
@@ -340,13 +333,8 @@ impl Simulator {
             ..Profile::default()
         };
         // queue `parts` is the barrier's; the core holds the one running
-        let mut queues: Vec<Scheduler> = (0..parts).map(|_| Scheduler::new(Order::new(ports, flows, hosts))).collect();
-        queues.push(std::mem::replace(&mut self.core.sched, Scheduler::new(Order::new(0, 0, 0))));
-        // one array of counters, in the running queue's `Order` (`enter`)
-        route.counters = std::mem::take(queues[parts].order.counters_mut());
-        for q in &mut queues[..parts] {
-            q.order.counters_mut().clear();
-        }
+        let mut queues: Vec<Scheduler> = (0..parts).map(|_| Scheduler::new()).collect();
+        queues.push(std::mem::replace(&mut self.core.sched, Scheduler::new()));
         let mut route = Some(Box::new(route));
         let until = self.duration;
         self.enter(&mut queues, &mut route, parts, GLOBAL);
@@ -417,21 +405,16 @@ impl Simulator {
         Ok((self.finish(ended)?.0, prof))
     }
 
-    /// Make queue `q` the core's, with partition `who` running (and the shared counters in its
-    /// `Order`; the counter of the entity it handled last is written back when it handles the
-    /// next, and no other queue advances that entity's counter meanwhile).
+    /// Make queue `q` the core's, with partition `who` running.
     fn enter(&mut self, queues: &mut [Scheduler], route: &mut Option<Box<Route>>, q: usize, who: u16) {
         std::mem::swap(&mut self.core.sched, &mut queues[q]);
         let mut r = route.take().unwrap();
         r.current = who;
-        std::mem::swap(self.core.sched.order.counters_mut(), &mut r.counters);
         self.core.sched.route = Some(r);
     }
 
     fn leave(&mut self, queues: &mut [Scheduler], route: &mut Option<Box<Route>>, q: usize) {
-        let mut r = self.core.sched.route.take().unwrap();
-        std::mem::swap(self.core.sched.order.counters_mut(), &mut r.counters);
-        *route = Some(r);
+        *route = self.core.sched.route.take();
         std::mem::swap(&mut self.core.sched, &mut queues[q]);
     }
 
@@ -450,7 +433,7 @@ impl Simulator {
 }
 
 /// One partition of the emulated schedule: the simulator, its queue swapped in (`enter`), the
-/// completions counted from the shared counters.
+/// completions counted from the shared count.
 struct Emulated<'a> {
     sim: &'a mut Simulator,
     /// The shared count of completed flows when the partition entered, and the partition's own

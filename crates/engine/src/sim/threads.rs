@@ -1,16 +1,16 @@
 //! One run on several OS threads (`[engine] threads`, issue 28 item 2; docs/parallel.md).
 //!
 //! The schedule is the partitioned one of `partition.rs`, run for real: the network is cut by a
-//! `Plan`, each partition has its own `Core` (queue and keys, packet pool, counters) and its own
+//! `Plan`, each partition has its own `Core` (queue, packet pool, counters) and its own
 //! thread; time goes in windows of at most the lookahead L, ending at each global event. In a
 //! window every thread handles its partition's events due before the window's end; then all
 //! meet at a barrier where the main thread alone
 //!
-//! 1. hands every outbox (events made for another partition) to its owner's queue — the keys
-//!    were fixed when the events were made, so the order of handing over does not matter;
+//! 1. hands every outbox (events made for another partition) to its owner's queue — the queue
+//!    orders events by what they are (`Event::order`), so the order of handing over does not
+//!    matter;
 //! 2. moves the packets sent on a cut link (`Fabric::staged`) from the sender's pool into the
-//!    receiver's and onto the link (whose arrival events the sender queued, keyed by the
-//!    packet's place on the link, as one thread keys them);
+//!    receiver's and onto the link (whose arrival events the sender queued, as one thread does);
 //! 3. runs the global events due at the window's end (samples, the PFC watchdog) on its own
 //!    core, which sees every layer.
 //!
@@ -38,7 +38,6 @@ use crate::nic::Nics;
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::results::Results;
 use crate::sched::Event;
-use crate::sim::order::Order;
 use crate::sim::partition::{partition_round, plan_for, window_rounds, Partition, Plan, Round, Route, GLOBAL};
 use crate::sim::{dispatch, Simulator, POLL_EVENTS};
 use crate::time::Time;
@@ -194,7 +193,7 @@ impl Simulator {
     pub(super) fn run_threaded(mut self, plan: &Plan, stop: &mut dyn FnMut(Time) -> bool) -> Result<(Results, bool, Footprint), Violation> {
         let parts = plan.parts as usize;
         let until = self.duration;
-        let (n_ports, n_flows, n_hosts) = (self.fabric.ports.len() as u32, self.transport.flows.len() as u32, self.fabric.net.n_hosts);
+        let n_ports = self.fabric.ports.len() as u32;
         let part = |node: u32| plan.of_node[node as usize] as usize;
         // the cut links: their packets wait for the barrier
         let cut: Vec<(usize, usize, usize)> = (self.fabric.net.ports.iter().enumerate())
@@ -207,7 +206,7 @@ impl Simulator {
         self.fabric.staged = vec![Vec::new(); n_ports as usize];
         let cores: Vec<Mutex<Core>> = (0..parts)
             .map(|p| {
-                let mut c = Core::new(self.core.seed, Order::new(n_ports, n_flows, n_hosts));
+                let mut c = Core::new(self.core.seed);
                 c.sched.route = Some(Box::new(Route::new(plan, &self, p as u16)));
                 Mutex::new(c)
             })

@@ -38,7 +38,7 @@ fn link(init_cwnd_mss: f64, sack: bool) -> Link {
     }
     let host = HostConfig { rto_ps: 200 * MS, ..HostConfig::default() };
     Link {
-        core: Core::new(1, crate::sim::order::Order::new(0, 1, 2)),
+        core: Core::new(1),
         tp: Transport::new(vec![e], Wire::new(&host, false), 2, vec![]),
         sent: vec![],
     }
