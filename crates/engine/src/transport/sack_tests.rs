@@ -37,11 +37,7 @@ fn link(init_cwnd_mss: f64, sack: bool) -> Link {
         e.use_sack(M);
     }
     let host = HostConfig { rto_ps: 200 * MS, ..HostConfig::default() };
-    Link {
-        core: Core::new(1),
-        tp: Transport::new(vec![e], Wire::new(&host, false), 2, vec![]),
-        sent: vec![],
-    }
+    Link { core: Core::new(1), tp: Transport::new(vec![e], Wire::new(&host, false), 2, vec![]), sent: vec![] }
 }
 
 impl Link {
