@@ -73,10 +73,11 @@ impl HostQueue {
     /// the wait behind what the host queue holds, q, at the NIC rate C: srtt = srtt_wire + q/C. The
     /// queue holds all of `room` when the budget with that wait allows it; otherwise it holds the
     /// q at which the budget equals q: q·(srtt_wire + q/C) = 1.2·cwnd·2^-10, the positive root of
-    /// that quadratic. (Charging the wait of the whole room instead made the budget too small for a
-    /// window far above its flight: the incast's long flow stopped at 116–123 KB where Linux's
-    /// reached 260 KB with p50 95–98 KB at the host, docs/testbed.md "DCTCP's incast".) For a window limited by its own NIC the room is
-    /// the queue, and both give the same settled window, C·RTT + 1.2·C·2^-10 s.
+    /// that quadratic. (Charging the wait of the whole room instead made the budget too small for
+    /// a window far above its flight: the incast's long flow stopped at 116–123 KB where Linux's
+    /// reached 260 KB with p50 95–98 KB at the host, docs/testbed.md "DCTCP's incast".) For a
+    /// window limited by its own NIC the room is the queue, and both give the same settled
+    /// window, C·RTT + 1.2·C·2^-10 s.
     #[inline]
     pub fn tsq_limit(&self, cwnd: f64, room: f64, packet: f64) -> f64 {
         let k = PACING_CA_RATIO * cwnd * PACING_SHIFT_SECS; // budget × srtt (byte·s)
