@@ -18,11 +18,12 @@ from dccsim import engine, scenario
 INCAST = Path(dccsim.__file__).parent / "experiments" / "testbed-incast-8.toml"
 
 
-def long_flow_window(algorithm: str, duration: str, alone: bool = False):
+def long_flow_window(algorithm: str, duration: str, alone: bool = False, linux_window: bool = False):
     raw = tomllib.loads(INCAST.read_text())
     raw.pop("experiment")
     raw["cc"] = {"algorithm": algorithm}
-    raw["host"] = {**raw["host"], "rto": "200ms"}  # Linux's minimum, as the testbed's comparison
+    # Linux's minimum RTO, as the testbed's comparison
+    raw["host"] = {**raw["host"], "rto": "200ms", "linux_window": linux_window}
     raw["duration"] = duration
     if alone:
         raw["flows"] = raw["flows"][:1]  # the long flow, without the incast
@@ -58,3 +59,43 @@ def test_alone_on_its_nic_the_window_grows_to_the_pipe_plus_tcp_small_queues(alg
     # slow start adds one MSS per ACK and the check runs per packet sent: within two packets
     assert np.all(np.abs(settled - expect) <= 2 * mss), (settled.min(), settled.max(), expect)
     assert int(r["summary"]["packets_dropped"]) == 0
+
+
+def settled_window_of_linux_slow_start(c_bytes: float, rtt_s: float) -> float:
+    """The window at which Linux's slow start stops for a flow alone on its NIC with no congestion
+    signal (`host.linux_window`, transport/host_queue.rs): it grows while cwnd < 2 × its flight,
+    the pipe C·RTT plus the host queue q that TCP Small Queues allows, q·(RTT + q/C) =
+    1.2·cwnd·2^-10 s; so W = 2·(C·RTT + q(W)), solved here by iteration (a contraction: q grows
+    as √W)."""
+    w = 2 * c_bytes * rtt_s
+    for _ in range(200):
+        k = 1.2 * w / 1024
+        q = (-rtt_s + (rtt_s * rtt_s + 4 * k / c_bytes) ** 0.5) / (2 / c_bytes)
+        w = 2 * (c_bytes * rtt_s + q)
+    return w
+
+
+def test_dctcp_alone_on_its_nic_grows_as_linux_slow_start_only_with_linux_window():
+    """Linux's DCTCP long flow on testbed-incast-8 (docs/testbed.md, "DCTCP's incast") is limited by
+    its own NIC and sees no marks: it stays in slow start and tcp_is_cwnd_limited lets it grow
+    while cwnd < 2 × max_packets_out, a flight that counts its host queue. The simulator's DCTCP
+    does so only with host.linux_window; without it the window stays at the initial 10 packets."""
+    t, cwnd, r = long_flow_window("dctcp", "600ms", alone=True)
+    assert set(cwnd[t >= 100_000_000_000]) == {10 * 1448.0}
+    t, cwnd, r = long_flow_window("dctcp", "600ms", alone=True, linux_window=True)
+    expect = settled_window_of_linux_slow_start(1e9 / 8, r["summary"]["base_rtt_ps"] / 1e12)
+    assert 550_000 < expect < 650_000  # 1 Gbps, τ 45.6 µs: the pipe is 5.7 KB, the rest host queue
+    settled = cwnd[(t >= 100_000_000_000) & (t < 600_000_000_000)]
+    # slow start adds one MSS per ACK and the check runs per packet sent: within two packets
+    assert np.all(np.abs(settled - expect) <= 2 * 1448), (settled.min(), settled.max(), expect)
+    assert int(r["summary"]["packets_dropped"]) == 0
+
+
+@pytest.mark.parametrize("bad", ["maybe", 2])
+def test_a_bad_linux_window_is_refused_in_one_line_naming_the_field(bad):
+    from cli_helpers import assert_refused_in_one_line
+
+    raw = tomllib.loads(INCAST.read_text())
+    raw.pop("experiment")
+    raw["host"] = {**raw["host"], "linux_window": bad}
+    assert_refused_in_one_line(raw, "host.linux_window")

@@ -327,9 +327,9 @@ fn endpoints(cfg: &Config, net: &Network, wire: Wire, tau: Time) -> Result<Endpo
             // a subflow's size is its sending limit (multipath.rs): open while data is left
             let info = FlowInfo { size: if f.subflows > 1 { u64::MAX } else { size }, ..info };
             let mut e = Endpoint::new(info, c, window_cap);
-            if caps.linux_host_queue && cfg.host.nic == NicModel::Tcp {
+            if (caps.linux_host_queue || cfg.host.linux_window) && cfg.host.nic == NicModel::Tcp {
                 let nic_bps = net.host_port(f.src).map_or(0, |p| net.ports[p as usize].rate_bps);
-                e.tx.host_queue = Some(HostQueue::new(nic_bps as f64));
+                e.tx.host_queue = Some(HostQueue::new(nic_bps as f64, cfg.host.linux_window));
             }
             if cfg.host.recovery == Recovery::Sack && !receiver_driven {
                 e.use_sack(cfg.host.payload_bytes as u64);

@@ -24,6 +24,10 @@ SIM_RTO = "200ms"  # Linux's TCP_RTO_MIN (the simulator's RTO is fixed: no backo
 # Linux recovers losses by SACK (net.ipv4.tcp_sack defaults to 1 and the testbed leaves it so):
 # the simulator's side of every comparison runs `host.recovery = "sack"` (transport/sack.rs)
 SIM_RECOVERY = "sack"
+# Linux's test of whether a window is the limit counts the host queue as in flight, for every
+# law, and lets slow start grow below twice the largest flight (`host.linux_window`,
+# transport/host_queue.rs): the simulator's side of every comparison runs it
+SIM_LINUX_WINDOW = True
 AVAILABLE = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 
 

@@ -15,6 +15,9 @@ What is matched (docs/testbed.md, "Sim vs testbed in one command"):
     congestion control (the eBPF laws) sets the window and pacing rate, never the RTO;
   - loss recovery: Linux's SACK (`host.recovery = "sack"`, kernel_cc.SIM_RECOVERY) for every
     algorithm, since the kernel's TCP recovers under all of them;
+  - when the window is the limit: as Linux decides it (`host.linux_window`,
+    kernel_cc.SIM_LINUX_WINDOW): the host queue counts in flight for every window law, and slow
+    start grows below twice the largest flight (docs/testbed.md, "DCTCP's incast");
   - the marking when the scenario has `ecn = none`: DCTCP gets the testbed's step K (bytes, as
     recorded by the run), TBTCP the queue-cancelling curve p = q/(BDP + q) capped at 0.5 with
     BDP = C·τ of the simulator, the testbed's rule applied to the simulator's τ. A scenario that sets
@@ -48,15 +51,21 @@ def sim_algorithm(alg: str) -> str:
 def _scenario(sc, alg: str, cc: dict | None = None):
     """The simulator's Scenario of the testbed scenario `sc` with the run's overrides. The [cc] table
     is reduced to the algorithm: its other keys are the testbed's (translated by `sim_cc`). Every
-    algorithm gets Linux's minimum RTO (kernel_cc.SIM_RTO) and SACK recovery (kernel_cc.SIM_RECOVERY):
-    the kernel's timer and recovery ran under all of them."""
+    algorithm gets Linux's minimum RTO (kernel_cc.SIM_RTO), SACK recovery (kernel_cc.SIM_RECOVERY)
+    and Linux's window test (kernel_cc.SIM_LINUX_WINDOW): the kernel's timer, recovery and window
+    test ran under all of them."""
     import copy
 
     from ..scenario import from_dict
 
     raw = copy.deepcopy(sc.raw)
     raw["cc"] = cc if cc is not None else {"algorithm": sim_algorithm(alg)}
-    raw["host"] = {**raw.get("host", {}), "rto": kernel_cc.SIM_RTO, "recovery": kernel_cc.SIM_RECOVERY}
+    raw["host"] = {
+        **raw.get("host", {}),
+        "rto": kernel_cc.SIM_RTO,
+        "recovery": kernel_cc.SIM_RECOVERY,
+        "linux_window": kernel_cc.SIM_LINUX_WINDOW,
+    }
     if isinstance(raw.get("experiment"), dict):
         raw["experiment"].pop("variants", None)  # replaced by the one run matched to the testbed's
     scn = from_dict(raw, default_name=sc.name)
@@ -281,6 +290,7 @@ def run(
         "tau_ps": tau_ps,
         "rto_ps": scn.host.rto_ps,
         "recovery": scn.host.recovery,
+        "linux_window": scn.host.linux_window,
         "cc": cc.to_engine(),
         "ecn": ecn_to_engine(ecn if ecn is not None else scn.switch.ecn),  # {"kind", fields}
         "calibration": calibration,

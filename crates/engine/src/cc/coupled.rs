@@ -32,6 +32,9 @@ macro_rules! mp_window_methods {
         fn cwnd(&self) -> f64 {
             self.w.core.cwnd
         }
+        fn in_slow_start(&self) -> bool {
+            self.w.core.in_slow_start()
+        }
         fn pacing_rate(&self) -> f64 {
             f64::INFINITY
         }

@@ -209,6 +209,9 @@ impl CongestionControl for Cubic {
             h.on_timeout(now, self.core.snd_nxt);
         }
     }
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
+    }
     fn cwnd(&self) -> f64 {
         self.core.cwnd
     }

@@ -159,6 +159,9 @@ impl CongestionControl for Dctcp {
     fn on_timeout(&mut self, _now: Time) {
         self.core.on_rto();
     }
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
+    }
     fn cwnd(&self) -> f64 {
         self.core.cwnd
     }

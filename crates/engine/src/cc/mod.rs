@@ -142,6 +142,11 @@ pub trait CongestionControl: Send {
     }
     /// Congestion window in bytes. `f64::INFINITY` for purely rate-based algorithms.
     fn cwnd(&self) -> f64;
+    /// In slow start (cwnd < ssthresh), for the window laws with one: Linux lets slow start grow
+    /// below twice the flight of the last window (`host.linux_window`, transport/host_queue.rs).
+    fn in_slow_start(&self) -> bool {
+        false
+    }
     /// Pacing rate in bits/s. `f64::INFINITY` means "send at line rate".
     fn pacing_rate(&self) -> f64;
     /// The flow's sequence state when the controller takes over, as Linux's `init` callback reads

@@ -148,6 +148,9 @@ impl CongestionControl for Tbtcp {
     fn on_timeout(&mut self, _now: Time) {
         self.core.on_rto();
     }
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
+    }
     fn cwnd(&self) -> f64 {
         self.core.cwnd
     }

@@ -54,6 +54,10 @@ crate::section! {
             key "prr", Type::Bool, Range::ANY,
             "Under recovery = sack, the laws Linux reduces through tcp_cwnd_reduction (Reno, CUBIC, LIA) step their window down in fast recovery by proportional rate reduction (RFC 6937) as ACKs report deliveries. false: the controller's reduced window holds at once (RFC 6675 alone). Other laws never use it (Linux's cong_control laws); go-back-n recovery has no fast recovery.",
             source "Linux (tcp_cwnd_reduction, net/ipv4/tcp_input.c); RFC 6937";
+        linux_window: bool = false,
+            key "linux_window", Type::Bool, Range::ANY,
+            "A Linux sender's test of whether its window is the limit, on the tcp NIC: every window law counts what Linux would hold in its host queue as in flight (by default only the loss-based laws Reno, CUBIC and LIA do), and in slow start a window also grows while it is below twice the largest flight of the last window (tcp_is_cwnd_limited). A flow limited by its own NIC then grows its window as Linux does. Laws that pace are not affected.",
+            source "ours: false (the catalog's simulators have no host queue); Linux (tcp_cwnd_validate, tcp_is_cwnd_limited, tcp_small_queue_check), which the testbed's --compare sets (docs/testbed.md)";
         jitter_ps: u64 = 0,
             key "jitter", Type::Time, Range::ANY,
             "Host timing noise: each packet a host sends reaches the far end of its link an extra uniform random time in [0, jitter) later, in the order sent (seeded by the run's seed). 0 = exact timing. Breaks the phase effects of deterministic senders at a full drop-tail queue.",
