@@ -104,8 +104,8 @@ def _probe(scn, all_flows: bool = False) -> dict:
 CALIBRATION_STEP_PS = 1_000_000  # 1 us: the second host delay of calibrate()'s linear solve
 
 
-def _with_delays(scn, delays: dict[str, int]):
-    values = {**scn.topology.values, **delays}
+def _with_host_delay(scn, delay_ps: int):
+    values = {**scn.topology.values, "host_delay": delay_ps}
     return dataclasses.replace(scn, topology=dataclasses.replace(scn.topology, values=values))
 
 
@@ -169,11 +169,11 @@ def calibrate(scn, target_tau_ps: int, hops: list[dict] = ()) -> tuple[object, d
     """
     d0 = int(scn.topology.values.get("host_delay", 0))
     rtt0 = sim_path_rtt_ps(scn)
-    rtt1 = sim_path_rtt_ps(_with_delays(scn, {"host_delay": d0 + CALIBRATION_STEP_PS}))
+    rtt1 = sim_path_rtt_ps(_with_host_delay(scn, d0 + CALIBRATION_STEP_PS))
     slope = (rtt1 - rtt0) / CALIBRATION_STEP_PS
     want = d0 + (target_tau_ps - rtt0) / slope if slope > 0 else d0
     delay = max(0, round(want))
-    out = _with_delays(scn, {"host_delay": delay})
+    out = _with_host_delay(scn, delay)
     rtt = sim_path_rtt_ps(out)
     out = dataclasses.replace(out, base_rtt_ps=int(target_tau_ps))
     return out, {

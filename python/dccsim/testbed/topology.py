@@ -19,6 +19,8 @@ IFINDEX_HOST = 31000
 IFINDEX_TRUNK = 32000
 MPTCP_TABLE = 101  # two-path: the tors' routing table of traffic from a host's path-1 address
 BURST_TIME_NS = 100_000  # tbf bucket: 100 us of line rate (timer-driven dequeue needs slack)
+TRUNK_SUBNET = "10.79.0.0/16"  # switch-to-switch links; hosts route it via their switch (hops.py)
+TWO_PATH_TRUNKS = (("tor0", "path0"), ("tor0", "path1"), ("tor1", "path0"), ("tor1", "path1"))
 
 
 @dataclass
@@ -266,10 +268,11 @@ def build(layout: Layout, switch_limit: int, host_limit: int, progs: dict[str, s
     if layout.trunk_rate_bps is not None:
         a, b = switches["sw0"], switches["sw1"]
         _veth(a, "sw1", IFINDEX_TRUNK, b, "sw0", IFINDEX_TRUNK + 1)
-        run(["ip", "-n", a, "addr", "add", "10.79.0.1/30", "dev", "sw1"])
-        run(["ip", "-n", b, "addr", "add", "10.79.0.2/30", "dev", "sw0"])
+        addr0, addr1 = _trunk_addr("sw0", "sw1"), _trunk_addr("sw1", "sw0")
+        run(["ip", "-n", a, "addr", "add", f"{addr0}/30", "dev", "sw1"])
+        run(["ip", "-n", b, "addr", "add", f"{addr1}/30", "dev", "sw0"])
         for i, sw in enumerate(layout.host_switch):  # each switch reaches the other's hosts via the trunk
-            here, via = (a, "10.79.0.2") if sw == "sw1" else (b, "10.79.0.1")
+            here, via = (a, addr1) if sw == "sw1" else (b, addr0)
             run(["ip", "-n", here, "route", "add", f"10.78.{i}.0/24", "via", via])
         for ns, dev, idx, name in (
             (a, "sw1", IFINDEX_TRUNK, "sw0->sw1"),
@@ -382,7 +385,7 @@ def build_two_path(
     for k, (tor, mid) in enumerate(TWO_PATH_TRUNKS):
         rate = rate_of[mid]
         _veth(sw_ns[tor], mid, idx, sw_ns[mid], tor, idx + 1)
-        a, b = f"10.79.{k}.1", f"10.79.{k}.2"
+        a, b = _trunk_addr(tor, mid), _trunk_addr(mid, tor)
         run(["ip", "-n", sw_ns[tor], "addr", "add", f"{a}/30", "dev", mid])
         run(["ip", "-n", sw_ns[mid], "addr", "add", f"{b}/30", "dev", tor])
         link_addr[(tor, mid)], link_addr[(mid, tor)] = b, a  # the neighbour's address, seen from the first
@@ -441,10 +444,6 @@ def build_two_path(
     return ports
 
 
-TRUNK_SUBNET = "10.79.0.0/16"  # switch-to-switch links; hosts route it via their switch (hops.py)
-TWO_PATH_TRUNKS = (("tor0", "path0"), ("tor0", "path1"), ("tor1", "path0"), ("tor1", "path1"))
-
-
 def path_nodes(t: Layout | TwoPath, src: int, dst: int, family: int = 0) -> list[str]:
     """The nodes a packet from host `src` to host `dst`'s address of `family` crosses, in the
     simulator's names (h0, sw0, …): link k of the path is nodes[k-1] -> nodes[k]."""
@@ -462,7 +461,8 @@ def path_nodes(t: Layout | TwoPath, src: int, dst: int, family: int = 0) -> list
 
 def _trunk_addr(node: str, other: str) -> str:
     """`node`'s address on its switch-to-switch link with `other` (a dumbbell's sw0-sw1, or
-    two-path's tor-path links: 10.79.k.1 on the tor's side, .2 on the path switch's)."""
+    two-path's tor-path links: 10.79.k.1 on the tor's side, .2 on the path switch's): the one
+    address plan of the builders (build, build_two_path) and the per-hop measurement."""
     if {node, other} == {"sw0", "sw1"}:
         return "10.79.0.1" if node == "sw0" else "10.79.0.2"
     tor, mid = (node, other) if node.startswith("tor") else (other, node)

@@ -100,16 +100,35 @@ impl HostQueue {
     #[inline]
     pub fn cwnd_limited(&self, cwnd: f64, in_flight: f64, data_left: f64, packet: f64) -> bool {
         let room = cwnd - in_flight;
-        room < packet || room <= data_left.min(self.tsq_limit(cwnd, room, packet))
+        room < packet || room <= self.may_hold(cwnd, room, data_left, packet)
     }
 
-    /// After a transmission (as `cwnd_limited`, with the flow's `snd_una` and `snd_nxt`): Linux's
-    /// flight, the bytes on the wire plus what its host queue holds, enters `max_flight`
-    /// (`tcp_cwnd_validate`: a new window starts once `snd_una` reaches the previous one's end).
+    /// What the host queue may hold of `room` bytes: the data left, within TSQ's budget.
     #[inline]
-    pub fn note_flight(&mut self, cwnd: f64, in_flight: f64, data_left: f64, packet: f64, snd_una: u64, snd_nxt: u64) {
-        let room = (cwnd - in_flight).max(0.0);
-        let flight = in_flight + room.min(data_left).min(self.tsq_limit(cwnd, room, packet));
+    fn may_hold(&self, cwnd: f64, room: f64, data_left: f64, packet: f64) -> f64 {
+        data_left.min(self.tsq_limit(cwnd, room.max(0.0), packet))
+    }
+
+    /// A transmission, as `cwnd_limited` (which it returns), with the flow's `snd_una` and
+    /// `snd_nxt`: under `host.linux_window` Linux's flight, the bytes on the wire plus what its
+    /// host queue holds, also enters `max_flight` (one TSQ budget for both).
+    #[inline]
+    pub fn on_sent(&mut self, cwnd: f64, in_flight: f64, data_left: f64, packet: f64, snd_una: u64, snd_nxt: u64) -> bool {
+        let room = cwnd - in_flight;
+        if room < packet && !self.slow_start_clause {
+            return true;
+        }
+        let held = self.may_hold(cwnd, room, data_left, packet);
+        if self.slow_start_clause {
+            self.note_flight(in_flight + room.max(0.0).min(held), snd_una, snd_nxt);
+        }
+        room < packet || room <= held
+    }
+
+    /// `tcp_cwnd_validate`'s `max_packets_out`: a new window starts once `snd_una` reaches the
+    /// previous one's end, else the larger flight counts.
+    #[inline]
+    fn note_flight(&mut self, flight: f64, snd_una: u64, snd_nxt: u64) {
         if snd_una >= self.max_seq {
             self.max_flight = flight;
             self.max_seq = snd_nxt;
@@ -170,17 +189,17 @@ mod tests {
         let p = 1448.0;
         let mut h = HostQueue::new(300e6, true);
         h.sample(330e-6);
-        h.note_flight(30.0 * p, 10.0 * p, f64::INFINITY, p, 0, 30_000);
+        assert!(h.on_sent(30.0 * p, 10.0 * p, f64::INFINITY, p, 0, 30_000));
         assert!((h.max_flight - 30.0 * p).abs() < 1e-6, "{}", h.max_flight);
         assert!(h.slow_start_limited(30.0 * p) && !h.slow_start_limited(61.0 * p));
         // a smaller flight later in the same window does not lower it; the next window starts over
-        h.note_flight(30.0 * p, 2.0 * p, 4.0 * p, p, 10_000, 32_000);
+        h.on_sent(30.0 * p, 2.0 * p, 4.0 * p, p, 10_000, 32_000);
         assert!((h.max_flight - 30.0 * p).abs() < 1e-6);
-        h.note_flight(30.0 * p, 2.0 * p, 4.0 * p, p, 30_000, 40_000);
+        h.on_sent(30.0 * p, 2.0 * p, 4.0 * p, p, 30_000, 40_000);
         assert!((h.max_flight - 6.0 * p).abs() < 1e-6, "data left bounds the host queue: {}", h.max_flight);
         // without host.linux_window the clause never applies
         let mut off = HostQueue::new(300e6, false);
-        off.note_flight(30.0 * p, 10.0 * p, f64::INFINITY, p, 0, 30_000);
+        off.on_sent(30.0 * p, 10.0 * p, f64::INFINITY, p, 0, 30_000);
         assert!(!off.slow_start_limited(p));
     }
 }

@@ -56,15 +56,10 @@ impl Transport {
         let in_flight = f.tx.in_flight() as f64;
         f.tx.cwnd_limited = match &mut f.tx.host_queue {
             Some(h) if !f.tx.rate.is_finite() => {
-                let (cwnd, left, mss) = (f.tx.cwnd, f.info.size.saturating_sub(f.tx.snd_nxt) as f64, mss as f64);
-                let limited = h.cwnd_limited(cwnd, in_flight, left, mss);
-                if h.slow_start_clause {
-                    // host.linux_window: Linux's tcp_is_cwnd_limited in slow start
-                    h.note_flight(cwnd, in_flight, left, mss, f.tx.snd_una, f.tx.snd_nxt);
-                    limited || (f.tx.cc.in_slow_start() && h.slow_start_limited(cwnd))
-                } else {
-                    limited
-                }
+                let (cwnd, left) = (f.tx.cwnd, f.info.size.saturating_sub(f.tx.snd_nxt) as f64);
+                let limited = h.on_sent(cwnd, in_flight, left, mss as f64, f.tx.snd_una, f.tx.snd_nxt);
+                // host.linux_window: Linux's tcp_is_cwnd_limited in slow start
+                limited || (h.slow_start_limited(cwnd) && f.tx.cc.in_slow_start())
             }
             _ => in_flight + mss as f64 > f.tx.cwnd,
         };
