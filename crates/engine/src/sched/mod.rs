@@ -403,18 +403,18 @@ mod tests {
     }
 
     #[test]
-    fn ties_pop_in_insertion_order() {
+    fn ties_pop_by_id_whatever_the_insertion_order() {
         let mut s = sched();
-        s.at(10, EvKind::Sample, 2, 0);
-        s.at(5, EvKind::Sample, 1, 0);
         s.at(10, EvKind::Sample, 3, 0);
+        s.at(5, EvKind::Sample, 1, 0);
         s.at(10, EvKind::Sample, 4, 0);
+        s.at(10, EvKind::Sample, 2, 0);
         let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(100)).map(|e| e.id()).collect();
         assert_eq!(order, vec![1, 2, 3, 4]);
     }
     #[test]
     fn interleaved_pushes_and_pops_come_out_sorted() {
-        // pseudo-random times, pushed while popping: the output must be sorted by (time, seq)
+        // pseudo-random times, pushed while popping: the output must be sorted by (time, id)
         let mut s = sched();
         let mut x = 12345u64;
         let mut out = Vec::new();
@@ -431,22 +431,23 @@ mod tests {
             out.push((e.time, e.id()));
         }
         assert_eq!(out.len(), 6000);
-        assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by insertion round");
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by id");
     }
 
     #[test]
-    fn equal_times_inserted_at_different_moments_keep_insertion_order() {
+    fn equal_times_inserted_at_different_moments_pop_by_id() {
         // Events for time 1000 are inserted before and after the queue advances to earlier
-        // times (so relative to different `last` values); they must still come out in order.
+        // times (so relative to different `last` values), ids not in insertion order; they
+        // must still come out by id.
         let mut s = sched();
-        s.at(1000, EvKind::Sample, 0, 0);
+        s.at(1000, EvKind::Sample, 2, 0);
         s.at(10, EvKind::Sample, 100, 0);
-        s.at(1000, EvKind::Sample, 1, 0);
+        s.at(1000, EvKind::Sample, 3, 0);
         assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 100);
         s.at(999, EvKind::Sample, 101, 0);
-        s.at(1000, EvKind::Sample, 2, 0);
+        s.at(1000, EvKind::Sample, 0, 0);
         assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 101);
-        s.at(1000, EvKind::Sample, 3, 0);
+        s.at(1000, EvKind::Sample, 1, 0);
         let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
         assert_eq!(rest, vec![0, 1, 2, 3]);
     }
@@ -519,10 +520,11 @@ mod tests {
     }
 
     #[test]
-    fn events_into_a_crowded_current_slot_keep_time_and_insertion_order() {
+    fn events_into_a_crowded_current_slot_keep_time_and_id_order() {
         // hundreds of events per slot, and while a slot is served new events into it (many
         // pending: the late heap; few pending: a sorted insert) with ties, against a model
-        // ordered by (time, insertion number)
+        // ordered by (time, id); ids are the insertion numbers' bits reversed, so that
+        // insertion order and id order disagree
         let mut s = sched();
         let mut model = std::collections::BTreeSet::new();
         let mut x = 3u64;
@@ -536,8 +538,9 @@ mod tests {
                 // a few distinct instants in this slot and the next two: many ties
                 let t = if r < 600 { (s.now / slot_ps + r % 3) * slot_ps + (r % 4) * 100 } else { s.now };
                 let t = t.max(s.now);
-                s.at(t, EvKind::Sample, seq, 0);
-                model.insert((t, seq));
+                let id = seq.reverse_bits() >> (32 - ID_BITS);
+                s.at(t, EvKind::Sample, id, 0);
+                model.insert((t, id));
                 seq += 1;
             }
             if round % 3 != 0 {
@@ -553,7 +556,7 @@ mod tests {
     }
 
     #[test]
-    fn a_crowded_slot_keeps_time_and_insertion_order() {
+    fn a_crowded_slot_keeps_time_and_id_order() {
         // 200 events into one wheel slot (beyond the counting pass's small-slot cut),
         // with ties; then into the same wheel position one turn later, so an emptied slot is reused
         let mut s = sched();
@@ -567,10 +570,12 @@ mod tests {
             let mut expect = vec![(base + 7, 9999)];
             for i in 0..200u32 {
                 let t = base + (i as u64 * 7919) % 5 * 1000;
-                s.at(t.max(s.now), EvKind::Sample, i, 0);
-                expect.push((t, i));
+                // ids a permutation of 0..200 unlike the insertion order (7919 is prime to 200)
+                let id = i * 7919 % 200;
+                s.at(t.max(s.now), EvKind::Sample, id, 0);
+                expect.push((t, id));
             }
-            expect.sort_by_key(|&(t, _)| t); // stable: equal times keep insertion order
+            expect.sort(); // by time, equal times by id
             let got: Vec<(u64, u32)> = (0..expect.len()).map(|_| s.pop_until(u64::MAX).map(|e| (e.time, e.id())).unwrap()).collect();
             assert_eq!(got, expect, "round {round}");
         }
