@@ -1,7 +1,10 @@
-//! The event queue, ordered by (time, kind, id, aux): by what each event is, never by when or by
-//! whom it was inserted, so ties at one picosecond are broken the same way however the network is
-//! cut into partitions (docs/parallel.md), and a scenario plus a seed determines the run exactly.
-//! Two events equal in all four are the same event and may be handled in either order.
+//! The event queue, ordered by (time, kind, key, aux), the key a permutation of the event's id
+//! that changes with its time (`scramble`): by what each event is, never by when or by whom it
+//! was inserted, so ties at one picosecond are broken the same way however the network is cut
+//! into partitions (docs/parallel.md), and a scenario plus a seed determines the run exactly; and
+//! no port, host or flow goes first at every tie (ordered by the id itself, the lowest port of a
+//! switch won every simultaneous arrival and locked a flow out). Two events equal in all four are
+//! the same event and may be handled in either order.
 //!
 //! Almost every event falls within tens of microseconds of now (serialisations, propagation),
 //! so the queue is a timing wheel of `WHEEL` slots of 2^`SLOT_BITS` ps each: an event is pushed
@@ -67,8 +70,43 @@ impl Event {
     }
     #[inline]
     pub fn id(&self) -> u32 {
-        self.kind_id & MAX_ID
+        unscramble(self.kind_id & MAX_ID, self.time)
     }
+}
+
+/// Odd multiplier of the id's key, and its inverse mod 2^ID_BITS.
+const SCRAMBLE_MUL: u32 = 0x0BC8_F1A5;
+const fn inverse_mod_2_28(a: u32) -> u32 {
+    // Newton's iteration x <- x (2 - a x): a is its own inverse mod 8 (a odd), and each step
+    // doubles the correct low bits (3, 6, 12, 24, 48 ≥ 28)
+    let mut x = a;
+    let mut i = 0;
+    while i < 5 {
+        x = x.wrapping_mul(2u32.wrapping_sub(a.wrapping_mul(x)));
+        i += 1;
+    }
+    x & MAX_ID
+}
+const SCRAMBLE_INV: u32 = inverse_mod_2_28(SCRAMBLE_MUL);
+
+/// 28 bits that differ from one instant to the next: the top bits of the time times 2^64/φ
+/// (Fibonacci hashing), so instants a packet time or a slot apart get unrelated masks.
+#[inline(always)]
+fn time_key(time: Time) -> u32 {
+    ((time.wrapping_mul(0x9E37_79B9_7F4A_7C15)) >> (64 - ID_BITS)) as u32
+}
+/// An event's key among the events of its time and kind: its id XOR the instant's mask, times
+/// an odd number mod 2^28. Both steps are bijections of 28-bit ids, so at one instant distinct
+/// ids keep distinct keys (the order stays total, the cut still cannot change it), while which
+/// of two ids goes first changes from instant to instant, about half the time each
+/// (`tests::no_id_wins_every_tie`). The event stores the key; `id()` inverts it.
+#[inline(always)]
+fn scramble(id: u32, time: Time) -> u32 {
+    ((id ^ time_key(time)).wrapping_mul(SCRAMBLE_MUL)) & MAX_ID
+}
+#[inline(always)]
+fn unscramble(s: u32, time: Time) -> u32 {
+    (s.wrapping_mul(SCRAMBLE_INV) & MAX_ID) ^ time_key(time)
 }
 
 /// An event in a heap, least (time, key) on top.
@@ -145,7 +183,7 @@ impl Scheduler {
     /// Schedule an event; `id` must not exceed `MAX_ID` (the build checks the counts).
     #[inline(always)]
     pub fn at(&mut self, time: Time, kind: EvKind, id: u32, aux: u32) {
-        self.insert(Event { time, kind_id: (kind as u32) << ID_BITS | id, aux });
+        self.insert(Event { time, kind_id: (kind as u32) << ID_BITS | scramble(id, time), aux });
     }
 
     /// Queue a new event (`at`): to another partition's outbox in a partitioned run, else here.
@@ -376,45 +414,58 @@ mod tests {
     fn sched() -> Scheduler {
         Scheduler::new()
     }
+    /// Where an event of `id` at `time` stands among the events of its time and kind.
+    fn key(time: Time, id: u32) -> (Time, u32) {
+        (time, scramble(id, time))
+    }
+    /// `ids` in the queue's order among ties at `time`.
+    fn by_key(time: Time, mut ids: Vec<u32>) -> Vec<u32> {
+        ids.sort_by_key(|&id| key(time, id));
+        ids
+    }
     #[test]
     fn pop_before_stops_at_the_bound_among_ties_and_late_events() {
         let mut s = sched();
         for id in 1..=4 {
-            s.at(10, EvKind::Sample, id, 0); // keys rise with insertion: 1 < 2 < 3 < 4 at t = 10
+            s.at(10, EvKind::Sample, id, 0);
         }
         s.at(3, EvKind::Sample, 0, 0);
-        let bound = s.pending().find(|e| e.id() == 3).unwrap().order();
+        // the bound: the third of the four ties in the queue's order
+        let ties = by_key(10, vec![1, 2, 3, 4]);
+        let bound = s.pending().find(|e| e.id() == ties[2]).unwrap().order();
         let ids: Vec<u32> = std::iter::from_fn(|| s.pop_before(bound)).map(|e| e.id()).collect();
-        assert_eq!(ids, vec![0, 1, 2], "everything below (10, key of 3), nothing from it on");
+        assert_eq!(ids, vec![0, ties[0], ties[1]], "everything below the bound, nothing from it on");
         // an event placed into the current slot after its sort (the late heap) is seen too
         for k in 0..=LATE_AFTER as u32 {
             s.at(11, EvKind::Sample, 100 + k, 0);
         }
         assert!(s.pop_before(bound).is_none());
-        assert_eq!(s.pop_until(10).map(|e| e.id()), Some(3));
-        // up to the last of them, which waits in the late heap: the sorted slot and the heap
-        // both give events, in order
+        assert_eq!(s.pop_until(10).map(|e| e.id()), Some(ties[2]));
+        // up to the last of them inserted, which waits in the late heap: the sorted slot and
+        // the heap both give events, in order
         let last = 100 + LATE_AFTER as u32;
         assert!(!s.late.is_empty());
+        let at_11 = by_key(11, (100..=last).collect());
+        let below: Vec<u32> = at_11.iter().copied().take_while(|&id| id != last).collect();
         let bound = s.pending().find(|e| e.id() == last).unwrap().order();
         let ids: Vec<u32> = std::iter::from_fn(|| s.pop_before(bound)).map(|e| e.id()).collect();
-        assert_eq!(ids, [4].into_iter().chain(100..last).collect::<Vec<_>>());
+        assert_eq!(ids, [vec![ties[3]], below].concat());
         assert_eq!(s.pop_until(11).map(|e| e.id()), Some(last));
     }
 
     #[test]
-    fn ties_pop_by_id_whatever_the_insertion_order() {
+    fn ties_pop_by_their_key_whatever_the_insertion_order() {
         let mut s = sched();
         s.at(10, EvKind::Sample, 3, 0);
         s.at(5, EvKind::Sample, 1, 0);
         s.at(10, EvKind::Sample, 4, 0);
         s.at(10, EvKind::Sample, 2, 0);
         let order: Vec<u32> = std::iter::from_fn(|| s.pop_until(100)).map(|e| e.id()).collect();
-        assert_eq!(order, vec![1, 2, 3, 4]);
+        assert_eq!(order, [vec![1], by_key(10, vec![2, 3, 4])].concat());
     }
     #[test]
     fn interleaved_pushes_and_pops_come_out_sorted() {
-        // pseudo-random times, pushed while popping: the output must be sorted by (time, id)
+        // pseudo-random times, pushed while popping: the output must be sorted by (time, key)
         let mut s = sched();
         let mut x = 12345u64;
         let mut out = Vec::new();
@@ -424,21 +475,20 @@ mod tests {
                 s.at(s.now + (x >> 40) % 5000, EvKind::Sample, round, 0);
             }
             if let Some(e) = s.pop_until(u64::MAX) {
-                out.push((e.time, e.id()));
+                out.push(key(e.time, e.id()));
             }
         }
         while let Some(e) = s.pop_until(u64::MAX) {
-            out.push((e.time, e.id()));
+            out.push(key(e.time, e.id()));
         }
         assert_eq!(out.len(), 6000);
-        assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by id");
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "sorted by time, equal times by key");
     }
 
     #[test]
-    fn equal_times_inserted_at_different_moments_pop_by_id() {
+    fn equal_times_inserted_at_different_moments_pop_by_key() {
         // Events for time 1000 are inserted before and after the queue advances to earlier
-        // times (so relative to different `last` values), ids not in insertion order; they
-        // must still come out by id.
+        // times (so relative to different `last` values); they must still come out by key.
         let mut s = sched();
         s.at(1000, EvKind::Sample, 2, 0);
         s.at(10, EvKind::Sample, 100, 0);
@@ -449,7 +499,7 @@ mod tests {
         assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 101);
         s.at(1000, EvKind::Sample, 1, 0);
         let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
-        assert_eq!(rest, vec![0, 1, 2, 3]);
+        assert_eq!(rest, by_key(1000, vec![0, 1, 2, 3]));
     }
 
     #[test]
@@ -462,20 +512,20 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let t = s.now + [(x >> 33) % 300_000, (x >> 20) % 10_000_000_000, 8192 * ((x >> 50) % 8)][(i % 3) as usize];
             s.at(t, EvKind::Sample, i, 0);
-            expect.push((t, i));
+            expect.push(key(t, i));
             if i % 4 == 0 {
                 let e = s.pop_until(u64::MAX).unwrap();
                 expect.sort();
-                assert_eq!((e.time, e.id()), expect.remove(0));
+                assert_eq!(key(e.time, e.id()), expect.remove(0));
             }
         }
         expect.sort();
-        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| (e.time, e.id())).collect();
+        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| key(e.time, e.id())).collect();
         assert_eq!(rest, expect);
     }
 
     #[test]
-    fn a_far_event_precedes_a_wheel_event_of_equal_time_inserted_later() {
+    fn far_wheel_and_current_events_of_equal_time_merge_by_key() {
         // T is beyond the horizon at first (heap), then within it (wheel), then current (cur)
         let t = 3 * WHEEL << SLOT_BITS;
         let mut s = sched();
@@ -487,10 +537,11 @@ mod tests {
         s.at(t - 5, EvKind::Sample, 0, 0);
         assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 0);
         assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 0);
-        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 1);
+        let first = by_key(t, vec![1, 2])[0];
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), first);
         s.at(t, EvKind::Sample, 3, 0); // current slot
         let rest: Vec<u32> = std::iter::from_fn(|| s.pop_until(u64::MAX)).map(|e| e.id()).collect();
-        assert_eq!(rest, vec![2, 3]);
+        assert_eq!(rest, by_key(t, [1, 2, 3].into_iter().filter(|&id| id != first).collect()));
     }
 
     #[test]
@@ -520,11 +571,10 @@ mod tests {
     }
 
     #[test]
-    fn events_into_a_crowded_current_slot_keep_time_and_id_order() {
+    fn events_into_a_crowded_current_slot_keep_time_and_key_order() {
         // hundreds of events per slot, and while a slot is served new events into it (many
         // pending: the late heap; few pending: a sorted insert) with ties, against a model
-        // ordered by (time, id); ids are the insertion numbers' bits reversed, so that
-        // insertion order and id order disagree
+        // ordered by (time, key); ids are the insertion numbers' bits reversed
         let mut s = sched();
         let mut model = std::collections::BTreeSet::new();
         let mut x = 3u64;
@@ -540,23 +590,23 @@ mod tests {
                 let t = t.max(s.now);
                 let id = seq.reverse_bits() >> (32 - ID_BITS);
                 s.at(t, EvKind::Sample, id, 0);
-                model.insert((t, id));
+                model.insert(key(t, id));
                 seq += 1;
             }
             if round % 3 != 0 {
                 let e = s.pop_until(u64::MAX).unwrap();
                 let want = model.pop_first().unwrap();
-                assert_eq!((e.time, e.id()), want, "round {round}");
+                assert_eq!(key(e.time, e.id()), want, "round {round}");
             }
         }
         while let Some(e) = s.pop_until(u64::MAX) {
-            assert_eq!((e.time, e.id()), model.pop_first().unwrap());
+            assert_eq!(key(e.time, e.id()), model.pop_first().unwrap());
         }
         assert!(model.is_empty());
     }
 
     #[test]
-    fn a_crowded_slot_keeps_time_and_id_order() {
+    fn a_crowded_slot_keeps_time_and_key_order() {
         // 200 events into one wheel slot (beyond the counting pass's small-slot cut),
         // with ties; then into the same wheel position one turn later, so an emptied slot is reused
         let mut s = sched();
@@ -575,7 +625,7 @@ mod tests {
                 s.at(t.max(s.now), EvKind::Sample, id, 0);
                 expect.push((t, id));
             }
-            expect.sort(); // by time, equal times by id
+            expect.sort_by_key(|&(t, id)| key(t, id));
             let got: Vec<(u64, u32)> = (0..expect.len()).map(|_| s.pop_until(u64::MAX).map(|e| (e.time, e.id())).unwrap()).collect();
             assert_eq!(got, expect, "round {round}");
         }
@@ -592,8 +642,46 @@ mod tests {
             let e = s.pop_until(u64::MAX).unwrap();
             assert_eq!((e.kind(), e.id(), e.aux), (*kind, 15 - k as u32, u32::MAX - k as u32));
         }
-        let e = Event { time: 0, kind_id: (EvKind::Circuit as u32) << ID_BITS | MAX_ID, aux: 0 };
+        let e = Event { time: 7, kind_id: (EvKind::Circuit as u32) << ID_BITS | scramble(MAX_ID, 7), aux: 0 };
         assert_eq!((e.kind(), e.id()), (EvKind::Circuit, MAX_ID));
+    }
+
+    #[test]
+    fn the_key_is_a_permutation_of_ids_at_every_time() {
+        // id -> key is invertible at each time (XOR, then an odd multiplier mod 2^28), so two
+        // events of one time and kind with different ids never share a key
+        let mut x = 7u64;
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (id, t) = ((x >> 36) as u32 & MAX_ID, x >> 1);
+            assert_eq!(unscramble(scramble(id, t), t), id);
+        }
+        assert_eq!(SCRAMBLE_MUL.wrapping_mul(SCRAMBLE_INV) & MAX_ID, 1);
+    }
+
+    #[test]
+    fn no_id_wins_every_tie() {
+        // The key is why a fixed id does not always go first: with ties ordered by the id
+        // itself, the lowest port of a switch won every simultaneous arrival and locked out a
+        // flow (docs/parallel.md). For instants spaced as real ties are (every picosecond, a
+        // slot, a 1 KB packet at 100 Gb/s, a microsecond), each of 8 neighbouring ids comes first
+        // in 1/8 of the instants, each of two in 1/2. Tolerance: 4 standard deviations of the
+        // binomial share over n instants, as if the order were drawn at random.
+        let n = 8000u64;
+        for stride in [1u64, 1 << SLOT_BITS, 81_920, 1_000_000] {
+            let mut first = [0u64; 8];
+            let mut a_before_b = 0u64;
+            for k in 1..=n {
+                let t = 12_345 + k * stride;
+                first[by_key(t, (40..48).collect())[0] as usize - 40] += 1;
+                a_before_b += (by_key(t, vec![3, 4])[0] == 3) as u64;
+            }
+            let tol = |p: f64| 4.0 * (p * (1.0 - p) / n as f64).sqrt();
+            for f in first {
+                assert!((f as f64 / n as f64 - 0.125).abs() < tol(0.125), "stride {stride}: {first:?}");
+            }
+            assert!((a_before_b as f64 / n as f64 - 0.5).abs() < tol(0.5), "stride {stride}: {a_before_b}");
+        }
     }
 
     #[test]
@@ -606,16 +694,17 @@ mod tests {
 
     #[test]
     fn ties_go_by_what_the_events_are_not_by_insertion() {
-        // at one instant: global kinds first, then by kind, id and aux, whichever handler made
+        // at one instant: global kinds first, then by kind, key and aux, whichever handler made
         // them and in whatever order they were inserted
         let mut s = sched();
         s.at(5, EvKind::TxDone, 3, 0);
         s.at(5, EvKind::TxDone, 1, 0);
-        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 1);
+        let first = by_key(5, vec![1, 3]);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), first[0]);
         s.at(100, EvKind::NicWake, 9, 0);
         s.at(100, EvKind::CcTimer, 2, 7);
         s.at(100, EvKind::CcTimer, 2, 6);
-        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), 3);
+        assert_eq!(s.pop_until(u64::MAX).unwrap().id(), first[1]);
         s.at(100, EvKind::NicWake, 8, 0);
         s.at(100, EvKind::TxDone, 40, 0);
         s.at(100, EvKind::Sample, 50, 0);
@@ -625,8 +714,8 @@ mod tests {
             vec![
                 (EvKind::Sample, 50, 0),
                 (EvKind::TxDone, 40, 0),
-                (EvKind::NicWake, 8, 0),
-                (EvKind::NicWake, 9, 0),
+                (EvKind::NicWake, by_key(100, vec![8, 9])[0], 0),
+                (EvKind::NicWake, by_key(100, vec![8, 9])[1], 0),
                 (EvKind::CcTimer, 2, 6),
                 (EvKind::CcTimer, 2, 7)
             ]
