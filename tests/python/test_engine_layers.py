@@ -24,7 +24,7 @@ def test_the_schema_imports_no_layer():
 
 def test_event_kinds_live_with_the_simulator():
     assert "enum EvKind" in (SRC / "sim" / "events.rs").read_text(encoding="utf-8")
-    assert "enum EvKind" not in (SRC / "sched.rs").read_text(encoding="utf-8")
+    assert "enum EvKind" not in (SRC / "sched" / "mod.rs").read_text(encoding="utf-8")
 
 
 def test_the_check_can_fail(tmp_path):
