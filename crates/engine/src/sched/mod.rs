@@ -48,7 +48,7 @@ pub const MAX_ID: u32 = (1 << ID_BITS) - 1;
 #[derive(Clone, Copy, Debug)]
 pub struct Event {
     pub time: Time,
-    /// kind << ID_BITS | id
+    /// kind << ID_BITS | key of the id at `time` (`scramble`)
     kind_id: u32,
     pub aux: u32,
 }
@@ -59,7 +59,8 @@ impl Event {
     pub fn order(&self) -> u128 {
         (self.time as u128) << 64 | self.tie() as u128
     }
-    /// What orders events of one time: kind (the global kinds first, `EvKind`), id, aux.
+    /// What orders events of one time: kind (the global kinds first, `EvKind`), the id's key
+    /// (`scramble`), aux.
     #[inline(always)]
     pub fn tie(&self) -> u64 {
         (self.kind_id as u64) << 32 | self.aux as u64
