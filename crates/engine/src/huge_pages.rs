@@ -56,10 +56,55 @@ unsafe impl GlobalAlloc for HugePageAlloc {
 /// Advise the whole pages inside `[p, p + size)` to be backed by huge pages.
 #[inline]
 fn advise(p: *mut u8, size: usize) {
-    if size < HUGE_FROM || p.is_null() {
+    if p.is_null() {
+        return;
+    }
+    if size < HUGE_FROM {
+        heap::grown();
         return;
     }
     advise_pages(p as usize, size);
+}
+
+/// Small blocks: the C library's main heap (`brk`), advised as it grows.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod heap {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    extern "C" {
+        fn sbrk(increment: isize) -> *mut libc::c_void;
+    }
+    /// End of the heap already advised (0: not yet set up).
+    static ADVISED: AtomicUsize = AtomicUsize::new(0);
+    /// The heap grows by at least this much at a time, so that 2 MiB ranges lie wholly inside it
+    /// when first touched (a huge page is given only to a whole aligned range).
+    const PAD: i32 = 32 << 20;
+
+    #[inline]
+    pub fn grown() {
+        // SAFETY: sbrk(0) only reads the current break.
+        let top = unsafe { sbrk(0) } as usize;
+        let done = ADVISED.load(Ordering::Relaxed);
+        if top > done {
+            advance(done, top);
+        }
+    }
+    #[cold]
+    #[inline(never)]
+    fn advance(done: usize, top: usize) {
+        if done == 0 {
+            // SAFETY: a tuning parameter of the C library's allocator; no memory is touched.
+            unsafe { libc::mallopt(libc::M_TOP_PAD, PAD) };
+        }
+        let from = if done == 0 { top.saturating_sub(PAD as usize) } else { done };
+        if ADVISED.compare_exchange(done, top, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            super::advise_pages(from, top - from);
+        }
+    }
+}
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+mod heap {
+    #[inline]
+    pub fn grown() {}
 }
 
 #[cold]

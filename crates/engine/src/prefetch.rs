@@ -5,12 +5,19 @@
 /// Ask the CPU to bring the first `lines` 64-byte cache lines of `*r` toward L1.
 #[inline(always)]
 pub fn lines<T>(r: &T, lines: usize) {
+    lines_at(r as *const T, lines)
+}
+
+/// `lines` by address alone: no reference to `*p` is made, so `p` may point at memory another
+/// thread writes (a prefetch reads nothing into the program).
+#[inline(always)]
+pub fn lines_at<T>(p: *const T, lines: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        let base = r as *const T as *const i8;
+        let base = p as *const i8;
         for k in 0..lines.min(std::mem::size_of::<T>().div_ceil(64)) {
-            // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-            // The address stays within `*r` (64·k < size_of::<T>() for every k here).
+            // SAFETY: a prefetch is a hint; it never faults, even at an address outside any
+            // allocation, and reads nothing into the program.
             unsafe {
                 use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 _mm_prefetch(base.wrapping_add(64 * k), _MM_HINT_T0);
@@ -18,5 +25,5 @@ pub fn lines<T>(r: &T, lines: usize) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (r, lines);
+    let _ = (p, lines);
 }

@@ -377,6 +377,16 @@ impl Network {
         &self.route_ports[start as usize..start as usize + len as usize]
     }
 
+    /// Bring the routing entry `next_hops(switch_node, dst)` will read toward L1.
+    #[inline]
+    pub fn prefetch_route(&self, switch_node: u32, dst: u32) {
+        let Some(&e) = self.host_edge.get(dst as usize) else { return };
+        let i = (switch_node as usize).wrapping_sub(self.n_hosts as usize).wrapping_mul(self.edges.len()) + e as usize;
+        if let Some(r) = self.routes.get(i) {
+            crate::prefetch::lines(r, 1);
+        }
+    }
+
     /// Bytes of the topology's descriptions and routing tables (`footprint`).
     pub fn bytes(&self) -> usize {
         use std::mem::size_of;

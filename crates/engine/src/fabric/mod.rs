@@ -61,7 +61,15 @@ pub struct Fabric {
     /// Host timing noise on the hosts' links (`host.jitter`; None = off: one untaken branch per
     /// transmission).
     pub jitter: Option<Box<HostJitter>>,
+    /// More ports than the caches hold with their packets (`LARGE_PORTS`): the event loop looks
+    /// further ahead (`sim::prefetch_deep`). Only a hint: no result depends on it.
+    pub large: bool,
 }
+
+/// From this many egress ports on a fabric counts as `large`. Measured (docs/benchmarks.md,
+/// issue 28): forced on, the deep look-ahead made the 256-host FatTree (576 ports, whose ports
+/// and packets fit the caches) 18 % slower and the 1024-host one (6144 ports) 14 % faster.
+pub const LARGE_PORTS: usize = 4096;
 
 /// What a `TxDone` or `LinkArrive` leaves for the hosts to do.
 pub enum Handoff {
@@ -81,7 +89,9 @@ impl Fabric {
         pfc: Option<Pfc>,
         port_ecn: Vec<Ecn>,
     ) -> Self {
+        let large = ports.len() >= LARGE_PORTS;
         Fabric {
+            large,
             pfc,
             capture: None,
             circuit: None,
@@ -234,6 +244,35 @@ impl Fabric {
         }
     }
 
+    /// The port switch `node` forwards a packet of `flow` to host `dst` on: its one next hop, or
+    /// the flow's ECMP choice among several (a multipath subflow k takes the k-th after its
+    /// connection's).
+    #[inline(always)]
+    pub fn egress(&self, node: NodeId, dst: HostId, flow: FlowId, seed: u64) -> Option<PortId> {
+        let hops = self.net.next_hops(node, dst);
+        Some(match hops.len() {
+            0 => return None,
+            1 => hops[0],
+            n if self.subflow_of.is_empty() => {
+                let key = self.ecmp_key.get(flow as usize).copied().unwrap_or(flow);
+                hops[switch::ecmp_choice(key, node, seed, n)]
+            }
+            n => {
+                let (first, k) = self.subflow_of[flow as usize];
+                hops[(switch::ecmp_choice(first, node, seed, n) + k as usize) % n]
+            }
+        })
+    }
+
+    /// The packet at the head of `port`'s link and the node it arrives at (the deep look-ahead's
+    /// later stages, `sim::prefetch_ahead`).
+    #[inline]
+    pub fn arriving<'a>(&self, pool: &'a PacketPool, port: PortId) -> Option<(Node, &'a crate::packet::Packet)> {
+        let p = self.ports.get(port as usize)?;
+        let &(_, pkt) = p.link.front()?;
+        Some((p.peer, pool.get(pkt)))
+    }
+
     /// `pkt` arrived at switch `node` by its port `ingress` (the port facing the sender).
     fn switch_receive(&mut self, core: &mut Core, node: NodeId, pkt: PktId, ingress: PortId) {
         let (dst, flow, size, kind, prio) = {
@@ -248,18 +287,8 @@ impl Fabric {
                 }
             }
         }
-        let hops = self.net.next_hops(node, dst);
-        let port = match hops.len() {
-            0 => unreachable!("routing: no next hop from node {node} to host {dst}"),
-            1 => hops[0],
-            n if self.subflow_of.is_empty() => {
-                let key = self.ecmp_key.get(flow as usize).copied().unwrap_or(flow);
-                hops[switch::ecmp_choice(key, node, core.seed, n)]
-            }
-            n => {
-                let (first, k) = self.subflow_of[flow as usize];
-                hops[(switch::ecmp_choice(first, node, core.seed, n) + k as usize) % n]
-            }
+        let Some(port) = self.egress(node, dst, flow, core.seed) else {
+            unreachable!("routing: no next hop from node {node} to host {dst}")
         };
         let ps = &mut self.ports[port as usize];
         let Node::Switch { index, .. } = ps.owner else { unreachable!("a switch forwards on its own ports") };

@@ -35,6 +35,27 @@ impl Nics {
         self.nics[host as usize].port
     }
 
+    /// Bring `host`'s NIC toward L1 (the event loop's look-ahead, for an arrival at the host,
+    /// which serves it).
+    #[inline]
+    pub fn prefetch(&self, host: HostId) {
+        if let Some(n) = self.nics.get(host as usize) {
+            crate::prefetch::lines(n, 1);
+        }
+    }
+
+    /// The next stage for the same host, from its NIC (then cached): its egress port and the
+    /// head of its round-robin list of flows.
+    #[inline]
+    pub fn prefetch_port_and_flows(&self, fabric: &Fabric, host: HostId) {
+        if let Some(n) = self.nics.get(host as usize) {
+            fabric.prefetch_port(n.port);
+            if let Some(f) = n.flows.get(n.rr) {
+                crate::prefetch::lines(f, 1);
+            }
+        }
+    }
+
     /// A flow of `host` starts sending.
     pub fn add_flow(&mut self, host: HostId, fid: FlowId) {
         self.nics[host as usize].flows.push(fid);

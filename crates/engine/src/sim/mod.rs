@@ -6,6 +6,7 @@
 //! clock, event queue, packet pool and counters that all of them share.
 
 pub mod events;
+mod lookahead;
 pub mod partition;
 mod threads;
 
@@ -77,6 +78,14 @@ impl Simulator {
     }
 
     /// τ used by the control laws (ps).
+    /// Use the deep look-ahead (`lookahead::prefetch_deep`) whatever the fabric's size: it is
+    /// only a hint, and the golden tests check that forcing it changes no result.
+    #[doc(hidden)]
+    pub fn with_deep_lookahead(mut self) -> Self {
+        self.fabric.large = true;
+        self
+    }
+
     pub fn tau(&self) -> Time {
         self.tau
     }
@@ -196,7 +205,7 @@ impl Simulator {
 /// run call it at once for events of different partitions.
 #[inline(always)]
 pub(crate) fn dispatch(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp: &mut Transport, ev: crate::sched::Event) {
-    prefetch_ahead(core, fabric);
+    lookahead::prefetch_ahead(core, fabric, nics, tp);
     let id = ev.id();
     match ev.kind() {
         EvKind::TxDone => {
@@ -232,38 +241,6 @@ pub(crate) fn dispatch(core: &mut Core, fabric: &mut Fabric, nics: &mut Nics, tp
             handoff(core, fabric, nics, tp, h);
         }
         EvKind::Sample | EvKind::Circuit | EvKind::PfcWatchdog => unreachable!("a global event"),
-    }
-}
-
-/// Prefetch the packet the next event will move (the wheel's current slot is sorted, so the
-/// next event is known): its packet was last touched microseconds of simulated time ago and has
-/// usually left L1. Measured (docs/benchmarks.md): prefetching the next events' ports as well
-/// cost more instructions than it saved.
-///
-/// At 8192 hosts reading the next event's port and ring entry here was itself ≈ 28 % of the run
-/// (two dependent DRAM misses per event, perf): so the look-ahead is a pipeline — the port of
-/// the event three ahead is prefetched by address, the ring entry of the one two ahead from its
-/// (then cached) port, and the packet of the next one from its (then cached) ring entry.
-#[inline(always)]
-fn prefetch_ahead(core: &Core, fabric: &Fabric) {
-    if let Some(e) = core.sched.peek(2) {
-        if matches!(e.kind(), EvKind::LinkArrive | EvKind::TxDone) {
-            fabric.prefetch_port(e.id());
-        }
-    }
-    if let Some(e) = core.sched.peek(1) {
-        match e.kind() {
-            EvKind::LinkArrive => fabric.prefetch_ring_head(e.id(), true),
-            EvKind::TxDone => fabric.prefetch_ring_head(e.id(), false),
-            _ => {}
-        }
-    }
-    if let Some(e) = core.sched.peek(0) {
-        match e.kind() {
-            EvKind::LinkArrive => fabric.prefetch_packet(&core.pool, e.id(), true),
-            EvKind::TxDone => fabric.prefetch_packet(&core.pool, e.id(), false),
-            _ => {}
-        }
     }
 }
 

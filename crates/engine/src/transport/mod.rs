@@ -287,6 +287,16 @@ impl Transport {
         Transport { flows, wire, homa_in: vec![Vec::new(); hosts], next, conns, deps: Default::default() }
     }
 
+    /// Bring flow `fid`'s endpoint toward L1 (the event loop's look-ahead, for an arrival at a
+    /// host). By address, without a reference: in a threaded run the other half of the flow
+    /// may belong to another thread's partition.
+    #[inline]
+    pub fn prefetch_flow(&self, fid: FlowId) {
+        if (fid as usize) < self.flows.len() {
+            crate::prefetch::lines_at(self.flows.as_ptr().wrapping_add(fid as usize), 4);
+        }
+    }
+
     /// A message of a connection arrived (`follows` = Some(p)): if p has not finished it waits
     /// (returns false); otherwise it takes over p's congestion controller, so the connection's
     /// window, rate and RTT estimates carry on from message to message.
