@@ -62,7 +62,7 @@ pub struct Fabric {
     /// transmission).
     pub jitter: Option<Box<HostJitter>>,
     /// More ports than the caches hold with their packets (`LARGE_PORTS`): the event loop looks
-    /// further ahead (`sim::prefetch_deep`). Only a hint: no result depends on it.
+    /// further ahead (`sim/lookahead.rs`, `prefetch_deep`). Only a hint: no result depends on it.
     pub large: bool,
 }
 
@@ -265,7 +265,7 @@ impl Fabric {
     }
 
     /// The packet at the head of `port`'s link and the node it arrives at (the deep look-ahead's
-    /// later stages, `sim::prefetch_ahead`).
+    /// later stages, `sim/lookahead.rs`).
     #[inline]
     pub fn arriving<'a>(&self, pool: &'a PacketPool, port: PortId) -> Option<(Node, &'a crate::packet::Packet)> {
         let p = self.ports.get(port as usize)?;

@@ -20,7 +20,8 @@ use crate::transport::Transport;
 /// (two dependent DRAM misses per event, perf): so the look-ahead is a pipeline — the port of
 /// the event three ahead is prefetched by address, the ring entry of the one two ahead from its
 /// (then cached) port, and the packet of the next one from its (then cached) ring entry. On a
-/// fabric larger than the caches (`Fabric::large`) it goes two stages further (`prefetch_deep`).
+/// fabric larger than the caches (`Fabric::large`) it starts two events earlier and adds two
+/// stages (`prefetch_deep`).
 #[inline(always)]
 pub(super) fn prefetch_ahead(core: &Core, fabric: &Fabric, nics: &Nics, tp: &Transport) {
     if fabric.large {

@@ -77,7 +77,6 @@ impl Simulator {
         Ok(sim)
     }
 
-    /// τ used by the control laws (ps).
     /// Use the deep look-ahead (`lookahead::prefetch_deep`) whatever the fabric's size: it is
     /// only a hint, and the golden tests check that forcing it changes no result.
     #[doc(hidden)]
@@ -86,6 +85,7 @@ impl Simulator {
         self
     }
 
+    /// τ used by the control laws (ps).
     pub fn tau(&self) -> Time {
         self.tau
     }
