@@ -95,13 +95,18 @@ fn the_plan_cuts_a_fattree_by_pods_and_the_cut_links_delay_is_the_lookahead() {
     assert!(e.message.contains(&format!("1 to {}", pods * tors_per_pod)), "{}", e.message);
 }
 
-/// One config on `threads` OS threads (`[engine] threads`), invariants on: None when refused
+/// One config on `threads` OS threads (`[engine] threads`), invariants on, with the deep
+/// look-ahead forced on if `deep` (it runs on every thread of a large fabric): None when refused
 /// (the error must name `engine.threads`).
-fn run_threads(path: &Path, threads: u32) -> Option<Value> {
+fn run_threads(path: &Path, threads: u32, deep: bool) -> Option<Value> {
     let mut cfg = Config::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
     cfg.engine.check = true;
     cfg.engine.threads = threads;
-    match dccsim_engine::run(&cfg) {
+    let run = |cfg: &Config| -> Result<_, dccsim_engine::Error> {
+        let sim = dccsim_engine::sim::Simulator::new(cfg)?;
+        Ok(if deep { sim.with_deep_lookahead() } else { sim }.run()?)
+    };
+    match run(&cfg) {
         Ok(r) => Some(digest(&r)),
         Err(e) => {
             assert_eq!(e.field, "engine.threads", "{}: {e}", path.display());
@@ -112,7 +117,8 @@ fn run_threads(path: &Path, threads: u32) -> Option<Value> {
 }
 
 /// `DCCSIM_THREADS_ONLY=substring` limits the threaded test to the configs whose name has it
-/// (a quick check while working; the full test runs every config).
+/// (a quick check while working; the full test runs every config). Two threads run with the deep
+/// look-ahead forced on, three without.
 #[test]
 fn threaded_runs_give_the_one_thread_digests() {
     let (configs, expected) = golden();
@@ -122,7 +128,7 @@ fn threaded_runs_give_the_one_thread_digests() {
     for threads in [2u32, 3] {
         for path in configs.iter().filter(|p| p.to_string_lossy().contains(&only)) {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let Some(d) = run_threads(path, threads) else { continue };
+            let Some(d) = run_threads(path, threads, threads == 2) else { continue };
             ran.entry(threads).or_insert_with(Vec::new).push(name.clone());
             if d != expected[&name] {
                 differ.push(format!("{threads} {name}:\n  want {}\n  have {d}", expected[&name]));
