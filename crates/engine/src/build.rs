@@ -43,6 +43,10 @@ const CHECKS: &[Check] = &[crate::fabric::circuit::check, check_voq, crate::traf
 pub fn build(cfg: &Config) -> Result<Parts, ConfigError> {
     cfg.validate()?;
     let net = Network::build(&cfg.topology)?;
+    if Fabric::is_large(net.ports.len()) {
+        // the rings, controllers and lists of a fabric larger than the caches go on huge pages
+        crate::huge_pages::advise_heap();
+    }
     for check in CHECKS {
         check(cfg, &net)?;
     }

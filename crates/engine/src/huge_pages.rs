@@ -7,7 +7,7 @@
 //! allocation of at least `HUGE_FROM` bytes made through the engine is advised when it is made
 //! or grown. Smaller blocks — the ports' rings (37 MB at 8192 hosts, one block per ring), the
 //! controllers, the NICs' flow lists — come from the C library's heap, which is advised as it
-//! grows (`heap`, glibc only). Only a hint: it changes no byte of any result (the golden
+//! grows once the process has built a large fabric (`heap`, `advise_heap`; glibc only). Only a hint: it changes no byte of any result (the golden
 //! digests), and where the kernel has no THP the call fails silently. Measured in
 //! docs/benchmarks.md (issue 28).
 
@@ -69,32 +69,48 @@ fn advise(p: *mut u8, size: usize) {
     advise_pages(p as usize, size);
 }
 
-/// Small blocks: the C library's main heap (`brk`), advised as it grows. After every small
-/// allocation the heap's end (`sbrk(0)`, a read of a variable) is compared with the end already
-/// advised; what the heap grew by since is advised then, before the caller touches it. glibc
-/// grows the heap by the request plus `M_TOP_PAD` (128 KiB by default), too little for a 2 MiB
-/// range to lie wholly inside the heap when its first page is touched, so the pad is raised to
-/// 32 MiB (of address space: untouched pages take no memory). This is what glibc's own
-/// `glibc.malloc.hugetlb=1` tunable does, which a library cannot set for its process; measured
-/// on the 8192-host permutation with the tunable first (user CPU 10.27, 10.00 s without; 8.31,
-/// 9.21 s with), then with this (medians of 6 paired runs 9.22 → 8.67 s).
+/// Small blocks: the C library's main heap (`brk`), advised as it grows, from the moment a
+/// process builds a large fabric (`advise_heap`; before, and in processes that never do, glibc's
+/// settings are left alone). After every small allocation the heap's end (`sbrk(0)`, a read of a
+/// variable) is compared with the end already advised; what the heap grew by since is advised
+/// then, before the caller touches it. glibc grows the heap by the request plus `M_TOP_PAD` (128
+/// KiB by default), too little for a 2 MiB range to lie wholly inside the heap when its first page
+/// is touched, so the pad is raised to 32 MiB (of address space: untouched pages take no memory).
+/// This is what glibc's own `glibc.malloc.hugetlb=1` tunable does, which a library cannot set for
+/// its process. Only after a large fabric: setting the pad also stops glibc from raising its mmap
+/// threshold as large blocks are freed (glibc malloc.c, `__libc_mallopt`: `no_dyn_threshold`),
+/// which the Python front's own allocations in the same process would feel; measured on the 8192-host permutation with the tunable first (user CPU 10.27,
+/// 10.00 s without; 8.31, 9.21 s with), then with this (medians of 6 paired runs 9.22 → 8.67 s).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     use std::sync::atomic::{AtomicUsize, Ordering};
     extern "C" {
         fn sbrk(increment: isize) -> *mut libc::c_void;
     }
-    /// End of the heap already advised (0: not yet set up).
+    /// End of the heap already advised; 0 until `start`.
     static ADVISED: AtomicUsize = AtomicUsize::new(0);
     /// The heap grows by at least this much at a time, so that 2 MiB ranges lie wholly inside it
     /// when first touched (a huge page is given only to a whole aligned range).
     const PAD: i32 = 32 << 20;
 
+    fn top() -> usize {
+        // SAFETY: sbrk(0) only reads the current break.
+        unsafe { sbrk(0) as usize }
+    }
+    /// From now on advise what the heap grows by (the heap below is left as it is).
+    pub fn start() {
+        if ADVISED.compare_exchange(0, top(), Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            // SAFETY: a tuning parameter of the C library's allocator; no memory is touched.
+            unsafe { libc::mallopt(libc::M_TOP_PAD, PAD) };
+        }
+    }
     #[inline]
     pub fn grown() {
-        // SAFETY: sbrk(0) only reads the current break.
-        let top = unsafe { sbrk(0) } as usize;
         let done = ADVISED.load(Ordering::Relaxed);
+        if done == 0 {
+            return;
+        }
+        let top = top();
         if top > done {
             advance(done, top);
         }
@@ -102,23 +118,23 @@ mod heap {
     #[cold]
     #[inline(never)]
     fn advance(done: usize, top: usize) {
-        if ADVISED.compare_exchange(done, top, Ordering::Relaxed, Ordering::Relaxed).is_err() {
-            return; // another thread advised it
+        // another thread may have advised it meanwhile
+        if ADVISED.compare_exchange(done, top, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+            super::advise_pages(done, top - done);
         }
-        if done == 0 {
-            // the first small block: from here on the heap grows in large steps, and what it
-            // grows by is advised (the heap below, the program's start, is left as it is)
-            // SAFETY: a tuning parameter of the C library's allocator; no memory is touched.
-            unsafe { libc::mallopt(libc::M_TOP_PAD, PAD) };
-            return;
-        }
-        super::advise_pages(done, top - done);
     }
 }
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 mod heap {
+    pub fn start() {}
     #[inline]
     pub fn grown() {}
+}
+
+/// Put the small blocks this process allocates from now on on huge pages too (`heap`): called
+/// when a large fabric is built (`Fabric::is_large`). Once on, it stays on for the process.
+pub fn advise_heap() {
+    heap::start();
 }
 
 #[cold]

@@ -1,11 +1,9 @@
-//! Small blocks on huge pages (`huge_pages.rs`, `heap`): after the engine's allocator has served
-//! enough small blocks for the C library's main heap to grow by tens of MiB, the heap's newer part
-//! must be advised (`hg` among the mapping's VmFlags in /proc/self/smaps) and, where the kernel
-//! gives transparent huge pages to advised memory, partly on huge pages. No test harness: the
-//! main heap serves the main thread, and a harness runs tests on threads of their own.
-
-// links the engine, whose global allocator is under test
-use dccsim_engine as _;
+//! Small blocks on huge pages (`huge_pages.rs`, `heap`): off until a large fabric is built
+//! (`advise_heap`); after it, once the engine's allocator has served enough small blocks for the
+//! C library's main heap to grow by tens of MiB, the heap's newer part must be advised (`hg` among
+//! the mapping's VmFlags in /proc/self/smaps) and, where the kernel gives transparent huge pages to
+//! advised memory, partly on huge pages. No test harness: the main heap serves the main thread,
+//! and a harness runs tests on threads of their own.
 
 /// The mappings of this process (/proc/self/smaps): (start, end, name, VmFlags, AnonHugePages kB).
 fn mappings() -> Vec<(usize, usize, String, String, u64)> {
@@ -36,6 +34,13 @@ fn main() {
         return;
     }
     let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    // off until a large fabric is built: 16 MiB of small blocks stay where glibc puts them
+    let before: Vec<Box<[u8; 1024]>> = (0..16_384).map(|i| Box::new([i as u8; 1024])).collect();
+    let first = &*before[before.len() - 1] as *const [u8; 1024] as usize;
+    let maps = mappings();
+    let (_, _, _, flags, _) = maps.iter().find(|m| m.0 <= first && first < m.1).expect("the block's mapping");
+    assert!(!flags.split_whitespace().any(|f| f == "hg"), "advised before any large fabric: VmFlags {flags}");
+    dccsim_engine::huge_pages::advise_heap();
     // 64 MiB in 1 KiB blocks, each touched
     let blocks: Vec<Box<[u8; 1024]>> = (0..65_536).map(|i| Box::new([i as u8; 1024])).collect();
     let last = &*blocks[blocks.len() - 1] as *const [u8; 1024] as usize;

@@ -89,7 +89,7 @@ impl Fabric {
         pfc: Option<Pfc>,
         port_ecn: Vec<Ecn>,
     ) -> Self {
-        let large = ports.len() >= LARGE_PORTS;
+        let large = Self::is_large(ports.len());
         Fabric {
             large,
             pfc,
@@ -242,6 +242,11 @@ impl Fabric {
                 Handoff::Nothing
             }
         }
+    }
+
+    /// A fabric of this many egress ports holds more than the caches do (`LARGE_PORTS`).
+    pub fn is_large(ports: usize) -> bool {
+        ports >= LARGE_PORTS
     }
 
     /// The port switch `node` forwards a packet of `flow` to host `dst` on: its one next hop, or
