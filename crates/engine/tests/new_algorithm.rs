@@ -135,6 +135,12 @@ fn a_new_algorithm_is_one_file() {
     for part in ["Cargo.toml", "build.rs", "src"] {
         copy_if_changed(&krate.join(part), &engine.join(part));
     }
+    // and the test files its manifest names (`[[test]]`), which cargo looks for when it reads it
+    let crate_manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+    for name in crate_manifest.split("[[test]]").skip(1).filter_map(|t| t.lines().find_map(|l| l.strip_prefix("name = "))) {
+        let file = format!("tests/{}.rs", name.trim_matches('"'));
+        copy_if_changed(&krate.join(&file), &engine.join(&file));
+    }
     prune(&engine.join("src"), &krate.join("src"));
     // the one new file
     write_if_changed(&engine.join("src/cc/toy.rs"), TOY.as_bytes());
