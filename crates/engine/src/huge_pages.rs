@@ -7,9 +7,9 @@
 //! allocation of at least `HUGE_FROM` bytes made through the engine is advised when it is made
 //! or grown. Smaller blocks — the ports' rings (37 MB at 8192 hosts, one block per ring), the
 //! controllers, the NICs' flow lists — come from the C library's heap, which is advised as it
-//! grows once the process has built a large fabric (`heap`, `advise_heap`; glibc only). Only a hint: it changes no byte of any result (the golden
-//! digests), and where the kernel has no THP the call fails silently. Measured in
-//! docs/benchmarks.md (issue 28).
+//! grows once the process has built a large fabric (`heap`, `advise_heap`; glibc only). Only a
+//! hint: it changes no byte of any result (the golden digests), and where the kernel has no THP
+//! the call fails silently. Measured in docs/benchmarks.md (issue 28).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -45,7 +45,9 @@ unsafe impl GlobalAlloc for HugePageAlloc {
     #[inline]
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size < HUGE_FROM {
-            return System.realloc(p, layout, new_size);
+            let q = System.realloc(p, layout, new_size);
+            advise(q, new_size);
+            return q;
         }
         let q = self.alloc(Layout::from_size_align_unchecked(new_size, layout.align()));
         if !q.is_null() {
@@ -79,8 +81,9 @@ fn advise(p: *mut u8, size: usize) {
 /// This is what glibc's own `glibc.malloc.hugetlb=1` tunable does, which a library cannot set for
 /// its process. Only after a large fabric: setting the pad also stops glibc from raising its mmap
 /// threshold as large blocks are freed (glibc malloc.c, `__libc_mallopt`: `no_dyn_threshold`),
-/// which the Python front's own allocations in the same process would feel; measured on the 8192-host permutation with the tunable first (user CPU 10.27,
-/// 10.00 s without; 8.31, 9.21 s with), then with this (medians of 6 paired runs 9.22 → 8.67 s).
+/// which the Python front's own allocations in the same process would feel. Measured on the
+/// 8192-host permutation with the tunable first (user CPU 10.27, 10.00 s without; 8.31, 9.21 s
+/// with), then with this (medians of 6 paired runs 9.22 → 8.67 s).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod heap {
     use std::sync::atomic::{AtomicUsize, Ordering};

@@ -360,7 +360,8 @@ impl Network {
                     }
                     None => start,
                 };
-                self.routes[(sw - h) * e_count + e] = (begin as u32, len as u16);
+                let slot = self.route_slot(sw as u32, e);
+                self.routes[slot] = (begin as u32, len as u16);
             }
         }
     }
@@ -373,16 +374,22 @@ impl Network {
             let d = dst as usize;
             return &self.host_down[d..d + 1];
         }
-        let (start, len) = self.routes[(switch_node as usize - self.n_hosts as usize) * self.edges.len() + e];
+        let (start, len) = self.routes[self.route_slot(switch_node, e)];
         &self.route_ports[start as usize..start as usize + len as usize]
+    }
+
+    /// Where in `routes` switch `switch_node`'s entry for edge switch `edge` lies (past the end
+    /// for a node that is not a switch).
+    #[inline(always)]
+    fn route_slot(&self, switch_node: u32, edge: usize) -> usize {
+        (switch_node as usize).wrapping_sub(self.n_hosts as usize).wrapping_mul(self.edges.len()).wrapping_add(edge)
     }
 
     /// Bring the routing entry `next_hops(switch_node, dst)` will read toward L1.
     #[inline]
     pub fn prefetch_route(&self, switch_node: u32, dst: u32) {
         let Some(&e) = self.host_edge.get(dst as usize) else { return };
-        let i = (switch_node as usize).wrapping_sub(self.n_hosts as usize).wrapping_mul(self.edges.len()) + e as usize;
-        if let Some(r) = self.routes.get(i) {
+        if let Some(r) = self.routes.get(self.route_slot(switch_node, e as usize)) {
             crate::prefetch::lines(r, 1);
         }
     }

@@ -1,7 +1,8 @@
 //! The event queue, ordered by (time, kind, key, aux), the key a permutation of the event's id
-//! that changes with its time (`event.rs`, `scramble`): by what each event is, never by when or by whom it
-//! was inserted, so ties at one picosecond are broken the same way however the network is cut
-//! into partitions (docs/parallel.md), and a scenario plus a seed determines the run exactly; and
+//! that changes with its time (`event.rs`, `scramble`): by what each event is, never by when or
+//! by whom it was inserted, so ties at one picosecond are broken the same way however the network
+//! is cut into partitions (docs/parallel.md), and a scenario plus a seed determines the run
+//! exactly; and
 //! no port, host or flow goes first at every tie (ordered by the id itself, the lowest port of a
 //! switch won every simultaneous arrival and locked a flow out). Two events equal in all four are
 //! the same event and may be handled in either order.
