@@ -147,7 +147,16 @@ impl PacketPool {
     pub fn prefetch_with_int(&self, id: PktId) {
         self.prefetch(id);
         if let Some(i) = self.ints.get(id as usize) {
-            crate::prefetch::lines(i, 3);
+            crate::prefetch::object(i);
+        }
+    }
+
+    /// The INT record a switch will stamp next into packet `id`'s stack (`hop` = its
+    /// `n_hops`): at an idle port the switch stamps on arrival.
+    #[inline]
+    pub fn prefetch_int_hop(&self, id: PktId, hop: u8) {
+        if let Some(h) = self.ints.get(id as usize).and_then(|i| i.get(hop as usize)) {
+            crate::prefetch::object(h);
         }
     }
 

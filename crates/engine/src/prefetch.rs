@@ -27,3 +27,17 @@ pub fn lines_at<T>(p: *const T, lines: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (p, lines);
 }
+
+/// Every 64-byte line `*p` overlaps, by address alone (as `lines_at`). A value that is not
+/// aligned to a line spans one line more than its size alone says (a 160-byte INT stack at an
+/// offset of 48 spans four), which counting lines from its first byte would miss.
+#[inline(always)]
+pub fn object<T>(p: *const T) {
+    let first = p as usize & !63;
+    let end = p as usize + std::mem::size_of::<T>();
+    let mut a = first;
+    while a < end {
+        lines_at(a as *const [u8; 64], 1);
+        a += 64;
+    }
+}

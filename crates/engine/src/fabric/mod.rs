@@ -56,8 +56,8 @@ pub struct Fabric {
     /// (distinct paths where a switch has that many). Empty when no connection has subflows.
     pub subflow_of: Vec<(FlowId, u32)>,
     /// Per port, the packets sent on a cut link (`EgressPort::cut`) since the last barrier of a
-    /// threaded run: (arrival time, packet in the sender's pool). Empty otherwise.
-    pub staged: Vec<Vec<(crate::time::Time, PktId)>>,
+    /// threaded run, by value (the sender's pool has freed them). Empty otherwise.
+    pub staged: Vec<Vec<Staged>>,
     /// Host timing noise on the hosts' links (`host.jitter`; None = off: one untaken branch per
     /// transmission).
     pub jitter: Option<Box<HostJitter>>,
@@ -78,6 +78,18 @@ pub enum Handoff {
     NicFree(HostId),
     /// A packet arrived at this host.
     Deliver(HostId, PktId),
+}
+
+/// A packet sent on a cut link of a threaded run, waiting for the barrier: its arrival time at
+/// the peer, its header and its INT stack. The sender copies it out of its pool as it starts
+/// serialising it (the packet is in its cache then) and frees its slot; the receiver's thread
+/// puts it in its own pool and on the link (`Fabric::take_staged`), in parallel with the other
+/// receivers.
+#[derive(Clone, Copy)]
+pub struct Staged {
+    pub arrive: crate::time::Time,
+    pub pkt: crate::packet::Packet,
+    pub int: crate::packet::IntStack,
 }
 
 impl Fabric {
@@ -127,21 +139,33 @@ impl Fabric {
         if let Some(j) = self.jitter.as_deref_mut() {
             if let Node::Host(h) = p.owner {
                 // not before the packet ahead on the link, staged at the barrier or already on it
-                let staged = self.staged.get(port as usize).and_then(|s| s.last());
-                arrive = j.arrival(h, arrive, staged.or(p.link.back()).map(|&(t, _)| t));
+                let staged = self.staged.get(port as usize).and_then(|s| s.last()).map(|s| s.arrive);
+                arrive = j.arrival(h, arrive, staged.or(p.link.back().map(|&(t, _)| t)));
             }
         }
         if p.cut {
             // the receiver's thread owns the link: its arrival is queued now (the key is the
             // packet's place on the link either way), the packet joins the link at the barrier
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
-            self.staged[port as usize].push((arrive, pkt));
+            self.staged[port as usize].push(Staged { arrive, pkt: *core.pool.get(pkt), int: *core.pool.int(pkt) });
+            core.pool.free(pkt);
             return;
         }
         if p.link.is_empty() {
             core.sched.at(arrive, EvKind::LinkArrive, port, 0);
         }
         p.link.push_back((arrive, pkt));
+    }
+
+    /// The packets staged on cut link `port` since the last barrier join its link, in `pool`
+    /// (its receiver's), in the order they were sent.
+    pub fn take_staged(&mut self, pool: &mut PacketPool, port: PortId) {
+        let link = &mut self.ports[port as usize].link;
+        for s in self.staged[port as usize].drain(..) {
+            let id = pool.alloc(s.pkt);
+            *pool.get_with_int_mut(id).1 = s.int;
+            link.push_back((s.arrive, id));
+        }
     }
 
     /// Make sure a busy port gets a `TxDone` when it frees up.
@@ -198,7 +222,16 @@ impl Fabric {
     #[inline]
     pub fn prefetch_port(&self, port: PortId) {
         if let Some(p) = self.ports.get(port as usize) {
-            crate::prefetch::lines(p, 5);
+            crate::prefetch::object(p);
+        }
+    }
+
+    /// The host whose NIC `port` is, if it is one (the look-ahead, from the cached port).
+    #[inline]
+    pub fn host_of_port(&self, port: PortId) -> Option<HostId> {
+        match self.ports.get(port as usize)?.owner {
+            Node::Host(h) => Some(h),
+            Node::Switch { .. } => None,
         }
     }
 
@@ -209,7 +242,8 @@ impl Fabric {
     pub fn prefetch_ring_head(&self, port: PortId, arrival: bool) {
         let Some(p) = self.ports.get(port as usize) else { return };
         if arrival {
-            if let Some(e) = p.link.front() {
+            // the head, and the entry after it, which the arrival reads to queue the next one
+            for e in p.link.range(..p.link.len().min(2)) {
                 crate::prefetch::lines(e, 1);
             }
         } else {
@@ -272,10 +306,10 @@ impl Fabric {
     /// The packet at the head of `port`'s link and the node it arrives at (the deep look-ahead's
     /// later stages, `sim/lookahead.rs`).
     #[inline]
-    pub fn arriving<'a>(&self, pool: &'a PacketPool, port: PortId) -> Option<(Node, &'a crate::packet::Packet)> {
+    pub fn arriving<'a>(&self, pool: &'a PacketPool, port: PortId) -> Option<(Node, PktId, &'a crate::packet::Packet)> {
         let p = self.ports.get(port as usize)?;
         let &(_, pkt) = p.link.front()?;
-        Some((p.peer, pool.get(pkt)))
+        Some((p.peer, pkt, pool.get(pkt)))
     }
 
     /// `pkt` arrived at switch `node` by its port `ingress` (the port facing the sender).

@@ -56,6 +56,27 @@ impl Nics {
         }
     }
 
+    /// The entry of `host`'s round-robin list that `serve` reads first, from its NIC (then
+    /// cached).
+    #[inline]
+    pub fn prefetch_round_robin(&self, host: HostId) {
+        if let Some(n) = self.nics.get(host as usize) {
+            if !n.flows.is_empty() {
+                crate::prefetch::lines(&n.flows[n.rr % n.flows.len()], 1);
+            }
+        }
+    }
+
+    /// The flow `serve` tries first, from the round-robin list (then cached).
+    #[inline]
+    pub fn prefetch_next_flow(&self, tp: &Transport, host: HostId) {
+        if let Some(n) = self.nics.get(host as usize) {
+            if !n.flows.is_empty() {
+                tp.prefetch_flow(n.flows[n.rr % n.flows.len()]);
+            }
+        }
+    }
+
     /// A flow of `host` starts sending.
     pub fn add_flow(&mut self, host: HostId, fid: FlowId) {
         self.nics[host as usize].flows.push(fid);

@@ -67,20 +67,36 @@ fn prefetch_deep(core: &Core, fabric: &Fabric, nics: &Nics, tp: &Transport) {
     prefetch_hop(core, fabric, 4, 3, 2);
     let arrival = |k| core.sched.peek(k).filter(|e| e.kind() == EvKind::LinkArrive).and_then(|e| fabric.arriving(&core.pool, e.id()));
     match arrival(1) {
-        Some((Node::Switch { node, .. }, p)) => fabric.net.prefetch_route(node, p.dst),
-        Some((Node::Host(h), p)) => {
+        Some((Node::Switch { node, .. }, id, p)) => {
+            fabric.net.prefetch_route(node, p.dst);
+            core.pool.prefetch_int_hop(id, p.n_hops);
+        }
+        Some((Node::Host(h), _, p)) => {
             tp.prefetch_flow(p.flow);
             nics.prefetch(h);
         }
         None => {}
     }
     match arrival(0) {
-        Some((Node::Switch { node, .. }, p)) => {
+        Some((Node::Switch { node, .. }, _, p)) => {
             if let Some(port) = fabric.egress(node, p.dst, p.flow, core.seed) {
                 fabric.prefetch_port(port);
             }
         }
-        Some((Node::Host(h), _)) => nics.prefetch_port_and_flows(fabric, h),
+        Some((Node::Host(h), _, _)) => nics.prefetch_port_and_flows(fabric, h),
         None => {}
+    }
+    // A host's port finished a packet: its NIC serves the next one. Three dependent reads
+    // follow the port (cached by the first stage): the NIC, its round-robin list, the flow
+    // that list names next.
+    let nic_free = |k| core.sched.peek(k).filter(|e| e.kind() == EvKind::TxDone).and_then(|e| fabric.host_of_port(e.id()));
+    if let Some(h) = nic_free(3) {
+        nics.prefetch(h);
+    }
+    if let Some(h) = nic_free(2) {
+        nics.prefetch_round_robin(h);
+    }
+    if let Some(h) = nic_free(1) {
+        nics.prefetch_next_flow(tp, h);
     }
 }

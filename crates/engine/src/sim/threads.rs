@@ -9,8 +9,10 @@
 //! 1. hands every outbox (events made for another partition) to its owner's queue — the queue
 //!    orders events by what they are (`Event::order`), so the order of handing over does not
 //!    matter;
-//! 2. moves the packets sent on a cut link (`Fabric::staged`) from the sender's pool into the
-//!    receiver's and onto the link (whose arrival events the sender queued, as one thread does);
+//! 2. moves the packets sent on a cut link (`Fabric::staged`, copied out of the sender's pool as
+//!    it sent them) into the receiver's pool and onto the link (whose arrival events the sender
+//!    queued, as one thread does) — each receiver's thread its own links, all at once, before the
+//!    main thread is alone (`intake`);
 //! 3. runs the global events due at the window's end (samples, the PFC watchdog) on its own
 //!    core, which sees every layer.
 //!
@@ -22,8 +24,9 @@
 //! `Fabric`, `Nics` and `Transport`. That is sound because each thread touches only the state
 //! its partition owns (the ownership table of docs/parallel.md: a port by its node, a link's
 //! FIFO by its receiver, a flow's sender half by its source host, its receiver half by its
-//! destination, a host's NIC by the host), shared vectors are never resized during a run, and
-//! the barrier orders every window's writes before the next window's reads. Debug builds
+//! destination, a host's NIC by the host; a cut link's staging by its sender during a window,
+//! by its receiver between the window's two barriers), shared vectors are never resized during
+//! a run, and the barriers order every window's writes before the next step's reads. Debug builds
 //! assert that every event a thread handles is owned by its partition.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -91,6 +94,8 @@ struct Control {
     targets: Vec<u64>,
     /// Where each partition paused in the last `ToTarget` round.
     paused: Vec<Mutex<Option<u128>>>,
+    /// Per partition, the cut links it receives on (`intake`).
+    incoming: Vec<Vec<usize>>,
 }
 
 impl Control {
@@ -182,6 +187,20 @@ fn worker(core: &Mutex<Core>, shared: &Shared, ctl: &Control, me: u16) {
             ctl.failed.store(true, Ordering::Release);
         }
         ctl.barrier.wait();
+        intake(&mut lock(core), shared, &ctl.incoming[me as usize]);
+        ctl.barrier.wait();
+    }
+}
+
+/// After a window, on partition `me`'s thread: the packets sent to it over cut links (`links`,
+/// the cut links it receives on) join its pool and their links. Every thread does its own at
+/// once; no window runs meanwhile, so no sender writes the staging it drains.
+fn intake(core: &mut Core, shared: &Shared, links: &[usize]) {
+    // SAFETY: between the window's barrier and the next: this thread touches only the staging
+    // and the link FIFO of the cut links its partition receives on (module comment).
+    let (fabric, _, _) = unsafe { shared.layers() };
+    for &i in links {
+        fabric.take_staged(&mut core.pool, i as u32);
     }
 }
 
@@ -195,13 +214,15 @@ impl Simulator {
         let until = self.duration;
         let n_ports = self.fabric.ports.len() as u32;
         let part = |node: u32| plan.of_node[node as usize] as usize;
-        // the cut links: their packets wait for the barrier
-        let cut: Vec<(usize, usize, usize)> = (self.fabric.net.ports.iter().enumerate())
+        // the cut links: their packets wait for the barrier; (port, receiving partition)
+        let cut: Vec<(usize, usize)> = (self.fabric.net.ports.iter().enumerate())
             .filter(|(_, p)| part(p.node) != part(p.peer))
-            .map(|(i, p)| (i, part(p.node), part(p.peer)))
+            .map(|(i, p)| (i, part(p.peer)))
             .collect();
-        for &(i, _, _) in &cut {
+        let mut incoming = vec![Vec::new(); parts];
+        for &(i, dst) in &cut {
             self.fabric.ports[i].cut = true;
+            incoming[dst].push(i);
         }
         self.fabric.staged = vec![Vec::new(); n_ports as usize];
         let cores: Vec<Mutex<Core>> = (0..parts)
@@ -229,6 +250,7 @@ impl Simulator {
             failed: AtomicBool::new(false),
             targets: plan.completions.clone(),
             paused: (0..parts).map(|_| Mutex::new(None)).collect(),
+            incoming,
         };
         let (ended, done) = std::thread::scope(|s| {
             for (p, core) in cores.iter().enumerate().skip(1) {
@@ -241,6 +263,8 @@ impl Simulator {
                 ctl.barrier.wait();
                 let run = || window(&mut lock(&cores[0]), &shared, r, 0, ctl.target(0), &mut lock(&ctl.paused[0]));
                 let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run));
+                ctl.barrier.wait();
+                intake(&mut lock(&cores[0]), &shared, &ctl.incoming[0]);
                 ctl.barrier.wait();
                 if ok.is_err() || ctl.failed.load(Ordering::Acquire) {
                     panic!("a handler of a threaded run panicked (its message is above)");
@@ -308,14 +332,14 @@ impl Simulator {
     }
 
     /// `barrier`, returning the events handled so far (for the stop callback's polling).
-    fn barrier_counted(&mut self, cores: &[Mutex<Core>], cut: &[(usize, usize, usize)]) -> u64 {
+    fn barrier_counted(&mut self, cores: &[Mutex<Core>], cut: &[(usize, usize)]) -> u64 {
         self.barrier(cores, cut);
         self.core.sched.processed + cores.iter().map(|c| lock(c).sched.processed).sum::<u64>()
     }
 
     /// The barrier: every outbox into its owner's queue, every packet sent on a cut link into
     /// the receiver's pool and onto the link.
-    fn barrier(&mut self, cores: &[Mutex<Core>], cut: &[(usize, usize, usize)]) {
+    fn barrier(&mut self, cores: &[Mutex<Core>], cut: &[(usize, usize)]) {
         let mut g: Vec<MutexGuard<'_, Core>> = cores.iter().map(lock).collect();
         let parts = g.len();
         for from in 0..=parts {
@@ -333,14 +357,9 @@ impl Simulator {
                 *q.route.as_deref_mut().unwrap().outbox_mut(to) = out; // keeps its capacity
             }
         }
-        for &(i, src, dst) in cut {
-            for (t, id) in self.fabric.staged[i].drain(..) {
-                let (pkt, int) = (*g[src].pool.get(id), *g[src].pool.int(id));
-                g[src].pool.free(id);
-                let moved = g[dst].pool.alloc(pkt);
-                *g[dst].pool.get_with_int_mut(moved).1 = int;
-                self.fabric.ports[i].link.push_back((t, moved));
-            }
+        // (after a window the receivers' threads have done this already: see `intake`)
+        for &(i, dst) in cut {
+            self.fabric.take_staged(&mut g[dst].pool, i as u32);
         }
     }
 

@@ -293,7 +293,7 @@ impl Transport {
     #[inline]
     pub fn prefetch_flow(&self, fid: FlowId) {
         if (fid as usize) < self.flows.len() {
-            crate::prefetch::lines_at(self.flows.as_ptr().wrapping_add(fid as usize), 4);
+            crate::prefetch::object(self.flows.as_ptr().wrapping_add(fid as usize));
         }
     }
 
