@@ -147,7 +147,7 @@ impl PacketPool {
     pub fn prefetch_with_int(&self, id: PktId) {
         self.prefetch(id);
         if let Some(i) = self.ints.get(id as usize) {
-            crate::prefetch::object(i);
+            crate::prefetch::lines(i, 3);
         }
     }
 

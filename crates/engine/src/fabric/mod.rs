@@ -222,7 +222,16 @@ impl Fabric {
     #[inline]
     pub fn prefetch_port(&self, port: PortId) {
         if let Some(p) = self.ports.get(port as usize) {
-            crate::prefetch::object(p);
+            crate::prefetch::lines(p, 5);
+        }
+    }
+
+    /// The entry after the head of `port`'s link, which its arrival reads to queue the next one
+    /// (the deep look-ahead, with `prefetch_ring_head`).
+    #[inline]
+    pub fn prefetch_link_second(&self, port: PortId) {
+        if let Some(e) = self.ports.get(port as usize).and_then(|p| p.link.get(1)) {
+            crate::prefetch::lines(e, 1);
         }
     }
 
@@ -242,8 +251,7 @@ impl Fabric {
     pub fn prefetch_ring_head(&self, port: PortId, arrival: bool) {
         let Some(p) = self.ports.get(port as usize) else { return };
         if arrival {
-            // the head, and the entry after it, which the arrival reads to queue the next one
-            for e in p.link.range(..p.link.len().min(2)) {
+            if let Some(e) = p.link.front() {
                 crate::prefetch::lines(e, 1);
             }
         } else {

@@ -65,6 +65,9 @@ fn prefetch_hop(core: &Core, fabric: &Fabric, port_at: usize, ring_at: usize, pa
 #[inline(always)]
 fn prefetch_deep(core: &Core, fabric: &Fabric, nics: &Nics, tp: &Transport) {
     prefetch_hop(core, fabric, 4, 3, 2);
+    if let Some(e) = core.sched.peek(3).filter(|e| e.kind() == EvKind::LinkArrive) {
+        fabric.prefetch_link_second(e.id());
+    }
     let arrival = |k| core.sched.peek(k).filter(|e| e.kind() == EvKind::LinkArrive).and_then(|e| fabric.arriving(&core.pool, e.id()));
     match arrival(1) {
         Some((Node::Switch { node, .. }, id, p)) => {
