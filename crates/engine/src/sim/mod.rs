@@ -5,6 +5,7 @@
 //! controllers), `traffic` (when flows start), `telemetry` (series and records); `core` holds the
 //! clock, event queue, packet pool and counters that all of them share.
 
+mod barrier;
 pub mod events;
 mod lookahead;
 pub mod partition;

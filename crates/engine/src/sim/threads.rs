@@ -30,7 +30,7 @@
 //! assert that every event a thread handles is owned by its partition.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Barrier, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::config::{Config, ConfigError};
 use crate::core::Core;
@@ -41,6 +41,7 @@ use crate::nic::Nics;
 use crate::packet::{Packet, PacketPool, PktId};
 use crate::results::Results;
 use crate::sched::Event;
+use crate::sim::barrier::SpinBarrier;
 use crate::sim::partition::{partition_round, plan_for, window_rounds, Partition, Plan, Round, Route, GLOBAL};
 use crate::sim::{dispatch, Simulator, POLL_EVENTS};
 use crate::time::Time;
@@ -87,7 +88,7 @@ struct Control {
     a: AtomicU64,
     b: AtomicU64,
     quit: AtomicBool,
-    barrier: Barrier,
+    barrier: SpinBarrier,
     /// A thread's handler panicked: the main thread ends the run and re-raises it.
     failed: AtomicBool,
     /// `stop_when_done`: each partition's share of the finite flows (`Plan::completions`).
@@ -246,7 +247,7 @@ impl Simulator {
             a: AtomicU64::new(0),
             b: AtomicU64::new(0),
             quit: AtomicBool::new(false),
-            barrier: Barrier::new(parts),
+            barrier: SpinBarrier::new(parts),
             failed: AtomicBool::new(false),
             targets: plan.completions.clone(),
             paused: (0..parts).map(|_| Mutex::new(None)).collect(),
