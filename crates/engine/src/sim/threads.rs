@@ -4,16 +4,16 @@
 //! `Plan`, each partition has its own `Core` (queue, packet pool, counters) and its own
 //! thread; time goes in windows of at most the lookahead L, ending at each global event. In a
 //! window every thread handles its partition's events due before the window's end; then all
-//! meet at a barrier where the main thread alone
+//! meet at a barrier (`barrier.rs`), after which
 //!
-//! 1. hands every outbox (events made for another partition) to its owner's queue — the queue
-//!    orders events by what they are (`Event::order`), so the order of handing over does not
-//!    matter;
-//! 2. moves the packets sent on a cut link (`Fabric::staged`, copied out of the sender's pool as
-//!    it sent them) into the receiver's pool and onto the link (whose arrival events the sender
-//!    queued, as one thread does) — each receiver's thread its own links, all at once, before the
-//!    main thread is alone (`intake`);
-//! 3. runs the global events due at the window's end (samples, the PFC watchdog) on its own
+//! 1. every thread at once moves the packets sent to its partition on a cut link
+//!    (`Fabric::staged`, copied out of the sender's pool as it sent them) into its own pool and
+//!    onto the link, whose arrival events the sender queued, as one thread does (`intake`), and
+//!    all meet again;
+//! 2. the main thread alone hands every outbox (events made for another partition) to its
+//!    owner's queue — the queue orders events by what they are (`Event::order`), so the order
+//!    of handing over does not matter;
+//! 3. and runs the global events due at the window's end (samples, the PFC watchdog) on its own
 //!    core, which sees every layer.
 //!
 //! At the end the queues, counters and pools become one again, so the end-of-run checks and the
