@@ -50,30 +50,31 @@ impl Nics {
     pub fn prefetch_port_and_flows(&self, fabric: &Fabric, host: HostId) {
         if let Some(n) = self.nics.get(host as usize) {
             fabric.prefetch_port(n.port);
-            if let Some(f) = n.flows.get(n.rr) {
-                crate::prefetch::lines(f, 1);
-            }
         }
+        self.prefetch_round_robin(host);
     }
 
-    /// The entry of `host`'s round-robin list that `serve` reads first, from its NIC (then
-    /// cached).
+    /// The entry of `host`'s round-robin list that `serve` reads first (`serve` starts at `rr`
+    /// modulo the list's length), if it has flows.
+    #[inline]
+    fn round_robin_head(&self, host: HostId) -> Option<&FlowId> {
+        let n = self.nics.get(host as usize)?;
+        n.flows.get(n.rr.checked_rem(n.flows.len())?)
+    }
+
+    /// That entry toward L1, from the NIC (then cached).
     #[inline]
     pub fn prefetch_round_robin(&self, host: HostId) {
-        if let Some(n) = self.nics.get(host as usize) {
-            if !n.flows.is_empty() {
-                crate::prefetch::lines(&n.flows[n.rr % n.flows.len()], 1);
-            }
+        if let Some(f) = self.round_robin_head(host) {
+            crate::prefetch::lines(f, 1);
         }
     }
 
     /// The flow `serve` tries first, from the round-robin list (then cached).
     #[inline]
     pub fn prefetch_next_flow(&self, tp: &Transport, host: HostId) {
-        if let Some(n) = self.nics.get(host as usize) {
-            if !n.flows.is_empty() {
-                tp.prefetch_flow(n.flows[n.rr % n.flows.len()]);
-            }
+        if let Some(&f) = self.round_robin_head(host) {
+            tp.prefetch_flow(f);
         }
     }
 
